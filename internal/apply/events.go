@@ -1,0 +1,101 @@
+package apply
+
+import (
+	"time"
+
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+)
+
+// Event is something that happened during an apply. The text printer, the
+// audit trail and the TUI all consume the same events.
+type Event interface{ event() }
+
+// RunStarted opens an apply.
+type RunStarted struct {
+	Time         time.Time
+	Plan         *plan.Plan
+	ValidateOnly bool
+	Total        int // changes to run
+}
+
+// ChangeSkipped reports a change not sent: already done (the target is in
+// its After state), stale (neither Before nor After), or excluded.
+type ChangeSkipped struct {
+	Change *plan.Change
+	Reason string // "already-applied", "stale", "blocked", "not-selected", "canceled"
+	Detail string
+}
+
+// BatchSent reports one RPC about to be sent, carrying several changes.
+type BatchSent struct {
+	Batch        int // sequence number within the run
+	RPC          string
+	Version      int16 // API version when known, else -1
+	Broker       int32 // broker node id the request goes to, -1 when chosen by the client
+	ValidateOnly bool
+	Changes      []*plan.Change
+	Time         time.Time
+	Attempt      int
+}
+
+// BatchDone reports the end of one RPC.
+type BatchDone struct {
+	Batch    int
+	RPC      string
+	Broker   int32
+	Duration time.Duration
+	Err      error // the request as a whole failed (network, auth); per-resource errors are in ResourceResult
+	Attempt  int
+}
+
+// ResourceResult is the outcome for one change.
+type ResourceResult struct {
+	Change       *plan.Change
+	Batch        int
+	ValidateOnly bool
+	ErrorCode    int16  // Kafka error code, 0 on success
+	ErrorName    string // e.g. POLICY_VIOLATION
+	Message      string // the broker's message
+	Err          error  // nil on success
+}
+
+// RunFinished closes an apply.
+type RunFinished struct {
+	Time      time.Time
+	Succeeded int
+	Failed    int
+	Skipped   int
+	Canceled  bool
+	Err       error
+}
+
+func (RunStarted) event()     {}
+func (ChangeSkipped) event()  {}
+func (BatchSent) event()      {}
+func (BatchDone) event()      {}
+func (ResourceResult) event() {}
+func (RunFinished) event()    {}
+
+// Observer receives events. Observe is called from the applying goroutine
+// in order; it must not block for long.
+type Observer interface {
+	Observe(Event)
+}
+
+// ObserverFunc adapts a function to Observer.
+type ObserverFunc func(Event)
+
+// Observe calls f.
+func (f ObserverFunc) Observe(e Event) { f(e) }
+
+// Observers fans events out to several observers in order.
+type Observers []Observer
+
+// Observe sends e to each observer.
+func (os Observers) Observe(e Event) {
+	for _, o := range os {
+		if o != nil {
+			o.Observe(e)
+		}
+	}
+}

@@ -1,0 +1,160 @@
+package plan
+
+import "github.com/zkmigrate/zkmigrate/internal/snapshot"
+
+// FormatVersion is the version of the saved plan schema.
+const FormatVersion = 1
+
+// Kind is a change kind. One vocabulary serves --include/--exclude, JSON,
+// the TUI and the audit trail.
+type Kind string
+
+// The change kinds, in the order a plan applies them.
+const (
+	KindTopic        Kind = "topic"
+	KindPartitions   Kind = "partitions"
+	KindReassignment Kind = "reassignment"
+	KindTopicConfig  Kind = "topic-config"
+	KindBrokerConfig Kind = "broker-config"
+	KindQuota        Kind = "quota"
+	KindACL          Kind = "acl"
+	KindScramUser    Kind = "scram-user"
+)
+
+// Kinds lists every kind in apply order.
+var Kinds = []Kind{KindTopic, KindPartitions, KindReassignment, KindTopicConfig, KindBrokerConfig, KindQuota, KindACL, KindScramUser}
+
+// Action is what a change does to its resource.
+type Action string
+
+// The actions.
+const (
+	ActionCreate Action = "create"
+	ActionUpdate Action = "update"
+	ActionDelete Action = "delete"
+	ActionNoOp   Action = "no-op"
+)
+
+// RPC names the admin API that carries a change.
+const (
+	RPCCreateTopics          = "CreateTopics"
+	RPCDeleteTopics          = "DeleteTopics"
+	RPCCreatePartitions      = "CreatePartitions"
+	RPCAlterReassignments    = "AlterPartitionReassignments"
+	RPCIncrementalAlter      = "IncrementalAlterConfigs"
+	RPCAlterClientQuotas     = "AlterClientQuotas"
+	RPCCreateACLs            = "CreateAcls"
+	RPCDeleteACLs            = "DeleteAcls"
+	RPCAlterUserScramCredRPC = "AlterUserScramCredentials"
+)
+
+// Plan is the ordered set of changes that bring a target in line with a
+// source, with the blockers and findings met on the way. It is plain data:
+// saved as JSON by --out and applied later.
+type Plan struct {
+	Format int `json:"format"`
+	// Fingerprint identifies the target state the plan was built against (a
+	// hash of every resource state the plan's changes expect).
+	Fingerprint string             `json:"fingerprint"`
+	Source      Endpoint           `json:"source"`
+	Target      Endpoint           `json:"target"`
+	Options     Options            `json:"options"`
+	Changes     []Change           `json:"changes"`
+	Blockers    []Blocker          `json:"blockers,omitempty"`
+	Findings    []snapshot.Finding `json:"findings,omitempty"`
+	// Policy lists policy notes that are not verdicts on one change, such as
+	// adapter entries enforced server-side.
+	PolicyNotes []string `json:"policy_notes,omitempty"`
+}
+
+// Endpoint describes one side of the plan, without credentials.
+type Endpoint struct {
+	Kind      string `json:"kind"` // zookeeper, snapshot, kafka
+	Address   string `json:"address,omitempty"`
+	ClusterID string `json:"cluster_id,omitempty"`
+	Digest    string `json:"digest,omitempty"` // snapshot.Digest of what was read
+}
+
+// Change is one runnable change to one resource.
+//
+// Before is the resource's state on the target when the plan was built (nil
+// when the resource is absent); After is its state once the change is
+// applied (nil for a delete). Apply refuses a change whose resource is in
+// neither state (the plan is stale for it) and skips one already in After.
+type Change struct {
+	ID       string   `json:"id"` // stable: kind + resource key
+	Kind     Kind     `json:"kind"`
+	Action   Action   `json:"action"`
+	Resource Resource `json:"resource"`
+	RPC      string   `json:"rpc"`
+	Before   *State   `json:"before"`
+	After    *State   `json:"after"`
+	Verdict  *Verdict `json:"verdict,omitempty"`
+	Notes    []string `json:"notes,omitempty"`
+}
+
+// Resource identifies what a change touches.
+type Resource struct {
+	Type string `json:"type"` // topic, broker, quota, acl, user
+	// Name: topic name; broker id ("" = cluster default); quota entity
+	// string; ACL key string; user name.
+	Name      string               `json:"name"`
+	Entity    snapshot.QuotaEntity `json:"entity,omitempty"`
+	ACL       *snapshot.ACL        `json:"acl,omitempty"`
+	Mechanism string               `json:"mechanism,omitempty"`
+}
+
+// State is the part of a resource's state a change is about. Which fields
+// are set depends on the change kind:
+//
+//	topic:         Partitions, ReplicationFactor, Assignment (when placed explicitly), Configs
+//	partitions:    Partitions, Assignment (of the new partitions, when placed explicitly)
+//	reassignment:  Assignment
+//	topic-config:  Configs (only the keys the change touches)
+//	broker-config: Configs (only the keys the change touches)
+//	quota:         Quota (only the keys the change touches)
+//	acl:           Present
+//	scram-user:    Iterations, Password
+type State struct {
+	Partitions        int32              `json:"partitions,omitempty"`
+	ReplicationFactor int                `json:"replication_factor,omitempty"`
+	Assignment        [][]int32          `json:"assignment,omitempty"`
+	Configs           []snapshot.Config  `json:"configs,omitempty"`
+	Quota             map[string]float64 `json:"quota,omitempty"`
+	Present           bool               `json:"present,omitempty"`
+	Iterations        int32              `json:"iterations,omitempty"`
+	Password          *snapshot.Secret   `json:"password,omitempty"`
+}
+
+// Verdict is the policy decision on a change.
+type Verdict struct {
+	Allowed bool   `json:"allowed"`
+	Rule    string `json:"rule,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Blocker is a wanted change the tool will not or cannot make.
+type Blocker struct {
+	ID       string `json:"id"` // stable reason id, e.g. "scram-no-password"
+	Kind     Kind   `json:"kind"`
+	Resource string `json:"resource"`
+	Reason   string `json:"reason"`
+	Fix      string `json:"fix,omitempty"`
+	// Change is the change that was blocked, when one was computed (for
+	// instance a policy denial).
+	Change *Change `json:"change,omitempty"`
+}
+
+// Options are the choices that shaped a plan.
+type Options struct {
+	Include        []Kind          `json:"include,omitempty"`
+	Exclude        []Kind          `json:"exclude,omitempty"`
+	TopicRegex     string          `json:"topics,omitempty"`
+	PrincipalRegex string          `json:"principals,omitempty"`
+	BrokerIDMap    map[int32]int32 `json:"broker_id_map,omitempty"`
+	Prune          bool            `json:"prune,omitempty"`
+	Reassign       bool            `json:"reassign,omitempty"`
+	ResendSecrets  bool            `json:"resend_secrets,omitempty"`
+	TargetVersion  string          `json:"target_version,omitempty"`
+	Principal      string          `json:"principal,omitempty"` // who applies, for the policy
+}

@@ -1,0 +1,247 @@
+package snapshot
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Encode writes s as indented JSON. Secrets appear as references only.
+func Encode(w io.Writer, s *Snapshot) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
+
+// Decode reads a snapshot written by Encode and checks its format version.
+func Decode(r io.Reader) (*Snapshot, error) {
+	var s Snapshot
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("not a snapshot: %w", err)
+	}
+	if s.Format == 0 || s.Format > FormatVersion {
+		return nil, fmt.Errorf("snapshot format %d not supported (this tool reads up to %d)", s.Format, FormatVersion)
+	}
+	return &s, nil
+}
+
+// Load reads a snapshot file, naming the file in any error.
+func Load(path string) (*Snapshot, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Save writes a snapshot file atomically (temporary file, then rename), so a
+// failed write never leaves a half-written snapshot.
+func Save(path string, s *Snapshot) error {
+	var buf bytes.Buffer
+	if err := Encode(&buf, s); err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, buf.Bytes(), 0o600)
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// folder and a rename.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Digest returns a SHA-256 over the snapshot's metadata (not its read times),
+// for the audit trail. Secrets contribute their reference only.
+func Digest(s *Snapshot) string {
+	c := *s
+	c.Read = ReadInfo{}
+	h := sha256.New()
+	_ = json.NewEncoder(h).Encode(&c)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Sort puts every list of s in its canonical order, so that equal metadata
+// always encodes to equal bytes.
+func (s *Snapshot) Sort() {
+	slices.SortFunc(s.Features, func(a, b Feature) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(s.Brokers, func(a, b Broker) int { return int(a.ID) - int(b.ID) })
+	for i := range s.Topics {
+		t := &s.Topics[i]
+		slices.SortFunc(t.Partitions, func(a, b Partition) int { return int(a.ID) - int(b.ID) })
+		SortConfigs(t.Configs)
+	}
+	slices.SortFunc(s.Topics, func(a, b Topic) int { return strings.Compare(a.Name, b.Name) })
+	for i := range s.BrokerConfigs {
+		SortConfigs(s.BrokerConfigs[i].Configs)
+	}
+	slices.SortFunc(s.BrokerConfigs, func(a, b BrokerConfig) int { return compareBrokerNames(a.Broker, b.Broker) })
+	slices.SortFunc(s.Quotas, func(a, b Quota) int { return strings.Compare(a.Entity.String(), b.Entity.String()) })
+	for i := range s.ScramUsers {
+		slices.SortFunc(s.ScramUsers[i].Credentials, func(a, b ScramCredential) int { return strings.Compare(a.Mechanism, b.Mechanism) })
+	}
+	slices.SortFunc(s.ScramUsers, func(a, b ScramUser) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(s.ACLs, func(a, b ACL) int { return strings.Compare(a.Key(), b.Key()) })
+	s.ACLs = slices.Compact(s.ACLs)
+	slices.SortFunc(s.DelegationTokens, func(a, b DelegationToken) int { return strings.Compare(a.TokenID, b.TokenID) })
+	slices.Sort(s.PendingDeletes)
+	sortAssignments(s.LegacyReassignments)
+	sortAssignments(s.Reassignments)
+	slices.SortFunc(s.PreferredElections, func(a, b TopicPartition) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return int(a.Partition) - int(b.Partition)
+	})
+	slices.SortFunc(s.ConsumerGroups, func(a, b LegacyConsumerGroup) int { return strings.Compare(a.Group, b.Group) })
+	for i := range s.StaticConfigs {
+		SortConfigs(s.StaticConfigs[i].Configs)
+	}
+	slices.SortFunc(s.StaticConfigs, func(a, b StaticConfig) int { return strings.Compare(a.File, b.File) })
+	slices.Sort(s.Read.Changed)
+	slices.SortStableFunc(s.Findings, func(a, b Finding) int {
+		if c := strings.Compare(a.Resource, b.Resource); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}
+
+func sortAssignments(as []PartitionAssignment) {
+	slices.SortFunc(as, func(a, b PartitionAssignment) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return int(a.Partition) - int(b.Partition)
+	})
+}
+
+// compareBrokerNames orders "" (the cluster default) first, then broker ids
+// numerically.
+func compareBrokerNames(a, b string) int {
+	ai, aerr := strconv.Atoi(a)
+	bi, berr := strconv.Atoi(b)
+	switch {
+	case a == b:
+		return 0
+	case a == "":
+		return -1
+	case b == "":
+		return 1
+	case aerr == nil && berr == nil:
+		return ai - bi
+	}
+	return strings.Compare(a, b)
+}
+
+// SortConfigs sorts configs by key.
+func SortConfigs(cs []Config) {
+	slices.SortFunc(cs, func(a, b Config) int { return strings.Compare(a.Key, b.Key) })
+}
+
+// Topic returns the named topic, or nil.
+func (s *Snapshot) Topic(name string) *Topic {
+	i, ok := slices.BinarySearchFunc(s.Topics, name, func(t Topic, n string) int { return strings.Compare(t.Name, n) })
+	if !ok {
+		return nil
+	}
+	return &s.Topics[i]
+}
+
+// ReplicationFactor returns the replica count of the first partition (the
+// target count during a reassignment).
+func (t *Topic) ReplicationFactor() int {
+	if len(t.Partitions) == 0 {
+		return 0
+	}
+	return len(t.Partitions[0].TargetReplicas())
+}
+
+// TargetReplicas returns the replicas the partition ends with: during a
+// reassignment Replicas minus Removing, otherwise Replicas.
+func (p *Partition) TargetReplicas() []int32 {
+	if len(p.Removing) == 0 {
+		return p.Replicas
+	}
+	out := make([]int32, 0, len(p.Replicas))
+	for _, r := range p.Replicas {
+		if !slices.Contains(p.Removing, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ConfigMap returns the configs as key → value (sensitive values as "").
+func ConfigMap(cs []Config) map[string]string {
+	m := make(map[string]string, len(cs))
+	for _, c := range cs {
+		m[c.Key] = c.Value
+	}
+	return m
+}
+
+// String renders an entity the way kafka-configs does: "user=alice,client-id=<default>".
+func (e QuotaEntity) String() string {
+	var b strings.Builder
+	for i, c := range e {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(c.Type)
+		b.WriteByte('=')
+		if c.Default {
+			b.WriteString("<default>")
+		} else {
+			b.WriteString(c.Name)
+		}
+	}
+	return b.String()
+}
+
+// Key is a string that identifies the ACL exactly and sorts by resource
+// first.
+func (a ACL) Key() string {
+	return strings.Join([]string{a.ResourceType, a.PatternType, a.ResourceName, a.Principal, a.Host, a.Operation, a.Permission}, "\x00")
+}
+
+// String renders an ACL for people: "Allow User:alice Read on Topic:LITERAL:orders from *".
+func (a ACL) String() string {
+	return fmt.Sprintf("%s %s %s on %s:%s:%s from %s", a.Permission, a.Principal, a.Operation, a.ResourceType, a.PatternType, a.ResourceName, a.Host)
+}
+
+// InternalTopics are the Kafka-internal topics that are never created,
+// altered or deleted.
+var InternalTopics = []string{"__consumer_offsets", "__transaction_state", "__cluster_metadata", "__remote_log_metadata", "__share_group_state"}
+
+// IsInternalTopic reports whether name is a Kafka-internal topic.
+func IsInternalTopic(name string) bool { return slices.Contains(InternalTopics, name) }
