@@ -1,0 +1,277 @@
+// Package render turns plans and apply events into text and JSON for people
+// and scripts. It computes nothing: plan decides, render shows.
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+// Symbols for actions, as in Terraform's plan output.
+var symbols = map[plan.Action]string{plan.ActionCreate: "+", plan.ActionUpdate: "~", plan.ActionDelete: "-", plan.ActionNoOp: " "}
+
+// PlanJSON writes the plan as indented JSON (the saved-plan schema).
+// Secrets appear as references only.
+func PlanJSON(w io.Writer, p *plan.Plan) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(p)
+}
+
+// PlanText writes a terraform-like diff: changes grouped by kind, then
+// blockers, findings and a summary line.
+func PlanText(w io.Writer, p *plan.Plan) error {
+	ew := &errWriter{w: w}
+	counts := map[plan.Action]int{}
+	byKind := map[plan.Kind][]*plan.Change{}
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		byKind[c.Kind] = append(byKind[c.Kind], c)
+		counts[c.Action]++
+	}
+	for _, k := range plan.Kinds {
+		cs := byKind[k]
+		if len(cs) == 0 {
+			continue
+		}
+		ew.printf("# %s (%d)\n", k, len(cs))
+		for _, c := range cs {
+			writeChange(ew, c)
+		}
+		ew.printf("\n")
+	}
+	if len(p.Blockers) > 0 {
+		ew.printf("# blockers (%d): wanted changes the tool will not or cannot make\n", len(p.Blockers))
+		for _, b := range p.Blockers {
+			ew.printf("! %s %s: %s\n", b.Kind, b.Resource, b.Reason)
+			if b.Fix != "" {
+				ew.printf("    fix: %s\n", b.Fix)
+			}
+		}
+		ew.printf("\n")
+	}
+	if len(p.PolicyNotes) > 0 {
+		ew.printf("# policy\n")
+		for _, n := range p.PolicyNotes {
+			ew.printf("  %s\n", n)
+		}
+		ew.printf("\n")
+	}
+	if len(p.Findings) > 0 {
+		ew.printf("# findings (%d)\n", len(p.Findings))
+		for _, f := range p.Findings {
+			ew.printf("* [%s] %s %s: %s\n", f.Severity, f.ID, f.Resource, f.Message)
+			if f.Fix != "" {
+				ew.printf("    fix: %s\n", f.Fix)
+			}
+		}
+		ew.printf("\n")
+	}
+	if len(p.Changes) == 0 {
+		ew.printf("No changes. The target matches the source")
+		if len(p.Blockers) > 0 {
+			ew.printf(" except for %d blocker(s)", len(p.Blockers))
+		}
+		ew.printf(".\n")
+	} else {
+		ew.printf("Plan: %d to create, %d to update, %d to delete", counts[plan.ActionCreate], counts[plan.ActionUpdate], counts[plan.ActionDelete])
+		if len(p.Blockers) > 0 {
+			ew.printf("; %d blocked", len(p.Blockers))
+		}
+		ew.printf(".\n")
+	}
+	return ew.err
+}
+
+func writeChange(ew *errWriter, c *plan.Change) {
+	ew.printf("%s %s %s", symbols[c.Action], c.Kind, resourceLabel(c))
+	if c.Verdict != nil && c.Verdict.Rule != "" {
+		ew.printf("  (policy: %s)", c.Verdict.Rule)
+	}
+	ew.printf("\n")
+	for _, line := range ChangeDetail(c) {
+		ew.printf("    %s\n", line)
+	}
+}
+
+func resourceLabel(c *plan.Change) string {
+	switch c.Kind {
+	case plan.KindBrokerConfig:
+		if c.Resource.Name == "" {
+			return "<default>"
+		}
+		return "broker " + c.Resource.Name
+	case plan.KindScramUser:
+		return "User:" + c.Resource.Name + " " + c.Resource.Mechanism
+	}
+	return c.Resource.Name
+}
+
+// ChangeDetail returns the before → after lines of a change, the same lines
+// the text diff and the TUI detail pane show. Secrets show as references.
+func ChangeDetail(c *plan.Change) []string {
+	var out []string
+	b, a := c.Before, c.After
+	if b == nil {
+		b = &plan.State{}
+	}
+	if a == nil {
+		a = &plan.State{}
+	}
+	switch c.Kind {
+	case plan.KindTopic:
+		if c.Action == plan.ActionDelete {
+			out = append(out, fmt.Sprintf("partitions: %d", b.Partitions), fmt.Sprintf("replication factor: %d", b.ReplicationFactor))
+			break
+		}
+		out = append(out, fmt.Sprintf("partitions: %d", a.Partitions), fmt.Sprintf("replication factor: %d", a.ReplicationFactor))
+		if a.Assignment != nil {
+			out = append(out, "assignment: "+FormatAssignment(a.Assignment, 0))
+		} else {
+			out = append(out, "assignment: placed by the target")
+		}
+		for _, cf := range a.Configs {
+			out = append(out, fmt.Sprintf("+ %s = %s", cf.Key, configValue(cf)))
+		}
+	case plan.KindPartitions:
+		out = append(out, fmt.Sprintf("partitions: %d -> %d", b.Partitions, a.Partitions))
+		if a.Assignment != nil {
+			out = append(out, "new: "+FormatAssignment(a.Assignment, int(b.Partitions)))
+		}
+	case plan.KindReassignment:
+		out = append(out, "from: "+FormatAssignment(b.Assignment, 0), "to:   "+FormatAssignment(a.Assignment, 0))
+	case plan.KindTopicConfig, plan.KindBrokerConfig:
+		out = append(out, configDiff(b.Configs, a.Configs)...)
+	case plan.KindQuota:
+		out = append(out, quotaDiff(b.Quota, a.Quota)...)
+	case plan.KindACL:
+		if acl := c.Resource.ACL; acl != nil {
+			out = append(out, fmt.Sprintf("%s %s %s on %s %s %q from host %s", acl.Permission, acl.Principal, acl.Operation, acl.PatternType, acl.ResourceType, acl.ResourceName, acl.Host))
+		}
+	case plan.KindScramUser:
+		line := fmt.Sprintf("iterations: %d", a.Iterations)
+		if a.Password != nil {
+			line += ", password from " + a.Password.Ref()
+		}
+		out = append(out, line)
+	}
+	for _, n := range c.Notes {
+		out = append(out, "note: "+n)
+	}
+	return out
+}
+
+func configValue(c snapshot.Config) string {
+	if c.Sensitive {
+		if c.Secret != nil {
+			return "(sensitive, from " + c.Secret.Ref() + ")"
+		}
+		return "(sensitive)"
+	}
+	return strconv.Quote(c.Value)
+}
+
+func configDiff(before, after []snapshot.Config) []string {
+	bm := map[string]snapshot.Config{}
+	for _, c := range before {
+		bm[c.Key] = c
+	}
+	am := map[string]snapshot.Config{}
+	for _, c := range after {
+		am[c.Key] = c
+	}
+	keys := make([]string, 0, len(bm)+len(am))
+	for k := range bm {
+		keys = append(keys, k)
+	}
+	for k := range am {
+		if _, ok := bm[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		bc, inB := bm[k]
+		ac, inA := am[k]
+		switch {
+		case inB && inA:
+			out = append(out, fmt.Sprintf("~ %s: %s -> %s", k, configValue(bc), configValue(ac)))
+		case inA:
+			out = append(out, fmt.Sprintf("+ %s = %s", k, configValue(ac)))
+		default:
+			out = append(out, fmt.Sprintf("- %s (was %s)", k, configValue(bc)))
+		}
+	}
+	return out
+}
+
+func quotaDiff(before, after map[string]float64) []string {
+	keys := make([]string, 0, len(before)+len(after))
+	for k := range before {
+		keys = append(keys, k)
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out []string
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	for _, k := range keys {
+		bv, inB := before[k]
+		av, inA := after[k]
+		switch {
+		case inB && inA:
+			out = append(out, fmt.Sprintf("~ %s: %s -> %s", k, f(bv), f(av)))
+		case inA:
+			out = append(out, fmt.Sprintf("+ %s = %s", k, f(av)))
+		default:
+			out = append(out, fmt.Sprintf("- %s (was %s)", k, f(bv)))
+		}
+	}
+	return out
+}
+
+// FormatAssignment renders replica lists as "0:[1,2] 1:[2,3]", numbering
+// partitions from first. Long assignments are shortened.
+func FormatAssignment(a [][]int32, first int) string {
+	var b strings.Builder
+	for i, rs := range a {
+		if i == 8 && len(a) > 10 {
+			fmt.Fprintf(&b, "... (%d more)", len(a)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%d:[", first+i)
+		for j, r := range rs {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(int(r)))
+		}
+		b.WriteByte(']')
+	}
+	return b.String()
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
