@@ -151,10 +151,6 @@ func ChangeDetail(c *plan.Change) []string {
 		out = append(out, configDiff(b.Configs, a.Configs)...)
 	case plan.KindQuota:
 		out = append(out, quotaDiff(b.Quota, a.Quota)...)
-	case plan.KindACL:
-		if acl := c.Resource.ACL; acl != nil {
-			out = append(out, fmt.Sprintf("%s %s %s on %s %s %q from host %s", acl.Permission, acl.Principal, acl.Operation, acl.PatternType, acl.ResourceType, acl.ResourceName, acl.Host))
-		}
 	case plan.KindScramUser:
 		line := fmt.Sprintf("iterations: %d", a.Iterations)
 		if a.Password != nil {

@@ -1,0 +1,291 @@
+package plan_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/render"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func cfg(kv ...string) []snapshot.Config {
+	var out []snapshot.Config
+	for i := 0; i+1 < len(kv); i += 2 {
+		out = append(out, snapshot.Config{Key: kv[i], Value: kv[i+1]})
+	}
+	return out
+}
+
+func parts(assign ...[]int32) []snapshot.Partition {
+	out := make([]snapshot.Partition, len(assign))
+	for i, rs := range assign {
+		out[i] = snapshot.Partition{ID: int32(i), Replicas: rs}
+	}
+	return out
+}
+
+const secretPassword = "s3cr3t-ssl-key-pass"
+const scramPassword = "alice-scram-pass"
+
+// legacy is a source cluster with something of every kind and every rule.
+func legacy() *snapshot.Snapshot {
+	s := &snapshot.Snapshot{
+		Format: 1, Source: snapshot.SourceZooKeeper, ClusterID: "src-cluster",
+		Brokers: []snapshot.Broker{{ID: 1}, {ID: 2}, {ID: 3}},
+		Topics: []snapshot.Topic{
+			{Name: "orders", ID: "AAAAAAAAAAAAAAAAAAAAAA", Partitions: parts([]int32{1, 2}, []int32{2, 3}, []int32{3, 1}), Configs: cfg("cleanup.policy", "compact", "retention.ms", "86400000", "message.format.version", "2.8")},
+			{Name: "payments", Partitions: parts([]int32{1, 2}, []int32{2, 3})},
+			{Name: "moving", Partitions: []snapshot.Partition{{ID: 0, Replicas: []int32{1, 2, 3}, Adding: []int32{3}, Removing: []int32{1}}}},
+			{Name: "tiered", Partitions: parts([]int32{1}), Configs: cfg("remote.storage.enable", "true")},
+			{Name: "doomed", Partitions: parts([]int32{1})},
+			{Name: "__consumer_offsets", Internal: true, Partitions: parts([]int32{1})},
+			{Name: "wide", Partitions: parts([]int32{1, 2, 3})},
+		},
+		PendingDeletes: []string{"doomed"},
+		BrokerConfigs: []snapshot.BrokerConfig{
+			{Broker: "", Configs: cfg("log.cleaner.threads", "2", "log.message.format.version", "2.8")},
+			{Broker: "1", Configs: []snapshot.Config{{Key: "leader.replication.throttled.rate", Value: "1000"},
+				{Key: "listener.name.sasl_ssl.ssl.key.password", Sensitive: true, Secret: ptr(snapshot.NewSecret("zookeeper:/config/brokers/1#listener.name.sasl_ssl.ssl.key.password", secretPassword))}}},
+			{Broker: "2", Configs: []snapshot.Config{{Key: "listener.name.sasl_ssl.ssl.key.password", Sensitive: true, Secret: ptr(snapshot.SecretRef("zookeeper:/config/brokers/2#listener.name.sasl_ssl.ssl.key.password"))}}},
+			{Broker: "9", Configs: cfg("log.cleaner.threads", "4")},
+		},
+		Quotas: []snapshot.Quota{
+			{Entity: snapshot.QuotaEntity{{Type: "user", Name: "alice"}}, Values: map[string]float64{"producer_byte_rate": 1024}},
+			{Entity: snapshot.QuotaEntity{{Type: "user", Default: true}, {Type: "client-id", Name: "app 1"}}, Values: map[string]float64{"consumer_byte_rate": 2048, "request_percentage": 12.5}},
+			{Entity: snapshot.QuotaEntity{{Type: "ip", Name: "10.0.0.1"}}, Values: map[string]float64{"connection_creation_rate": 10}},
+		},
+		ScramUsers: []snapshot.ScramUser{
+			{Name: "alice", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 8192, Secret: ptr(snapshot.SecretRef("zookeeper:/config/users/alice#SCRAM-SHA-256"))}}},
+			{Name: "CN=bob,OU=eng", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-512", Iterations: 4096}}},
+		},
+		ACLs: []snapshot.ACL{
+			{ResourceType: "Topic", ResourceName: "orders", PatternType: "LITERAL", Principal: "User:alice", Host: "*", Operation: "Read", Permission: "Allow"},
+			{ResourceType: "Topic", ResourceName: "pay-", PatternType: "PREFIXED", Principal: "User:CN=bob,OU=eng", Host: "10.0.0.7", Operation: "Write", Permission: "Deny"},
+			{ResourceType: "Cluster", ResourceName: "kafka-cluster", PatternType: "LITERAL", Principal: "User:alice", Host: "*", Operation: "Create", Permission: "Allow"},
+		},
+		DelegationTokens: []snapshot.DelegationToken{{TokenID: "tok1", Owner: "User:alice"}},
+	}
+	s.Sort()
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func emptyTarget() *snapshot.Snapshot {
+	return &snapshot.Snapshot{Format: 1, Source: snapshot.SourceKafka, ClusterID: "tgt-cluster",
+		Brokers: []snapshot.Broker{{ID: 1}, {ID: 2}, {ID: 3}},
+		Topics:  []snapshot.Topic{{Name: "__consumer_offsets", Internal: true, Partitions: parts([]int32{1})}},
+	}
+}
+
+// partialTarget is partly in sync with legacy and partly different.
+func partialTarget() *snapshot.Snapshot {
+	t := emptyTarget()
+	t.Topics = append(t.Topics,
+		snapshot.Topic{Name: "orders", Partitions: parts([]int32{1, 2}, []int32{2, 3}), Configs: cfg("cleanup.policy", "delete", "segment.ms", "1000")},
+		snapshot.Topic{Name: "payments", Partitions: parts([]int32{1, 2}, []int32{2, 3}, []int32{3, 1})},
+		snapshot.Topic{Name: "extra", Partitions: parts([]int32{1})},
+	)
+	t.BrokerConfigs = []snapshot.BrokerConfig{
+		{Broker: "", Configs: cfg("log.cleaner.threads", "1", "num.io.threads", "16")},
+		{Broker: "1", Configs: []snapshot.Config{{Key: "listener.name.sasl_ssl.ssl.key.password", Sensitive: true}}},
+	}
+	t.Quotas = []snapshot.Quota{
+		{Entity: snapshot.QuotaEntity{{Type: "user", Name: "alice"}}, Values: map[string]float64{"producer_byte_rate": 512, "consumer_byte_rate": 1}},
+		{Entity: snapshot.QuotaEntity{{Type: "user", Name: "carol"}}, Values: map[string]float64{"producer_byte_rate": 5}},
+	}
+	t.ScramUsers = []snapshot.ScramUser{{Name: "alice", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096}}}}
+	t.ACLs = []snapshot.ACL{
+		{ResourceType: "Topic", ResourceName: "orders", PatternType: "LITERAL", Principal: "User:alice", Host: "*", Operation: "Read", Permission: "Allow"},
+		{ResourceType: "Group", ResourceName: "g1", PatternType: "LITERAL", Principal: "User:carol", Host: "*", Operation: "Read", Permission: "Allow"},
+	}
+	t.Sort()
+	return t
+}
+
+type denyPolicy struct{ topic string }
+
+func (d denyPolicy) Evaluate(action, topic, principal string, pre, post *plan.TopicState) plan.Verdict {
+	if topic == d.topic {
+		return plan.Verdict{Allowed: false, Rule: "no-" + topic, Message: "topic " + topic + " is frozen (" + action + " by " + principal + ")"}
+	}
+	return plan.Verdict{Allowed: true}
+}
+
+func creds() []plan.Credential {
+	return []plan.Credential{{User: "alice", Mechanism: "SCRAM-SHA-256", Password: snapshot.NewSecret("scram-credentials:alice/SCRAM-SHA-256", scramPassword)}}
+}
+
+func cases() map[string]plan.Input {
+	return map[string]plan.Input{
+		"empty-target":        {Source: legacy(), Target: emptyTarget(), Credentials: creds()},
+		"partial-target":      {Source: legacy(), Target: partialTarget(), Credentials: creds()},
+		"prune":               {Source: legacy(), Target: partialTarget(), Options: plan.Options{Prune: true}},
+		"resend-secrets":      {Source: legacy(), Target: partialTarget(), Credentials: creds(), Options: plan.Options{ResendSecrets: true, Include: []plan.Kind{plan.KindBrokerConfig, plan.KindScramUser}}},
+		"broker-map-reassign": {Source: legacy(), Target: partialTargetMapped(), Options: plan.Options{BrokerIDMap: map[int32]int32{1: 101, 2: 102, 3: 103}, Reassign: true, Include: []plan.Kind{plan.KindTopic, plan.KindPartitions, plan.KindReassignment, plan.KindBrokerConfig}}},
+		"policy-denies-one":   {Source: legacy(), Target: partialTarget(), Policy: denyPolicy{"orders"}, Options: plan.Options{Principal: "User:admin"}},
+		"filters":             {Source: legacy(), Target: emptyTarget(), Options: plan.Options{TopicRegex: "^pay", PrincipalRegex: "^User:alice$", Exclude: []plan.Kind{plan.KindQuota}}},
+		"in-sync":             {Source: legacy(), Target: plan.Simulate(partialTarget(), mustBuild(plan.Input{Source: legacy(), Target: partialTarget(), Credentials: creds()}).Changes), Credentials: creds()},
+	}
+}
+
+func partialTargetMapped() *snapshot.Snapshot {
+	t := partialTarget()
+	t.Brokers = []snapshot.Broker{{ID: 101}, {ID: 102}, {ID: 103}}
+	for i := range t.Topics {
+		for j := range t.Topics[i].Partitions {
+			p := &t.Topics[i].Partitions[j]
+			for k := range p.Replicas {
+				p.Replicas[k] += 100
+			}
+		}
+	}
+	t.Topic("orders").Partitions[0].Replicas = []int32{103, 101} // placed differently
+	t.BrokerConfigs = t.BrokerConfigs[:1]
+	return t
+}
+
+func mustBuild(in plan.Input) *plan.Plan {
+	p, err := plan.Build(in)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+func TestBuildGolden(t *testing.T) {
+	for name, in := range cases() {
+		t.Run(name, func(t *testing.T) {
+			p, err := plan.Build(in)
+			if err != nil {
+				t.Fatalf("Build: %v", err)
+			}
+			var txt, js bytes.Buffer
+			if err := render.PlanText(&txt, p); err != nil {
+				t.Fatal(err)
+			}
+			if err := render.PlanJSON(&js, p); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join("testdata", name+".txt"), txt.Bytes())
+			golden(t, filepath.Join("testdata", name+".json"), js.Bytes())
+			for _, out := range [][]byte{txt.Bytes(), js.Bytes()} {
+				for _, secret := range []string{secretPassword, scramPassword} {
+					if bytes.Contains(out, []byte(secret)) {
+						t.Errorf("output contains secret %q", secret)
+					}
+				}
+			}
+		})
+	}
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+	}
+}
+
+// TestReplanIsEmpty is the property that applying a plan's changes to the
+// target and planning again yields no runnable changes.
+func TestReplanIsEmpty(t *testing.T) {
+	for name, in := range cases() {
+		if in.Options.ResendSecrets {
+			continue // resending secrets is never "in sync" by design
+		}
+		t.Run(name, func(t *testing.T) {
+			p := mustBuild(in)
+			in.Target = plan.Simulate(in.Target, p.Changes)
+			again := mustBuild(in)
+			if len(again.Changes) != 0 {
+				var b strings.Builder
+				_ = render.PlanText(&b, again)
+				t.Errorf("second plan has %d changes:\n%s", len(again.Changes), b.String())
+			}
+		})
+	}
+}
+
+// TestCheckStatus covers the staleness rule: a resource in Before is
+// pending, in After is done, anything else is stale.
+func TestCheckStatus(t *testing.T) {
+	in := plan.Input{Source: legacy(), Target: partialTarget(), Credentials: creds(), Options: plan.Options{Prune: true}}
+	p := mustBuild(in)
+	done := plan.Simulate(in.Target, p.Changes)
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if st, _ := plan.Check(in.Target, c); st != plan.Pending {
+			t.Errorf("%s against the planning target: %v, want pending", c.ID, st)
+		}
+		if st, _ := plan.Check(done, c); st != plan.Done {
+			t.Errorf("%s against the applied target: %v, want done", c.ID, st)
+		}
+	}
+	// Someone else changes the orders topic config after planning.
+	drift := plan.Simulate(in.Target, nil)
+	drift.Topic("orders").Configs = cfg("cleanup.policy", "compact,delete")
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if c.ID != "topic-config:orders" {
+			continue
+		}
+		st, obs := plan.Check(drift, c)
+		if st != plan.Stale || !strings.Contains(obs, "compact,delete") {
+			t.Errorf("drifted orders config: %v %q, want stale naming the observed value", st, obs)
+		}
+		return
+	}
+	t.Fatal("no topic-config:orders change in the plan")
+}
+
+func TestBuildErrors(t *testing.T) {
+	tests := map[string]plan.Input{
+		"map misses a broker": {Source: legacy(), Target: emptyTarget(), Options: plan.Options{BrokerIDMap: map[int32]int32{1: 1, 2: 2}}},
+		"bad topic regex":     {Source: legacy(), Target: emptyTarget(), Options: plan.Options{TopicRegex: "("}},
+		"no target":           {Source: legacy()},
+	}
+	for name, in := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := plan.Build(in)
+			var pe *plan.Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("Build error = %v, want *plan.Error", err)
+			}
+		})
+	}
+}
+
+func TestParseBrokerIDMap(t *testing.T) {
+	good, err := plan.ParseBrokerIDMap("1=101, 2=102")
+	if err != nil || !cmp.Equal(good, map[int32]int32{1: 101, 2: 102}) {
+		t.Errorf("ParseBrokerIDMap = %v, %v", good, err)
+	}
+	for _, bad := range []string{"1", "a=1", "1=-2", "1=2,1=3"} {
+		if _, err := plan.ParseBrokerIDMap(bad); err == nil {
+			t.Errorf("ParseBrokerIDMap(%q) succeeded, want error", bad)
+		}
+	}
+}
