@@ -1,0 +1,35 @@
+// Command gen writes docs/checks.md from the check catalogue:
+//
+//	go run ./internal/check/gen            # writes docs/checks.md
+//	go run ./internal/check/gen -o FILE    # writes FILE ("-" for stdout)
+//
+// internal/check's TestDocsCurrent fails when the checked-in file differs.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/zkmigrate/zkmigrate/internal/check"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+func main() {
+	out := flag.String("o", "docs/checks.md", "output file, - for stdout")
+	flag.Parse()
+	var buf bytes.Buffer
+	if err := check.WriteCatalogueMarkdown(&buf); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+	if *out == "-" {
+		os.Stdout.Write(buf.Bytes())
+		return
+	}
+	if err := snapshot.WriteFileAtomic(*out, buf.Bytes(), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}

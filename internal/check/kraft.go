@@ -1,0 +1,400 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+// checkReadFindings passes the reader's findings through under READ-PROBLEM,
+// keeping the reader's id in the message.
+func checkReadFindings(c *run) {
+	for _, f := range c.s.Findings {
+		sev := f.Severity
+		if Rank(sev) == 0 {
+			sev = SeverityWarning
+		}
+		msg := f.Message
+		if f.ID != "" {
+			msg = f.ID + ": " + msg
+		}
+		res := f.Resource
+		if res == "" {
+			res = "source"
+		}
+		c.addSev(idReadIssue, sev, res, msg, f.Fix)
+	}
+	if n := len(c.s.Read.Changed); n > 0 {
+		c.addSev(idReadIssue, SeverityWarning, "source",
+			fmt.Sprintf("%s changed while the snapshot was read (for example %s); the snapshot is not point-in-time", plural(n, "znode"), c.s.Read.Changed[0]),
+			"Read again when the cluster is quiet, or check the named znodes by hand.")
+	}
+}
+
+// checkMigrationState flags a KIP-866 migration already under way.
+func checkMigrationState(c *run) {
+	if m := c.s.Migration; m != nil {
+		state := "the initial copy to KRaft has not finished"
+		if m.KRaftMetadataOffset > 0 {
+			state = fmt.Sprintf("the initial copy to KRaft has finished (metadata offset %d)", m.KRaftMetadataOffset)
+		}
+		c.add("KRAFT-MIGRATION-ZNODE", "znode:/migration",
+			fmt.Sprintf("a KIP-866 migration exists (KRaft controller %d, epoch %d); %s", m.KRaftControllerID, m.KRaftControllerEpoch, state), "")
+	}
+	if ct := c.s.Controller; ct != nil && ct.KRaftControllerEpoch >= 0 {
+		c.add("KRAFT-CONTROLLER", "znode:/controller",
+			fmt.Sprintf("/controller is held by KRaft controller %d (kraftControllerEpoch %d)", ct.BrokerID, ct.KRaftControllerEpoch), "")
+	}
+}
+
+// checkPendingWork flags pending deletions and reassignments.
+func checkPendingWork(c *run) {
+	for _, t := range c.s.PendingDeletes {
+		msg := "topic is marked for deletion"
+		if c.s.Topic(t) == nil {
+			msg += " (its assignment is already gone)"
+		}
+		c.add("KRAFT-PENDING-DELETE", "topic:"+t, msg, "")
+	}
+	for topic, parts := range byTopic(c.s.LegacyReassignments) {
+		c.add("KRAFT-LEGACY-REASSIGNMENT", "topic:"+topic,
+			fmt.Sprintf("/admin/reassign_partitions lists %s: %s", plural(len(parts), "partition"), partList(parts)), "")
+	}
+	seen := map[string]bool{}
+	for i := range c.s.Topics {
+		t := &c.s.Topics[i]
+		var parts []string
+		for _, p := range t.Partitions {
+			if len(p.Adding) > 0 || len(p.Removing) > 0 {
+				parts = append(parts, fmt.Sprintf("%d (replicas %s, adding [%s], removing [%s])", p.ID, joinInts(p.Replicas), joinInts(p.Adding), joinInts(p.Removing)))
+			}
+		}
+		if len(parts) > 0 {
+			seen[t.Name] = true
+			c.add("KRAFT-REASSIGNMENT", "topic:"+t.Name,
+				fmt.Sprintf("%s being reassigned: %s", plural(len(parts), "partition"), strings.Join(parts, "; ")), "")
+		}
+	}
+	for topic, parts := range byTopic(c.s.Reassignments) {
+		if !seen[topic] {
+			c.add("KRAFT-REASSIGNMENT", "topic:"+topic,
+				fmt.Sprintf("%s being reassigned: %s", plural(len(parts), "partition"), partList(parts)), "")
+		}
+	}
+}
+
+func byTopic(as []snapshot.PartitionAssignment) map[string][]snapshot.PartitionAssignment {
+	m := map[string][]snapshot.PartitionAssignment{}
+	for _, a := range as {
+		m[a.Topic] = append(m[a.Topic], a)
+	}
+	return m
+}
+
+func partList(as []snapshot.PartitionAssignment) string {
+	parts := make([]string, len(as))
+	for i, a := range as {
+		parts[i] = fmt.Sprintf("%d → [%s]", a.Partition, joinInts(a.Replicas))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// checkTopicIDs flags topics without ids (a ZooKeeper source only: a live
+// cluster always has them).
+func checkTopicIDs(c *run) {
+	if c.s.Source == snapshot.SourceKafka {
+		return
+	}
+	for _, t := range c.s.Topics {
+		if t.ID == "" {
+			c.add("KRAFT-TOPIC-NO-ID", "topic:"+t.Name, "topic has no topic id", "")
+		}
+	}
+}
+
+// zkOnlyFix says what replaces a ZooKeeper-only setting, by exact key.
+var zkOnlyFix = map[string]string{
+	"inter.broker.protocol.version":          "Remove it; KRaft uses the metadata.version feature instead: kafka-features upgrade --metadata <version> once every node runs the new software.",
+	"broker.id.generation.enable":            "Remove it and set node.id explicitly on every KRaft node (generated broker ids do not exist in KRaft).",
+	"reserved.broker.max.id":                 "Remove it; set node.id explicitly on every KRaft node.",
+	"controlled.shutdown.max.retries":        "Remove it; KRaft controlled shutdown has no retry count.",
+	"controlled.shutdown.retry.backoff.ms":   "Remove it; KRaft controlled shutdown has no retry backoff.",
+	"leader.imbalance.per.broker.percentage": "Remove it; KRaft does not read it.",
+	"zookeeper.metadata.migration.enable":    "Keep it only while a KIP-866 migration runs; remove it (and zookeeper.connect) when the brokers restart in KRaft mode.",
+}
+
+// zkOnlyPrefixFix covers key families.
+var zkOnlyPrefixFix = []struct{ prefix, fix string }{
+	{"zookeeper.", "Remove it from the KRaft configs; KRaft nodes use controller.quorum.bootstrap.servers (or controller.quorum.voters) instead of ZooKeeper."},
+	{"password.encoder.", "Remove it; KRaft stores dynamic broker passwords in clear in the metadata log (protect the log directories), so there is no encoder."},
+	{"authorizer.zookeeper.", "Remove it with AclAuthorizer; StandardAuthorizer keeps ACLs in the metadata log."},
+}
+
+// zkOnly returns the fix for a ZooKeeper-only key, or "" if key is not one.
+func zkOnly(key string) string {
+	if f, ok := zkOnlyFix[key]; ok {
+		return f
+	}
+	for _, p := range zkOnlyPrefixFix {
+		if strings.HasPrefix(key, p.prefix) {
+			return p.fix
+		}
+	}
+	return ""
+}
+
+// removedBroker lists broker keys removed in Kafka 4 (or earlier, still
+// found in old configs), with what replaces them.
+var removedBroker = map[string]string{
+	"log.message.format.version":              "Kafka 4 always writes record format v2; drop it.",
+	"log.message.downconversion.enable":       "Down-conversion is gone in Kafka 4 (clients older than 0.11 cannot fetch); drop it.",
+	"delegation.token.master.key":             "Set delegation.token.secret.key to the same value (tokens are validated with it).",
+	"offsets.commit.required.acks":            "Drop it; offset commits always wait for all in-sync replicas (KIP-1041).",
+	"log.message.timestamp.difference.max.ms": "Use log.message.timestamp.before.max.ms and log.message.timestamp.after.max.ms (KIP-937).",
+	"metrics.jmx.blacklist":                   "Use metrics.jmx.exclude.",
+	"metrics.jmx.whitelist":                   "Use metrics.jmx.include.",
+	"auto.include.jmx.reporter":               "Drop it; list org.apache.kafka.common.metrics.JmxReporter in metric.reporters if it was false (the default list includes it).",
+	"quota.producer.default":                  "Removed in 3.0: set a default client quota instead (kafka-configs --alter --entity-type clients --entity-default --add-config producer_byte_rate=...).",
+	"quota.consumer.default":                  "Removed in 3.0: set a default client quota instead (kafka-configs --alter --entity-type clients --entity-default --add-config consumer_byte_rate=...).",
+}
+
+// removedTopic lists topic keys removed in Kafka 4.
+var removedTopic = map[string]string{
+	"message.format.version":              "Kafka 4 always writes record format v2; delete the override.",
+	"message.downconversion.enable":       "Down-conversion is gone in Kafka 4; delete the override.",
+	"message.timestamp.difference.max.ms": "Use message.timestamp.before.max.ms and message.timestamp.after.max.ms (KIP-937), then delete the override.",
+}
+
+const (
+	oneMiB              = 1 << 20
+	standardAuthorizer  = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+	aclAuthorizer       = "kafka.security.authorizer.AclAuthorizer"
+	simpleAclAuthorizer = "kafka.security.auth.SimpleAclAuthorizer"
+)
+
+// checkStaticConfigs audits the server.properties files.
+func checkStaticConfigs(c *run) {
+	if len(c.s.StaticConfigs) == 0 {
+		if c.s.Source != snapshot.SourceKafka {
+			c.add("KRAFT-NO-BROKER-CONFIG", "source", "no --broker-config given: authorizer, inter.broker.protocol.version, ZooKeeper-only settings and policy classes were not checked", "")
+		}
+		return
+	}
+	ibps := map[string][]string{} // value → files
+	for _, sc := range c.s.StaticConfigs {
+		res := "file:" + sc.File
+		cfg := map[string]string{}
+		for _, cf := range sc.Configs {
+			if !cf.Sensitive {
+				cfg[cf.Key] = cf.Value
+			}
+			key := cf.Key
+			switch {
+			case key == "control.plane.listener.name":
+				c.add("KRAFT-CONTROL-PLANE-LISTENER", res, fmt.Sprintf("control.plane.listener.name=%s", cf.Value), "")
+			case zkOnly(key) != "":
+				c.add("KRAFT-ZK-SETTING", res, "sets "+key+" (ZooKeeper only)", zkOnly(key))
+			}
+			if fix, ok := removedBroker[key]; ok {
+				c.add("K4-STATIC-CONFIG-REMOVED", res, "sets "+key+", removed in Kafka 4", fix)
+			}
+			if cf.Sensitive {
+				continue
+			}
+			valueChecks(c, res, key, cf.Value)
+		}
+		switch a := strings.TrimSpace(cfg["authorizer.class.name"]); a {
+		case "", standardAuthorizer:
+		case aclAuthorizer, simpleAclAuthorizer:
+			c.add("KRAFT-AUTHORIZER", res, "authorizer.class.name="+a, "")
+		default:
+			c.add("KRAFT-CUSTOM-AUTHORIZER", res, "authorizer.class.name="+a, "")
+		}
+		for _, k := range []string{"create.topic.policy.class.name", "alter.config.policy.class.name"} {
+			if v := strings.TrimSpace(cfg[k]); v != "" {
+				c.add("KRAFT-POLICY-CLASS", res, k+"="+v, "")
+			}
+		}
+		if v, ok := cfg["inter.broker.protocol.version"]; ok {
+			v = strings.TrimSpace(v)
+			ibps[v] = append(ibps[v], sc.File)
+			ibpChecks(c, res, v, cfg)
+		}
+	}
+	if len(ibps) > 1 {
+		vals := make([]string, 0, len(ibps))
+		for v, files := range ibps {
+			vals = append(vals, fmt.Sprintf("%s (%s)", v, strings.Join(files, ", ")))
+		}
+		slices.Sort(vals)
+		c.add("KRAFT-IBP-MIXED", "brokers", "inter.broker.protocol.version differs: "+strings.Join(vals, "; "), "")
+	}
+}
+
+// valueChecks flags broker config values invalid on Kafka 4 (static or
+// dynamic).
+func valueChecks(c *run, res, key, value string) {
+	v := strings.TrimSpace(value)
+	switch {
+	case key == "log.segment.bytes":
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n < oneMiB {
+			c.add("K4-LOG-SEGMENT-BYTES", res, fmt.Sprintf("log.segment.bytes=%d is below the Kafka 4 minimum of 1048576", n), "")
+		}
+	case strings.HasPrefix(key, "remote.log.manager.") && strings.HasSuffix(key, "thread.pool.size"):
+		if v == "-1" {
+			c.add("K4-REMOTE-THREAD-POOL", res, key+"=-1 is invalid in Kafka 4", "")
+		}
+	}
+}
+
+// ibpVersion is a parsed inter.broker.protocol.version: numbers and the IV
+// suffix (-1 when absent, which means the release's latest).
+type ibpVersion struct {
+	nums []int
+	iv   int
+}
+
+func parseIBP(s string) (ibpVersion, bool) {
+	var v ibpVersion
+	v.iv = -1
+	main, iv, hasIV := strings.Cut(s, "-")
+	if hasIV {
+		n, err := strconv.Atoi(strings.TrimPrefix(iv, "IV"))
+		if err != nil || !strings.HasPrefix(iv, "IV") {
+			return v, false
+		}
+		v.iv = n
+	}
+	for _, p := range strings.Split(main, ".") {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return v, false
+		}
+		v.nums = append(v.nums, n)
+	}
+	if len(v.nums) < 2 {
+		return v, false
+	}
+	if v.nums[0] == 0 { // 0.10.2 → (0, 10, 2); 3.4 → (3, 4, 0)
+		return v, true
+	}
+	v.nums = append(v.nums[:2:2], 0)
+	return v, true
+}
+
+// below reports whether v is older than major.minor-IV<iv>.
+func (v ibpVersion) below(major, minor, iv int) bool {
+	w := []int{major, minor, 0}
+	for i := 0; i < 3; i++ {
+		a := 0
+		if i < len(v.nums) {
+			a = v.nums[i]
+		}
+		if a != w[i] {
+			return a < w[i]
+		}
+	}
+	viv := v.iv
+	if viv < 0 {
+		viv = 1 << 20 // no IV: the release's latest
+	}
+	return viv < iv
+}
+
+// ibpChecks flags an IBP too old for Kafka 4 or for a KIP-866 migration.
+func ibpChecks(c *run, res, v string, cfg map[string]string) {
+	ibp, ok := parseIBP(v)
+	if !ok {
+		c.addSev(idReadIssue, SeverityWarning, res, fmt.Sprintf("inter.broker.protocol.version=%q is not a Kafka version", v), "Correct the value; the IBP checks were skipped for this file.")
+		return
+	}
+	switch {
+	case ibp.below(3, 3, 0):
+		c.add("KRAFT-IBP-TOO-OLD", res, "inter.broker.protocol.version="+v+" (Kafka 4 needs 3.3 or later, KIP-866 3.4 or later)", "")
+	case ibp.below(3, 6, 1):
+		c.add("KRAFT-IBP-MIGRATION", res, "inter.broker.protocol.version="+v+" is below 3.6-IV1", "")
+	}
+	dirs := cfg["log.dirs"]
+	if dirs == "" {
+		dirs = cfg["log.dir"]
+	}
+	if n := len(nonEmpty(strings.Split(dirs, ","))); n > 1 && ibp.below(3, 7, 2) && !ibp.below(3, 3, 0) {
+		c.add("KRAFT-JBOD-IBP", res, fmt.Sprintf("%d log.dirs with inter.broker.protocol.version=%s", n, v), "")
+	}
+}
+
+func nonEmpty(ss []string) []string {
+	out := ss[:0:0]
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// brokerRes names a dynamic broker config entity.
+func brokerRes(broker string) string {
+	if broker == "" {
+		return "broker:<default>"
+	}
+	return "broker:" + broker
+}
+
+// checkBrokerConfigs audits the dynamic broker configs held in ZooKeeper.
+func checkBrokerConfigs(c *run) {
+	for _, bc := range c.s.BrokerConfigs {
+		res := brokerRes(bc.Broker)
+		for _, cf := range bc.Configs {
+			if fix, ok := removedBroker[cf.Key]; ok {
+				c.add("K4-BROKER-CONFIG-REMOVED", res, "dynamic config "+cf.Key+" is removed in Kafka 4", fix)
+			}
+			if !cf.Sensitive {
+				valueChecks(c, res, cf.Key, cf.Value)
+			}
+		}
+	}
+}
+
+// checkTopicConfigs audits topic overrides.
+func checkTopicConfigs(c *run) {
+	for i := range c.s.Topics {
+		t := &c.s.Topics[i]
+		res := "topic:" + t.Name
+		for _, cf := range t.Configs {
+			if fix, ok := removedTopic[cf.Key]; ok {
+				c.add("K4-TOPIC-CONFIG-REMOVED", res, fmt.Sprintf("%s=%s is removed in Kafka 4", cf.Key, cf.Value), fix)
+			}
+			if cf.Key == "segment.bytes" {
+				n, err := strconv.ParseInt(strings.TrimSpace(cf.Value), 10, 64)
+				if err != nil || n >= oneMiB {
+					continue
+				}
+				if c.target.atLeast(4, 1) {
+					c.add("K4-TOPIC-SEGMENT-BYTES", res, fmt.Sprintf("segment.bytes=%d is below the Kafka %s minimum of 1048576", n, c.target), "")
+				} else {
+					c.addSev("K4-TOPIC-SEGMENT-BYTES", SeverityWarning, res, fmt.Sprintf("segment.bytes=%d is valid on 4.0 but refused from 4.1 (minimum 1048576)", n), "")
+				}
+			}
+		}
+	}
+}
+
+// checkPasswords flags encrypted broker passwords whose value is not known.
+func checkPasswords(c *run) {
+	for _, bc := range c.s.BrokerConfigs {
+		for _, cf := range bc.Configs {
+			if !cf.Sensitive || (cf.Secret != nil && cf.Secret.Known()) {
+				continue
+			}
+			why := "no password encoder secret was given"
+			if c.opts.EncoderSecretKnown {
+				why = "the password encoder secret given did not decrypt it"
+			}
+			c.add("KRAFT-PASSWORD-NO-SECRET", brokerRes(bc.Broker), fmt.Sprintf("password config %s is encrypted in ZooKeeper and %s", cf.Key, why), "")
+		}
+	}
+}

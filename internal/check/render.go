@@ -1,0 +1,268 @@
+package check
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Report is the result of one audit, ready to render.
+type Report struct {
+	Source   string    `json:"source,omitempty"` // what was audited: connect string or snapshot file
+	Target   string    `json:"target_version"`   // Kafka version checked against
+	Counts   Summary   `json:"counts"`
+	Findings []Finding `json:"findings"`
+}
+
+// Summary counts findings per severity.
+type Summary struct {
+	Error   int `json:"error"`
+	Warning int `json:"warning"`
+	Info    int `json:"info"`
+}
+
+// NewReport builds a report over findings already returned by Run.
+func NewReport(source string, target Target, fs []Finding) *Report {
+	m := Counts(fs)
+	if fs == nil {
+		fs = []Finding{}
+	}
+	return &Report{Source: source, Target: target.String(), Findings: fs,
+		Counts: Summary{Error: m[SeverityError], Warning: m[SeverityWarning], Info: m[SeverityInfo]}}
+}
+
+func (r *Report) summary() string {
+	if len(r.Findings) == 0 {
+		return "no findings"
+	}
+	return fmt.Sprintf("%s, %s, %d info", plural(r.Counts.Error, "error"), plural(r.Counts.Warning, "warning"), r.Counts.Info)
+}
+
+// group is the findings of one id within one severity.
+type group struct {
+	rule     Rule
+	severity string
+	findings []Finding
+}
+
+// groups splits sorted findings by severity, then id.
+func groups(fs []Finding) []group {
+	var out []group
+	for _, f := range fs {
+		if n := len(out); n > 0 && out[n-1].rule.ID == f.ID && out[n-1].severity == f.Severity {
+			out[n-1].findings = append(out[n-1].findings, f)
+			continue
+		}
+		r, ok := byID[f.ID]
+		if !ok {
+			r = Rule{ID: f.ID, Title: f.ID}
+		}
+		out = append(out, group{rule: r, severity: f.Severity, findings: []Finding{f}})
+	}
+	return out
+}
+
+var severityHeading = map[string]string{SeverityError: "Errors", SeverityWarning: "Warnings", SeverityInfo: "Info"}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// WriteText writes the report for a terminal, grouped by severity and id.
+// At most limit findings are listed per id (0 lists all).
+func (r *Report) WriteText(w io.Writer, limit int) error {
+	ew := &errWriter{w: w}
+	src := ""
+	if r.Source != "" {
+		src = r.Source + ", "
+	}
+	ew.printf("migrate check: %starget Kafka %s: %s\n", src, r.Target, r.summary())
+	sev := ""
+	for _, g := range groups(r.Findings) {
+		if g.severity != sev {
+			sev = g.severity
+			n := 0
+			for _, f := range r.Findings {
+				if f.Severity == sev {
+					n++
+				}
+			}
+			ew.printf("\n%s (%d)\n", strings.ToUpper(severityHeading[sev]), n)
+		}
+		ew.printf("\n[%s] %s\n", g.rule.ID, g.rule.Title)
+		if g.rule.Why != "" {
+			ew.printf("  why: %s\n", g.rule.Why)
+		}
+		if g.rule.Fix != "" {
+			ew.printf("  fix: %s\n", g.rule.Fix)
+		}
+		for i, f := range g.findings {
+			if limit > 0 && i == limit {
+				ew.printf("  … and %d more (-o json lists every finding)\n", len(g.findings)-limit)
+				break
+			}
+			ew.printf("  - %s: %s\n", f.Resource, f.Message)
+			if f.Fix != "" && f.Fix != g.rule.Fix {
+				ew.printf("    fix: %s\n", f.Fix)
+			}
+		}
+	}
+	return ew.err
+}
+
+// WriteMarkdown writes the report for a change ticket: a summary table,
+// then one section per id with why, fix and a table of resources. At most
+// limit rows are listed per id (0 lists all).
+func (r *Report) WriteMarkdown(w io.Writer, limit int) error {
+	ew := &errWriter{w: w}
+	ew.printf("## Pre-upgrade audit\n\n")
+	if r.Source != "" {
+		ew.printf("- Source: `%s`\n", mdCode(r.Source))
+	}
+	ew.printf("- Target: Kafka %s\n", r.Target)
+	ew.printf("- Result: %s\n", r.summary())
+	gs := groups(r.Findings)
+	if len(gs) == 0 {
+		return ew.err
+	}
+	ew.printf("\n| Severity | Check | Findings | What |\n| --- | --- | ---: | --- |\n")
+	for _, g := range gs {
+		ew.printf("| %s | [%s](#%s) | %d | %s |\n", g.severity, g.rule.ID, anchor(g.rule.ID), len(g.findings), mdCell(g.rule.Title))
+	}
+	sev := ""
+	for _, g := range gs {
+		if g.severity != sev {
+			sev = g.severity
+			ew.printf("\n### %s\n", severityHeading[sev])
+		}
+		ew.printf("\n#### %s\n\n%s\n\n", g.rule.ID, mdText(g.rule.Title))
+		if g.rule.Why != "" {
+			ew.printf("- **Why:** %s\n", mdText(g.rule.Why))
+		}
+		if g.rule.Fix != "" {
+			ew.printf("- **Fix:** %s\n", mdText(g.rule.Fix))
+		}
+		specific := false
+		for _, f := range g.findings {
+			if f.Fix != "" && f.Fix != g.rule.Fix {
+				specific = true
+			}
+		}
+		if specific {
+			ew.printf("\n| Resource | Finding | Fix |\n| --- | --- | --- |\n")
+		} else {
+			ew.printf("\n| Resource | Finding |\n| --- | --- |\n")
+		}
+		for i, f := range g.findings {
+			if limit > 0 && i == limit {
+				ew.printf("\n… and %d more (`-o json` lists every finding).\n", len(g.findings)-limit)
+				break
+			}
+			if specific {
+				fix := ""
+				if f.Fix != g.rule.Fix {
+					fix = f.Fix
+				}
+				ew.printf("| `%s` | %s | %s |\n", mdCode(f.Resource), mdCell(f.Message), mdCell(fix))
+			} else {
+				ew.printf("| `%s` | %s |\n", mdCode(f.Resource), mdCell(f.Message))
+			}
+		}
+	}
+	return ew.err
+}
+
+// anchor is the GitHub heading anchor of an id.
+func anchor(id string) string { return strings.ToLower(id) }
+
+// mdText escapes text for a Markdown paragraph.
+func mdText(s string) string {
+	return strings.NewReplacer("\n", " ", "<", "&lt;", ">", "&gt;", "*", "\\*", "_", "\\_").Replace(s)
+}
+
+// mdCell escapes text for a Markdown table cell.
+func mdCell(s string) string { return strings.ReplaceAll(mdText(s), "|", "\\|") }
+
+// mdCode makes s safe inside a code span.
+func mdCode(s string) string {
+	return strings.NewReplacer("`", "'", "\n", " ", "|", "\\|").Replace(s)
+}
+
+// errWriter keeps the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
+
+// WriteCatalogueMarkdown writes docs/checks.md: every rule with its id,
+// severity, what it detects, why it matters and the fix.
+func WriteCatalogueMarkdown(w io.Writer) error {
+	ew := &errWriter{w: w}
+	ew.printf("# `migrate check`: the catalogue\n\n")
+	ew.printf("<!-- Generated by `go run ./internal/check/gen` from internal/check/catalogue.go. Do not edit by hand; CI fails when this file is not current. -->\n\n")
+	ew.printf("`migrate check` audits a ZooKeeper-mode cluster (live, with `--zookeeper`, or a saved `--snapshot`) before a move to KRaft and Kafka 4. ")
+	ew.printf("Every finding carries one of the ids below, a severity, the resource it is about (`topic:NAME`, `broker:ID`, `broker:<default>`, `file:PATH`, `acl:TYPE:PATTERN:NAME`, `principal:User:NAME`, `scram-user:User:NAME`, `delegation-token:ID`, `consumer-group:NAME`, `znode:PATH`), what is wrong, why it matters and the fix. ")
+	ew.printf("Ids are stable: a check may be refined, but an id never changes meaning and a retired id is not reused.\n\n")
+	ew.printf("Exit codes: 0 when no finding is at or above `--fail-on` (default `error`), 3 when one is, 1 when the check itself failed. ")
+	ew.printf("`--target-version` (default %s) selects the version-dependent checks.\n\n", DefaultTargetVersion)
+	ew.printf("| Id | Severity | What it detects |\n| --- | --- | --- |\n")
+	for _, r := range rules {
+		sev := r.Severity
+		if r.SeverityNote != "" {
+			sev += "*"
+		}
+		ew.printf("| [%s](#%s) | %s | %s |\n", r.ID, anchor(r.ID), sev, mdCell(r.Title))
+	}
+	ew.printf("\n\\* the severity varies; see the entry.\n")
+	cat := ""
+	for _, r := range rules {
+		if r.Category != cat {
+			cat = r.Category
+			ew.printf("\n## %s\n", cat)
+		}
+		ew.printf("\n### %s\n\n%s\n\n", r.ID, mdText(r.Title))
+		sev := r.Severity
+		if r.SeverityNote != "" {
+			sev += " (" + r.SeverityNote + ")"
+		}
+		ew.printf("- **Severity:** %s\n", mdText(sev))
+		ew.printf("- **Why it matters:** %s\n", mdText(r.Why))
+		ew.printf("- **Fix:** %s\n", mdText(r.Fix))
+		if r.Ref != "" {
+			ew.printf("- **Reference:** %s\n", mdText(r.Ref))
+		}
+	}
+	return ew.err
+}
+
+// WriteCatalogueText lists the catalogue for a terminal.
+func WriteCatalogueText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	for _, r := range rules {
+		sev := r.Severity
+		if r.SeverityNote != "" {
+			sev += " (" + r.SeverityNote + ")"
+		}
+		ew.printf("%s  [%s]\n  %s\n  why: %s\n  fix: %s\n\n", r.ID, sev, r.Title, r.Why, r.Fix)
+	}
+	return ew.err
+}
+
+// WriteCatalogueJSON writes the catalogue as a JSON array.
+func WriteCatalogueJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(rules)
+}
