@@ -42,6 +42,7 @@ type BatchSent struct {
 type BatchDone struct {
 	Batch    int
 	RPC      string
+	Version  int16 // API version the client negotiated
 	Broker   int32
 	Duration time.Duration
 	Err      error // the request as a whole failed (network, auth); per-resource errors are in ResourceResult

@@ -1,0 +1,687 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+// Requester sends admin requests; *kgo.Client satisfies it. Sharded
+// requests (configs) go to the brokers that own their resources.
+type Requester interface {
+	RequestSharded(ctx context.Context, req kmsg.Request) []kgo.ResponseShard
+}
+
+// SecretResolver finds a secret's value by its reference, for plans loaded
+// from a file (which never hold values).
+type SecretResolver interface {
+	Resolve(ref string) (string, bool)
+}
+
+// Options tune an apply.
+type Options struct {
+	ValidateOnly  bool          // send everything as a server-side dry run where the RPC has one
+	NoPreflight   bool          // skip the validate-only request before each real one
+	BatchSize     int           // resources per request (default 500)
+	MaxInFlight   int           // concurrent requests within one kind (default 4)
+	Rate          float64       // resources per second, 0 = unlimited
+	Retries       int           // attempts for retriable errors (default 5)
+	Backoff       time.Duration // first retry delay, doubled each time (default 250ms)
+	TimeoutMillis int32         // server-side timeout for topic RPCs (default 30000)
+	Secrets       SecretResolver
+	Now           func() time.Time
+}
+
+func (o *Options) defaults() {
+	if o.BatchSize <= 0 {
+		o.BatchSize = 500
+	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = 4
+	}
+	if o.Retries <= 0 {
+		o.Retries = 5
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 250 * time.Millisecond
+	}
+	if o.TimeoutMillis <= 0 {
+		o.TimeoutMillis = 30000
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// Result sums up an apply.
+type Result struct {
+	Succeeded int
+	Failed    int
+	Skipped   int
+	Canceled  bool
+	Failures  []ResourceResult
+}
+
+// StaleError refuses a plan whose resources are in neither their planned
+// before- nor after-state on the target. Nothing was sent.
+type StaleError struct {
+	Resources []string // "kind resource: observed state"
+}
+
+func (e *StaleError) Error() string {
+	n := len(e.Resources)
+	shown := e.Resources[:min(n, 5)]
+	more := ""
+	if n > 5 {
+		more = fmt.Sprintf(" (and %d more)", n-5)
+	}
+	return fmt.Sprintf("plan is stale for %d resource(s): %s%s; re-run plan", n, strings.Join(shown, "; "), more)
+}
+
+// maxRecordsPerRequest keeps a CreateTopics request under the KRaft
+// controller's limit of 10,000 records per operation.
+const maxRecordsPerRequest = 9000
+
+// Run applies the plan's changes to the target. target is the target's
+// state read just before, used for the staleness rule: changes already in
+// their After state are skipped, and if any change is stale nothing is sent
+// and a *StaleError is returned. Per-resource failures do not stop the
+// others; they are counted in the Result and reported as events.
+func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snapshot, o Options, obs Observer) (Result, error) {
+	o.defaults()
+	if obs == nil {
+		obs = Observers{}
+	}
+	r := &runner{cl: cl, o: o, obs: &syncObserver{o: obs}}
+	var todo []*plan.Change
+	var done []*plan.Change
+	var stale []string
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		switch st, observed := plan.Check(target, c); st {
+		case plan.Pending:
+			todo = append(todo, c)
+		case plan.Done:
+			done = append(done, c)
+		default:
+			stale = append(stale, fmt.Sprintf("%s %s: found %s", c.Kind, c.Resource.Name, observed))
+		}
+	}
+	if len(stale) > 0 {
+		return Result{}, &StaleError{Resources: stale}
+	}
+	for _, c := range todo {
+		if err := r.checkSecrets(c); err != nil {
+			return Result{}, err
+		}
+	}
+	r.obs.Observe(RunStarted{Time: o.Now(), Plan: p, ValidateOnly: o.ValidateOnly, Total: len(todo)})
+	for _, c := range done {
+		r.skip(c, "already-applied", "the target is already in the planned state")
+	}
+	for _, k := range plan.Kinds {
+		var ofKind []*plan.Change
+		for _, c := range todo {
+			if c.Kind == k {
+				ofKind = append(ofKind, c)
+			}
+		}
+		if len(ofKind) == 0 {
+			continue
+		}
+		if ctx.Err() != nil {
+			for _, c := range ofKind {
+				r.skip(c, "canceled", "apply was interrupted before this change was sent")
+			}
+			continue
+		}
+		r.runKind(ctx, ofKind)
+	}
+	r.res.Canceled = ctx.Err() != nil
+	r.obs.Observe(RunFinished{Time: o.Now(), Succeeded: r.res.Succeeded, Failed: r.res.Failed, Skipped: r.res.Skipped, Canceled: r.res.Canceled})
+	return r.res, nil
+}
+
+type runner struct {
+	cl  Requester
+	o   Options
+	obs *syncObserver
+
+	mu      sync.Mutex
+	res     Result
+	batchNo int
+	nextAt  time.Time // rate limiter
+}
+
+type syncObserver struct {
+	mu sync.Mutex
+	o  Observer
+}
+
+func (s *syncObserver) Observe(e Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.o.Observe(e)
+}
+
+func (r *runner) skip(c *plan.Change, reason, detail string) {
+	r.mu.Lock()
+	r.res.Skipped++
+	r.mu.Unlock()
+	r.obs.Observe(ChangeSkipped{Change: c, Reason: reason, Detail: detail})
+}
+
+func (r *runner) checkSecrets(c *plan.Change) error {
+	for _, s := range []*plan.State{c.After} {
+		if s == nil {
+			continue
+		}
+		if s.Password != nil {
+			if _, ok := r.secret(s.Password); !ok {
+				return fmt.Errorf("the password for %s %s (%s) is not available: give --scram-credentials", c.Resource.Name, c.Resource.Mechanism, s.Password.Ref())
+			}
+		}
+		for _, cf := range s.Configs {
+			if cf.Sensitive && cf.Secret != nil {
+				if _, ok := r.secret(cf.Secret); !ok {
+					return fmt.Errorf("the value of sensitive config %s (%s) is not available: give --zookeeper and --password-encoder-secret-file", cf.Key, cf.Secret.Ref())
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (r *runner) secret(s *snapshot.Secret) (string, bool) {
+	if v, ok := s.Reveal(); ok {
+		return v, true
+	}
+	if r.o.Secrets != nil {
+		return r.o.Secrets.Resolve(s.Ref())
+	}
+	return "", false
+}
+
+// runKind sends all changes of one kind, in batches, a few at a time.
+func (r *runner) runKind(ctx context.Context, cs []*plan.Change) {
+	batches := r.batches(cs)
+	sem := make(chan struct{}, r.o.MaxInFlight)
+	var wg sync.WaitGroup
+	for i, b := range batches {
+		if ctx.Err() != nil {
+			for _, rest := range batches[i:] {
+				for _, c := range rest {
+					r.skip(c, "canceled", "apply was interrupted before this change was sent")
+				}
+			}
+			break
+		}
+		r.wait(ctx, len(b))
+		sem <- struct{}{}
+		wg.Add(1)
+		go func(b []*plan.Change) {
+			defer func() { <-sem; wg.Done() }()
+			// A batch in flight is finished even when the user interrupts.
+			r.runBatch(context.WithoutCancel(ctx), b)
+		}(b)
+	}
+	wg.Wait()
+}
+
+// wait applies the --rate limit.
+func (r *runner) wait(ctx context.Context, n int) {
+	if r.o.Rate <= 0 {
+		return
+	}
+	r.mu.Lock()
+	now := r.o.Now()
+	at := r.nextAt
+	if at.Before(now) {
+		at = now
+	}
+	r.nextAt = at.Add(time.Duration(float64(n) / r.o.Rate * float64(time.Second)))
+	r.mu.Unlock()
+	if d := at.Sub(now); d > 0 {
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+		}
+	}
+}
+
+// batches splits one kind's changes into requests: by RPC, by size, by
+// records for CreateTopics, one broker per broker-config request, and one
+// change per user per SCRAM request.
+func (r *runner) batches(cs []*plan.Change) [][]*plan.Change {
+	groups := map[string][]*plan.Change{}
+	var order []string
+	for _, c := range cs {
+		key := c.RPC
+		if c.Kind == plan.KindBrokerConfig {
+			key += "/" + c.Resource.Name
+		}
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], c)
+	}
+	var out [][]*plan.Change
+	for _, key := range order {
+		var cur []*plan.Change
+		records := 0
+		users := map[string]bool{}
+		flush := func() {
+			if len(cur) > 0 {
+				out = append(out, cur)
+			}
+			cur, records, users = nil, 0, map[string]bool{}
+		}
+		for _, c := range groups[key] {
+			rec := 1
+			if c.Kind == plan.KindTopic && c.After != nil {
+				rec += int(c.After.Partitions) + len(c.After.Configs)
+			}
+			if len(cur) >= r.o.BatchSize || records+rec > maxRecordsPerRequest || (c.Kind == plan.KindScramUser && users[c.Resource.Name]) {
+				flush()
+			}
+			cur = append(cur, c)
+			records += rec
+			users[c.Resource.Name] = true
+		}
+		flush()
+	}
+	return out
+}
+
+// outcome is one resource's result in a response.
+type outcome struct {
+	code int16
+	msg  string
+}
+
+// runBatch sends one batch: a validate-only preflight where the RPC has one,
+// then the real request, retrying retriable failures with backoff.
+func (r *runner) runBatch(ctx context.Context, b []*plan.Change) {
+	pending := b
+	if !r.o.ValidateOnly && !r.o.NoPreflight && hasValidateOnly(b[0].RPC) {
+		res := r.send(ctx, pending, true)
+		var ok []*plan.Change
+		for i, c := range pending {
+			if res[i].code != 0 {
+				r.report(c, res[i], true)
+				continue
+			}
+			ok = append(ok, c)
+		}
+		pending = ok
+	}
+	backoff := r.o.Backoff
+	for attempt := 1; len(pending) > 0; attempt++ {
+		res := r.send(ctx, pending, r.o.ValidateOnly)
+		var retry []*plan.Change
+		for i, c := range pending {
+			o := res[i]
+			if o.code != 0 && retriable(o.code) && attempt < r.o.Retries {
+				retry = append(retry, c)
+				continue
+			}
+			if attempt > 1 && alreadyDone(c, o.code) {
+				o = outcome{} // an earlier attempt went through before its response was lost
+			}
+			r.report(c, o, r.o.ValidateOnly)
+		}
+		pending = retry
+		if len(pending) > 0 {
+			time.Sleep(backoff)
+			backoff *= 2
+		}
+	}
+}
+
+// alreadyDone recognises the error a retried create gets when its first
+// attempt succeeded but the response was lost.
+func alreadyDone(c *plan.Change, code int16) bool {
+	switch code {
+	case kerr.TopicAlreadyExists.Code:
+		return c.Kind == plan.KindTopic && c.Action == plan.ActionCreate
+	case kerr.UnknownTopicOrPartition.Code:
+		return c.Kind == plan.KindTopic && c.Action == plan.ActionDelete
+	}
+	return false
+}
+
+func retriable(code int16) bool {
+	e := kerr.ErrorForCode(code)
+	var ke *kerr.Error
+	if errors.As(e, &ke) {
+		return ke.Retriable || code == kerr.ThrottlingQuotaExceeded.Code || code == kerr.NotController.Code
+	}
+	return false
+}
+
+// requestErrCode is used as the per-resource code when the whole request
+// failed (no response): -1, UNKNOWN_SERVER_ERROR, marked retriable by send.
+const requestFailed int16 = -2
+
+func (r *runner) report(c *plan.Change, o outcome, validate bool) {
+	rr := ResourceResult{Change: c, ValidateOnly: validate, ErrorCode: o.code, Message: o.msg}
+	if o.code != 0 {
+		if o.code == requestFailed {
+			rr.ErrorCode = -1
+			rr.ErrorName = "REQUEST_FAILED"
+			rr.Err = errors.New(o.msg)
+		} else {
+			e := kerr.ErrorForCode(o.code)
+			rr.Err = e
+			var ke *kerr.Error
+			if errors.As(e, &ke) {
+				rr.ErrorName = ke.Message
+			}
+			if rr.Message == "" {
+				rr.Message = e.Error()
+			}
+		}
+	}
+	r.mu.Lock()
+	if rr.Err == nil {
+		r.res.Succeeded++
+	} else {
+		r.res.Failed++
+		r.res.Failures = append(r.res.Failures, rr)
+	}
+	r.mu.Unlock()
+	r.obs.Observe(rr)
+}
+
+func hasValidateOnly(rpc string) bool {
+	switch rpc {
+	case plan.RPCCreateTopics, plan.RPCCreatePartitions, plan.RPCIncrementalAlter, plan.RPCAlterClientQuotas:
+		return true
+	}
+	return false
+}
+
+// send issues one request for the batch and maps the response to one
+// outcome per change, in order. A request that fails as a whole gives every
+// change the retriable requestFailed outcome... which the caller retries.
+func (r *runner) send(ctx context.Context, b []*plan.Change, validate bool) []outcome {
+	req, match := r.build(b, validate)
+	r.mu.Lock()
+	r.batchNo++
+	no := r.batchNo
+	r.mu.Unlock()
+	broker := int32(-1)
+	if b[0].Kind == plan.KindBrokerConfig && b[0].Resource.Name != "" {
+		fmt.Sscan(b[0].Resource.Name, &broker)
+	}
+	start := r.o.Now()
+	r.obs.Observe(BatchSent{Batch: no, RPC: b[0].RPC, Version: -1, Broker: broker, ValidateOnly: validate, Changes: b, Time: start})
+	rctx, cancel := context.WithTimeout(ctx, time.Duration(r.o.TimeoutMillis+15000)*time.Millisecond)
+	shards := r.cl.RequestSharded(rctx, req)
+	cancel()
+	dur := r.o.Now().Sub(start)
+	out := make([]outcome, len(b))
+	var reqErr error
+	got := 0
+	for _, sh := range shards {
+		if sh.Meta.NodeID >= 0 {
+			broker = sh.Meta.NodeID
+		}
+		if sh.Err != nil {
+			reqErr = sh.Err
+			continue
+		}
+		got++
+		match(sh.Resp, out)
+	}
+	if got == 0 && reqErr == nil {
+		reqErr = errors.New("no response")
+	}
+	if reqErr != nil && got == 0 {
+		for i := range out {
+			out[i] = outcome{code: requestFailed, msg: reqErr.Error()}
+		}
+	}
+	r.obs.Observe(BatchDone{Batch: no, RPC: b[0].RPC, Version: req.GetVersion(), Broker: broker, Duration: dur, Err: reqErr})
+	return out
+}
+
+// build makes the request for a batch and a function that reads the
+// response into per-change outcomes.
+func (r *runner) build(b []*plan.Change, validate bool) (kmsg.Request, func(kmsg.Response, []outcome)) {
+	byName := func(names []string) map[string]int {
+		m := make(map[string]int, len(names))
+		for i, n := range names {
+			m[n] = i
+		}
+		return m
+	}
+	names := make([]string, len(b))
+	for i, c := range b {
+		names[i] = c.Resource.Name
+	}
+	idx := byName(names)
+	set := func(out []outcome, name string, code int16, msg *string) {
+		if i, ok := idx[name]; ok {
+			out[i] = outcome{code: code, msg: deref(msg)}
+		}
+	}
+	switch b[0].RPC {
+	case plan.RPCCreateTopics:
+		req := kmsg.NewPtrCreateTopicsRequest()
+		req.TimeoutMillis, req.ValidateOnly = r.o.TimeoutMillis, validate
+		for _, c := range b {
+			t := kmsg.NewCreateTopicsRequestTopic()
+			t.Topic = c.Resource.Name
+			t.NumPartitions, t.ReplicationFactor = c.After.Partitions, int16(c.After.ReplicationFactor)
+			if c.After.Assignment != nil {
+				t.NumPartitions, t.ReplicationFactor = -1, -1
+				for p, rs := range c.After.Assignment {
+					a := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
+					a.Partition, a.Replicas = int32(p), rs
+					t.ReplicaAssignment = append(t.ReplicaAssignment, a)
+				}
+			}
+			for _, cf := range c.After.Configs {
+				tc := kmsg.NewCreateTopicsRequestTopicConfig()
+				tc.Name = cf.Key
+				v := r.value(cf)
+				tc.Value = &v
+				t.Configs = append(t.Configs, tc)
+			}
+			req.Topics = append(req.Topics, t)
+		}
+		return req, func(resp kmsg.Response, out []outcome) {
+			for _, t := range resp.(*kmsg.CreateTopicsResponse).Topics {
+				set(out, t.Topic, t.ErrorCode, t.ErrorMessage)
+			}
+		}
+	case plan.RPCDeleteTopics:
+		req := kmsg.NewPtrDeleteTopicsRequest()
+		req.TimeoutMillis = r.o.TimeoutMillis
+		for _, c := range b {
+			t := kmsg.NewDeleteTopicsRequestTopic()
+			name := c.Resource.Name
+			t.Topic = &name
+			req.Topics = append(req.Topics, t)
+			req.TopicNames = append(req.TopicNames, name)
+		}
+		return req, func(resp kmsg.Response, out []outcome) {
+			for _, t := range resp.(*kmsg.DeleteTopicsResponse).Topics {
+				set(out, deref(t.Topic), t.ErrorCode, t.ErrorMessage)
+			}
+		}
+	case plan.RPCCreatePartitions:
+		req := kmsg.NewPtrCreatePartitionsRequest()
+		req.TimeoutMillis, req.ValidateOnly = r.o.TimeoutMillis, validate
+		for _, c := range b {
+			t := kmsg.NewCreatePartitionsRequestTopic()
+			t.Topic, t.Count = c.Resource.Name, c.After.Partitions
+			for _, rs := range c.After.Assignment {
+				a := kmsg.NewCreatePartitionsRequestTopicAssignment()
+				a.Replicas = rs
+				t.Assignment = append(t.Assignment, a)
+			}
+			req.Topics = append(req.Topics, t)
+		}
+		return req, func(resp kmsg.Response, out []outcome) {
+			for _, t := range resp.(*kmsg.CreatePartitionsResponse).Topics {
+				set(out, t.Topic, t.ErrorCode, t.ErrorMessage)
+			}
+		}
+	case plan.RPCAlterReassignments:
+		req := kmsg.NewPtrAlterPartitionAssignmentsRequest()
+		req.TimeoutMillis = r.o.TimeoutMillis
+		for _, c := range b {
+			t := kmsg.NewAlterPartitionAssignmentsRequestTopic()
+			t.Topic = c.Resource.Name
+			for p, rs := range c.After.Assignment {
+				pp := kmsg.NewAlterPartitionAssignmentsRequestTopicPartition()
+				pp.Partition, pp.Replicas = int32(p), rs
+				t.Partitions = append(t.Partitions, pp)
+			}
+			req.Topics = append(req.Topics, t)
+		}
+		return req, func(resp kmsg.Response, out []outcome) {
+			rr := resp.(*kmsg.AlterPartitionAssignmentsResponse)
+			if rr.ErrorCode != 0 {
+				for i := range out {
+					out[i] = outcome{code: rr.ErrorCode, msg: deref(rr.ErrorMessage)}
+				}
+				return
+			}
+			for _, t := range rr.Topics {
+				for _, p := range t.Partitions {
+					if p.ErrorCode != 0 {
+						set(out, t.Topic, p.ErrorCode, ptr(fmt.Sprintf("partition %d: %s", p.Partition, deref(p.ErrorMessage))))
+					}
+				}
+			}
+		}
+	case plan.RPCIncrementalAlter:
+		req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+		req.ValidateOnly = validate
+		for _, c := range b {
+			res := kmsg.NewIncrementalAlterConfigsRequestResource()
+			res.ResourceType = kmsg.ConfigResourceTypeTopic
+			if c.Kind == plan.KindBrokerConfig {
+				res.ResourceType = kmsg.ConfigResourceTypeBroker
+			}
+			res.ResourceName = c.Resource.Name
+			for _, cf := range c.After.Configs {
+				e := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+				e.Name, e.Op = cf.Key, kmsg.IncrementalAlterConfigOpSet
+				v := r.value(cf)
+				e.Value = &v
+				res.Configs = append(res.Configs, e)
+			}
+			for _, cf := range c.Before.Configs {
+				if !slices.ContainsFunc(c.After.Configs, func(a snapshot.Config) bool { return a.Key == cf.Key }) {
+					e := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+					e.Name, e.Op = cf.Key, kmsg.IncrementalAlterConfigOpDelete
+					res.Configs = append(res.Configs, e)
+				}
+			}
+			req.Resources = append(req.Resources, res)
+		}
+		return req, func(resp kmsg.Response, out []outcome) {
+			for _, res := range resp.(*kmsg.IncrementalAlterConfigsResponse).Resources {
+				set(out, res.ResourceName, res.ErrorCode, res.ErrorMessage)
+			}
+		}
+	case plan.RPCAlterClientQuotas:
+		req := kmsg.NewPtrAlterClientQuotasRequest()
+		req.ValidateOnly = validate
+		for _, c := range b {
+			e := kmsg.NewAlterClientQuotasRequestEntry()
+			e.Entity = quotaEntity(c.Resource.Entity)
+			for k, v := range c.After.Quota {
+				op := kmsg.NewAlterClientQuotasRequestEntryOp()
+				op.Key, op.Value = k, v
+				e.Ops = append(e.Ops, op)
+			}
+			for k := range c.Before.Quota {
+				if _, ok := c.After.Quota[k]; !ok {
+					op := kmsg.NewAlterClientQuotasRequestEntryOp()
+					op.Key, op.Remove = k, true
+					e.Ops = append(e.Ops, op)
+				}
+			}
+			slices.SortFunc(e.Ops, func(a, b kmsg.AlterClientQuotasRequestEntryOp) int { return strings.Compare(a.Key, b.Key) })
+			req.Entries = append(req.Entries, e)
+		}
+		return req, func(resp kmsg.Response, out []outcome) {
+			for _, e := range resp.(*kmsg.AlterClientQuotasResponse).Entries {
+				var ent snapshot.QuotaEntity
+				for _, c := range e.Entity {
+					ent = append(ent, snapshot.EntityComponent{Type: c.Type, Name: deref(c.Name), Default: c.Name == nil})
+				}
+				slices.SortStableFunc(ent, func(a, b snapshot.EntityComponent) int { return entityOrder(a.Type) - entityOrder(b.Type) })
+				set(out, ent.String(), e.ErrorCode, e.ErrorMessage)
+			}
+		}
+	case plan.RPCCreateACLs:
+		req := kmsg.NewPtrCreateACLsRequest()
+		for _, c := range b {
+			req.Creations = append(req.Creations, aclCreation(c.Resource.ACL))
+		}
+		return req, func(resp kmsg.Response, out []outcome) {
+			for i, res := range resp.(*kmsg.CreateACLsResponse).Results {
+				if i < len(out) {
+					out[i] = outcome{code: res.ErrorCode, msg: deref(res.ErrorMessage)}
+				}
+			}
+		}
+	case plan.RPCDeleteACLs:
+		req := kmsg.NewPtrDeleteACLsRequest()
+		for _, c := range b {
+			req.Filters = append(req.Filters, aclFilter(c.Resource.ACL))
+		}
+		return req, func(resp kmsg.Response, out []outcome) {
+			for i, res := range resp.(*kmsg.DeleteACLsResponse).Results {
+				if i < len(out) {
+					out[i] = outcome{code: res.ErrorCode, msg: deref(res.ErrorMessage)}
+				}
+			}
+		}
+	case plan.RPCAlterUserScramCredRPC:
+		req := kmsg.NewPtrAlterUserSCRAMCredentialsRequest()
+		for _, c := range b {
+			pw, _ := r.secret(c.After.Password)
+			req.Upsertions = append(req.Upsertions, scramUpsertion(c.Resource.Name, c.Resource.Mechanism, c.After.Iterations, pw))
+		}
+		return req, func(resp kmsg.Response, out []outcome) {
+			for _, res := range resp.(*kmsg.AlterUserSCRAMCredentialsResponse).Results {
+				set(out, res.User, res.ErrorCode, res.ErrorMessage)
+			}
+		}
+	}
+	panic("apply: unknown RPC " + b[0].RPC) // plan only produces the RPCs above
+}
+
+func (r *runner) value(c snapshot.Config) string {
+	if c.Sensitive && c.Secret != nil {
+		v, _ := r.secret(c.Secret)
+		return v
+	}
+	return c.Value
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func ptr[T any](v T) *T { return &v }
