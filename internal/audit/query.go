@@ -1,0 +1,358 @@
+package audit
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ErrNoRun is returned (wrapped) for a run id the database does not hold.
+var ErrNoRun = errors.New("audit: no such run")
+
+// RunSummary is one run as `migrate audit log` lists it.
+type RunSummary struct {
+	ID          int64           `json:"id"`
+	Command     string          `json:"command"`
+	Args        []string        `json:"args"`
+	User        string          `json:"user"`
+	Host        string          `json:"host"`
+	PID         int             `json:"pid"`
+	ToolVersion string          `json:"tool_version"`
+	Started     time.Time       `json:"started"`
+	Source      Endpoint        `json:"source"`
+	Target      Endpoint        `json:"target"`
+	Options     json.RawMessage `json:"options,omitempty"`
+	// Finished is zero for a run that never finished (running, or killed).
+	Finished  time.Time `json:"finished,omitzero"`
+	Outcome   string    `json:"outcome,omitempty"`
+	ExitCode  *int      `json:"exit_code,omitempty"`
+	Succeeded int       `json:"succeeded"`
+	Failed    int       `json:"failed"`
+	Skipped   int       `json:"skipped"`
+	// Head is the run's receipt: the chain head after its end row.
+	Head string `json:"head,omitempty"`
+	// Resumes lists the runs this run resumed.
+	Resumes []int64 `json:"resumes,omitempty"`
+	// ResumedBy lists the runs that resumed this one.
+	ResumedBy []int64 `json:"resumed_by,omitempty"`
+}
+
+const runSelect = `SELECT r.id, r.command, r.args, r.os_user, r.host, r.pid, r.tool_version, r.started_at,
+	coalesce(r.source_kind, ''), coalesce(r.source_address, ''), coalesce(r.source_cluster_id, ''), coalesce(r.source_principal, ''),
+	coalesce(r.target_kind, ''), coalesce(r.target_address, ''), coalesce(r.target_cluster_id, ''), coalesce(r.target_principal, ''),
+	coalesce(r.options, ''),
+	e.finished_at, e.outcome, e.exit_code, coalesce(e.succeeded, 0), coalesce(e.failed, 0), coalesce(e.skipped, 0), e.hash,
+	(SELECT group_concat(other_run_id) FROM run_events v WHERE v.run_id = r.id AND v.kind = 'resumes'),
+	(SELECT group_concat(run_id) FROM run_events v WHERE v.other_run_id = r.id AND v.kind = 'resumes')
+FROM runs r LEFT JOIN run_ends e ON e.run_id = r.id`
+
+type rowScanner interface{ Scan(...any) error }
+
+func scanRun(sc rowScanner) (RunSummary, error) {
+	var (
+		rs                  RunSummary
+		args, started, opts string
+		finished, outcome   sql.NullString
+		exit                sql.NullInt64
+		head                sql.NullString
+		resumes, resumedBy  sql.NullString
+	)
+	err := sc.Scan(&rs.ID, &rs.Command, &args, &rs.User, &rs.Host, &rs.PID, &rs.ToolVersion, &started,
+		&rs.Source.Kind, &rs.Source.Address, &rs.Source.ClusterID, &rs.Source.Principal,
+		&rs.Target.Kind, &rs.Target.Address, &rs.Target.ClusterID, &rs.Target.Principal, &opts,
+		&finished, &outcome, &exit, &rs.Succeeded, &rs.Failed, &rs.Skipped, &head, &resumes, &resumedBy)
+	if err != nil {
+		return rs, err
+	}
+	_ = json.Unmarshal([]byte(args), &rs.Args)
+	if opts != "" && json.Valid([]byte(opts)) {
+		rs.Options = json.RawMessage(opts)
+	}
+	rs.Started = parseTime(started)
+	if finished.Valid {
+		rs.Finished = parseTime(finished.String)
+		rs.Outcome = outcome.String
+		c := int(exit.Int64)
+		rs.ExitCode = &c
+		rs.Head = head.String
+	}
+	rs.Resumes = idList(resumes.String)
+	rs.ResumedBy = idList(resumedBy.String)
+	return rs, nil
+}
+
+func idList(s string) []int64 {
+	var out []int64
+	for _, f := range strings.Split(s, ",") {
+		var n int64
+		if _, err := fmt.Sscan(f, &n); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Runs lists runs newest first; limit <= 0 means all.
+func (s *Store) Runs(ctx context.Context, limit int) ([]RunSummary, error) {
+	q := runSelect + ` ORDER BY r.id DESC`
+	if limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", limit)
+	}
+	return s.queryRuns(ctx, q)
+}
+
+func (s *Store) queryRuns(ctx context.Context, q string, args ...any) ([]RunSummary, error) {
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("audit: %s: list runs: %v", s.path, err)
+	}
+	defer rows.Close()
+	var out []RunSummary
+	for rows.Next() {
+		rs, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("audit: %s: list runs: %v", s.path, err)
+		}
+		out = append(out, rs)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("audit: %s: list runs: %v", s.path, err)
+	}
+	return out, nil
+}
+
+// Run returns one run.
+func (s *Store) Run(ctx context.Context, id int64) (RunSummary, error) {
+	rs, err := scanRun(s.r.QueryRowContext(ctx, runSelect+` WHERE r.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return rs, fmt.Errorf("%w: run %d is not in %s", ErrNoRun, id, s.path)
+	}
+	if err != nil {
+		return rs, fmt.Errorf("audit: %s: read run %d: %v", s.path, id, err)
+	}
+	return rs, nil
+}
+
+// IncompleteRuns returns the apply runs against target (matched against
+// the target's cluster id or address) that never finished and were not
+// resumed by a run that finished, oldest first. A run currently holding
+// the target's lock (alive) is left out.
+func (s *Store) IncompleteRuns(ctx context.Context, target string) ([]RunSummary, error) {
+	return s.queryRuns(ctx, runSelect+`
+	WHERE r.command = 'apply' AND (r.target_cluster_id = ?1 OR r.target_address = ?1)
+	  AND e.run_id IS NULL
+	  AND NOT EXISTS (SELECT 1 FROM run_events v JOIN run_ends f ON f.run_id = v.run_id
+	                  WHERE v.kind = 'resumes' AND v.other_run_id = r.id)
+	  AND NOT EXISTS (SELECT 1 FROM target_locks l WHERE l.run_id = r.id)
+	ORDER BY r.id`, target)
+}
+
+// ChangeRecord is one change of a run with its transitions.
+type ChangeRecord struct {
+	ChangeID     string          `json:"change_id"`
+	Kind         string          `json:"kind"`
+	Action       string          `json:"action"`
+	ResourceType string          `json:"resource_type"`
+	Resource     string          `json:"resource"`
+	RPC          string          `json:"rpc"`
+	Before       json.RawMessage `json:"before,omitempty"`
+	After        json.RawMessage `json:"after,omitempty"`
+	// Status is the latest transition: planned, sent, succeeded, failed or
+	// skipped.
+	Status    string         `json:"status"`
+	ErrorCode int            `json:"error_code,omitempty"`
+	ErrorName string         `json:"error_name,omitempty"`
+	Message   string         `json:"message,omitempty"`
+	Reason    string         `json:"reason,omitempty"`
+	Batch     int            `json:"batch,omitempty"`
+	Verdict   *VerdictRecord `json:"verdict,omitempty"`
+	Events    []ChangeEvent  `json:"events,omitempty"`
+}
+
+// VerdictRecord is a recorded policy decision.
+type VerdictRecord struct {
+	Allowed bool   `json:"allowed"`
+	Rule    string `json:"rule,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// ChangeEvent is one transition of a change.
+type ChangeEvent struct {
+	Seq          int64     `json:"seq"`
+	At           time.Time `json:"at"`
+	Status       string    `json:"status"`
+	Reason       string    `json:"reason,omitempty"`
+	Batch        int       `json:"batch,omitempty"`
+	ValidateOnly bool      `json:"validate_only,omitempty"`
+	ErrorCode    int       `json:"error_code,omitempty"`
+	ErrorName    string    `json:"error_name,omitempty"`
+	Message      string    `json:"message,omitempty"`
+}
+
+// ChangeFilter selects changes; empty fields select all.
+type ChangeFilter struct {
+	Kind   string
+	Status string
+}
+
+// Changes returns a run's changes in plan order with their transitions.
+// Transitions of changes that are not in the run's recorded plan are
+// returned as changes of their own (kind unknown).
+func (s *Store) Changes(ctx context.Context, runID int64, f ChangeFilter) ([]ChangeRecord, error) {
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("audit: %s: read changes: %v", s.path, err)
+	}
+	defer tx.Rollback()
+	var out []ChangeRecord
+	byID := map[string]int{}
+	rows, err := tx.QueryContext(ctx, `SELECT change_id, kind, action, resource_type, resource, rpc,
+		coalesce(before_state, ''), coalesce(after_state, '') FROM changes WHERE run_id = ? ORDER BY seq`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("audit: %s: read changes: %v", s.path, err)
+	}
+	for rows.Next() {
+		var c ChangeRecord
+		var before, after string
+		if err := rows.Scan(&c.ChangeID, &c.Kind, &c.Action, &c.ResourceType, &c.Resource, &c.RPC, &before, &after); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("audit: %s: read changes: %v", s.path, err)
+		}
+		if before != "" {
+			c.Before = json.RawMessage(before)
+		}
+		if after != "" {
+			c.After = json.RawMessage(after)
+		}
+		c.Status = "planned"
+		byID[c.ChangeID] = len(out)
+		out = append(out, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("audit: %s: read changes: %v", s.path, err)
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT seq, change_id, at, status, coalesce(reason, ''), coalesce(batch, 0), validate_only,
+		coalesce(error_code, 0), coalesce(error_name, ''), coalesce(message, '') FROM change_events WHERE run_id = ? ORDER BY seq`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("audit: %s: read change events: %v", s.path, err)
+	}
+	for rows.Next() {
+		var ev ChangeEvent
+		var id, at string
+		if err := rows.Scan(&ev.Seq, &id, &at, &ev.Status, &ev.Reason, &ev.Batch, &ev.ValidateOnly, &ev.ErrorCode, &ev.ErrorName, &ev.Message); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("audit: %s: read change events: %v", s.path, err)
+		}
+		ev.At = parseTime(at)
+		i, ok := byID[id]
+		if !ok {
+			i = len(out)
+			byID[id] = i
+			out = append(out, ChangeRecord{ChangeID: id, Status: "planned"})
+		}
+		c := &out[i]
+		c.Events = append(c.Events, ev)
+		c.Status, c.Reason, c.ErrorCode, c.ErrorName, c.Message = ev.Status, ev.Reason, ev.ErrorCode, ev.ErrorName, ev.Message
+		if ev.Batch != 0 {
+			c.Batch = ev.Batch
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("audit: %s: read change events: %v", s.path, err)
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT change_id, allowed, coalesce(rule, ''), coalesce(message, '') FROM verdicts WHERE run_id = ? ORDER BY seq`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("audit: %s: read verdicts: %v", s.path, err)
+	}
+	for rows.Next() {
+		var id string
+		var v VerdictRecord
+		if err := rows.Scan(&id, &v.Allowed, &v.Rule, &v.Message); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("audit: %s: read verdicts: %v", s.path, err)
+		}
+		if i, ok := byID[id]; ok {
+			out[i].Verdict = &v
+		}
+	}
+	rows.Close()
+	if f.Kind == "" && f.Status == "" {
+		return out, nil
+	}
+	kept := out[:0]
+	for _, c := range out {
+		if (f.Kind == "" || c.Kind == f.Kind) && (f.Status == "" || c.Status == f.Status) {
+			kept = append(kept, c)
+		}
+	}
+	return kept, nil
+}
+
+// RPCRecord is one admin RPC of a run: its intent and, when it returned,
+// its outcome.
+type RPCRecord struct {
+	Seq          int64     `json:"seq"`
+	Batch        int       `json:"batch"`
+	Attempt      int       `json:"attempt"`
+	API          string    `json:"api"`
+	Version      int       `json:"api_version"`
+	Broker       int       `json:"broker"`
+	Principal    string    `json:"principal,omitempty"`
+	ValidateOnly bool      `json:"validate_only,omitempty"`
+	Started      time.Time `json:"started"`
+	Resources    int       `json:"resources"`
+	ChangeIDs    []string  `json:"change_ids"`
+	// Result is "ok", "error", or "" when the RPC's outcome was never
+	// recorded (the process died while it was in flight).
+	Result   string        `json:"result"`
+	Error    string        `json:"error,omitempty"`
+	Duration time.Duration `json:"duration_us"`
+	Finished time.Time     `json:"finished,omitzero"`
+}
+
+// MarshalJSON writes the duration in microseconds.
+func (r RPCRecord) MarshalJSON() ([]byte, error) {
+	type plain RPCRecord
+	return json.Marshal(struct {
+		plain
+		Duration int64 `json:"duration_us"`
+	}{plain(r), r.Duration.Microseconds()})
+}
+
+// RPCs returns a run's RPCs in the order they were sent.
+func (s *Store) RPCs(ctx context.Context, runID int64) ([]RPCRecord, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT p.seq, p.batch, p.attempt, p.api, p.api_version, p.broker, coalesce(p.principal, ''),
+		p.validate_only, p.started_at, p.resources, p.change_ids,
+		coalesce(x.result, ''), coalesce(x.error, ''), coalesce(x.duration_us, 0), coalesce(x.finished_at, '')
+		FROM rpcs p LEFT JOIN rpc_results x ON x.run_id = p.run_id AND x.batch = p.batch AND x.attempt = p.attempt
+		WHERE p.run_id = ? ORDER BY p.seq`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("audit: %s: read rpcs: %v", s.path, err)
+	}
+	defer rows.Close()
+	var out []RPCRecord
+	for rows.Next() {
+		var r RPCRecord
+		var started, ids, finished string
+		var us int64
+		if err := rows.Scan(&r.Seq, &r.Batch, &r.Attempt, &r.API, &r.Version, &r.Broker, &r.Principal, &r.ValidateOnly,
+			&started, &r.Resources, &ids, &r.Result, &r.Error, &us, &finished); err != nil {
+			return nil, fmt.Errorf("audit: %s: read rpcs: %v", s.path, err)
+		}
+		r.Started = parseTime(started)
+		r.Finished = parseTime(finished)
+		r.Duration = time.Duration(us) * time.Microsecond
+		_ = json.Unmarshal([]byte(ids), &r.ChangeIDs)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("audit: %s: read rpcs: %v", s.path, err)
+	}
+	return out, nil
+}

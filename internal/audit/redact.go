@@ -1,0 +1,216 @@
+package audit
+
+import (
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/zkmigrate/zkmigrate/internal/props"
+)
+
+// Redacted replaces a secret value in everything the audit stores.
+const Redacted = "[redacted]"
+
+// sensitiveWords mark a flag or key name whose value is a secret.
+var sensitiveWords = []string{"password", "passwd", "secret", "auth", "jaas", "token", "credential"}
+
+// sensitiveKey reports whether a config or JSON key names a secret
+// (props.IsSensitiveKey, plus anything mentioning jaas).
+func sensitiveKey(key string) bool {
+	k := strings.ToLower(key)
+	return props.IsSensitiveKey(k) || strings.Contains(k, "jaas") || strings.Contains(k, "passwd")
+}
+
+// sensitiveName reports whether a flag name names a secret: it contains
+// password, secret, auth, jaas, token or credential.
+func sensitiveName(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range sensitiveWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return props.IsSensitiveKey(n)
+}
+
+var (
+	// userinfo in a URL or connect string: scheme://user:pass@host.
+	urlUserinfo = regexp.MustCompile(`(//[^/\s:@]*):[^@\s/]*@`)
+	// JAAS options and similar: password="..." or secret=value.
+	// The same inside JSON text: password=\"...\".
+	escapedSecret  = regexp.MustCompile(`(?i)\b([a-z0-9_.-]*(?:password|passwd|secret|token|credential)[a-z0-9_.-]*)\s*=\s*\\"(?:[^"\\]|\\[^"])*\\"`)
+	quotedSecret   = regexp.MustCompile(`(?i)\b([a-z0-9_.-]*(?:password|passwd|secret|token|credential)[a-z0-9_.-]*)\s*=\s*"[^"]*"`)
+	unquotedSecret = regexp.MustCompile(`(?i)\b([a-z0-9_.-]*(?:password|passwd|secret|token|credential)[a-z0-9_.-]*)\s*=\s*[^\s";,&\\][^\s";,&]*`)
+)
+
+// RedactArgs returns a copy of command-line arguments with secrets
+// replaced by [redacted]:
+//   - the value of a flag whose name contains password, secret, auth, jaas,
+//     token or credential (--password=x, or the next argument after
+//     --password unless it is itself a long flag);
+//   - the value of a key=value argument (or flag value) whose key is
+//     sensitive (sasl.jaas.config=..., ssl.key.password=...);
+//   - the password in user:password@host and in JAAS-style
+//     password="..." text anywhere in an argument.
+func RedactArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if len(a) > 1 && a[0] == '-' && a != "--" {
+			dashes := a[:len(a)-len(strings.TrimLeft(a, "-"))]
+			name := a[len(dashes):]
+			if n, v, ok := strings.Cut(name, "="); ok {
+				if sensitiveName(n) {
+					out = append(out, dashes+n+"="+Redacted)
+				} else {
+					out = append(out, dashes+n+"="+redactValue(v))
+				}
+				continue
+			}
+			out = append(out, a)
+			if sensitiveName(name) && i+1 < len(args) && !strings.HasPrefix(args[i+1], "--") {
+				out = append(out, Redacted)
+				i++
+			}
+			continue
+		}
+		out = append(out, redactValue(a))
+	}
+	return out
+}
+
+// redactValue redacts one argument or flag value.
+func redactValue(v string) string {
+	if k, _, ok := strings.Cut(v, "="); ok && !strings.ContainsAny(k, " \t/") && sensitiveKey(k) {
+		return k + "=" + Redacted
+	}
+	return redactText(v)
+}
+
+// redactText removes passwords in URLs and key=value text.
+func redactText(s string) string {
+	if !strings.ContainsAny(s, "=@") {
+		return s
+	}
+	if strings.Contains(s, "@") {
+		s = urlUserinfo.ReplaceAllString(s, "$1:"+Redacted+"@")
+	}
+	if strings.Contains(s, "=") && mentionsSecret(s) {
+		s = escapedSecret.ReplaceAllString(s, `$1=\"`+Redacted+`\"`)
+		s = quotedSecret.ReplaceAllString(s, `$1="`+Redacted+`"`)
+		s = unquotedSecret.ReplaceAllStringFunc(s, func(m string) string {
+			if strings.HasSuffix(m, Redacted) || strings.HasSuffix(m, Redacted+`"`) {
+				return m
+			}
+			k, _, _ := strings.Cut(m, "=")
+			return k + "=" + Redacted
+		})
+	}
+	return s
+}
+
+// mentionsSecret is a cheap pre-check for redactText's patterns.
+func mentionsSecret(s string) bool {
+	l := strings.ToLower(s)
+	for _, w := range []string{"passw", "secret", "token", "credential"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactEndpointAddress strips credentials from an address.
+func redactEndpointAddress(a string) string { return redactText(a) }
+
+// redactJSONValue walks a decoded JSON value and redacts the values of
+// sensitive keys.
+func redactJSONValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if sensitiveKey(k) {
+				switch e.(type) {
+				case string, float64:
+					x[k] = Redacted
+					continue
+				}
+			}
+			x[k] = redactJSONValue(e)
+		}
+		return x
+	case []any:
+		for i := range x {
+			x[i] = redactJSONValue(x[i])
+		}
+		return x
+	case string:
+		return redactText(x)
+	}
+	return v
+}
+
+// redactedJSON marshals v and redacts sensitive keys' values.
+func redactedJSON(v any) (string, error) {
+	if v == nil {
+		return "", nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	var g any
+	if err := json.Unmarshal(b, &g); err != nil {
+		return "", err
+	}
+	b, err = json.Marshal(redactJSONValue(g))
+	return string(b), err
+}
+
+// scrubber removes known secret values (and their JSON-escaped forms) from
+// text. Values shorter than minSecretLen are not searched for (they would
+// match ordinary text); structural redaction keeps them out instead.
+type scrubber struct {
+	secrets []string
+}
+
+const minSecretLen = 4
+
+// add remembers secret values to scrub.
+func (sc *scrubber) add(vals ...string) {
+	seen := map[string]bool{}
+	for _, s := range sc.secrets {
+		seen[s] = true
+	}
+	for _, v := range vals {
+		if len(v) < minSecretLen {
+			continue
+		}
+		forms := []string{v}
+		if b, err := json.Marshal(v); err == nil {
+			if e := string(b[1 : len(b)-1]); e != v {
+				forms = append(forms, e)
+			}
+		}
+		for _, f := range forms {
+			if !seen[f] {
+				seen[f] = true
+				sc.secrets = append(sc.secrets, f)
+			}
+		}
+	}
+	// Longest first, so that a secret containing another is replaced whole.
+	sort.Slice(sc.secrets, func(i, j int) bool { return len(sc.secrets[i]) > len(sc.secrets[j]) })
+}
+
+// scrub returns s without known secrets and with URL/JAAS passwords
+// redacted.
+func (sc *scrubber) scrub(s string) string {
+	for _, sec := range sc.secrets {
+		if strings.Contains(s, sec) {
+			s = strings.ReplaceAll(s, sec, Redacted)
+		}
+	}
+	return redactText(s)
+}

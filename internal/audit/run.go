@@ -1,0 +1,473 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"sort"
+	"sync"
+
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+// Endpoint describes a source or target, without credentials.
+type Endpoint struct {
+	Kind      string `json:"kind,omitempty"`    // zookeeper, snapshot, kafka
+	Address   string `json:"address,omitempty"` // connect string or bootstrap; credentials are stripped
+	ClusterID string `json:"cluster_id,omitempty"`
+	Principal string `json:"principal,omitempty"` // who the tool authenticates as
+}
+
+// RunInfo describes a run as it begins.
+type RunInfo struct {
+	Command string   // plan, apply, check, ...
+	Args    []string // command-line arguments; redacted again by BeginRun
+	// User and Host default to the OS user and host name.
+	User, Host  string
+	ToolVersion string
+	Source      Endpoint
+	Target      Endpoint
+	// Options are the choices that shaped the run (e.g. plan.Options); they
+	// are stored as JSON with sensitive keys redacted.
+	Options any
+}
+
+// ErrIncomplete is returned (wrapped) by Finish when some events of the run
+// could not be recorded.
+var ErrIncomplete = errors.New("audit: the run's record is incomplete")
+
+// Run is one run being recorded. Its methods are safe for concurrent use;
+// the Observer is meant to be called from one goroutine in event order.
+type Run struct {
+	s  *Store
+	id int64
+	ri RunInfo
+
+	mu       sync.Mutex
+	sc       scrubber
+	planned  bool
+	pending  []pendingRow
+	batches  map[int]*batchState
+	counts   struct{ succeeded, failed, skipped int }
+	err      error // first event that could not be recorded
+	errCount int
+	onError  func(error)
+	finished bool
+}
+
+// pendingRow is a row buffered by the Observer until its next commit point.
+type pendingRow struct {
+	table string
+	cols  []string
+	vals  []any
+}
+
+// batchState tracks an RPC in flight, to commit its outcome as soon as it
+// is known.
+type batchState struct {
+	expected, results int
+	done              bool
+}
+
+// BeginRun records the start of a run and returns it. Args are redacted
+// (see RedactArgs), addresses are stripped of credentials, Options are
+// stored as redacted JSON.
+func (s *Store) BeginRun(ctx context.Context, ri RunInfo) (*Run, error) {
+	if ri.Command == "" {
+		return nil, errors.New("audit: begin run: no command")
+	}
+	if ri.User == "" {
+		if u, err := user.Current(); err == nil {
+			ri.User = u.Username
+		} else {
+			ri.User = os.Getenv("USER")
+		}
+	}
+	if ri.Host == "" {
+		ri.Host = s.hostname
+	}
+	ri.Args = RedactArgs(ri.Args)
+	ri.Source.Address = redactEndpointAddress(ri.Source.Address)
+	ri.Target.Address = redactEndpointAddress(ri.Target.Address)
+	args, err := json.Marshal(ri.Args)
+	if err != nil {
+		return nil, fmt.Errorf("audit: begin run: %v", err)
+	}
+	opts, err := redactedJSON(ri.Options)
+	if err != nil {
+		return nil, fmt.Errorf("audit: begin run: options: %v", err)
+	}
+	r := &Run{s: s, ri: ri, batches: map[int]*batchState{}}
+	_, err = s.write(ctx, r.sc.scrub, func(w *writer) error {
+		if err := w.tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM runs`).Scan(&r.id); err != nil {
+			return fmt.Errorf("audit: begin run: %v", err)
+		}
+		_, err := w.insert("runs",
+			[]string{"id", "command", "args", "os_user", "host", "pid", "tool_version", "started_at",
+				"source_kind", "source_address", "source_cluster_id", "source_principal",
+				"target_kind", "target_address", "target_cluster_id", "target_principal", "options"},
+			r.id, ri.Command, string(args), ri.User, ri.Host, s.pid, ri.ToolVersion, timestamp(s.now()),
+			nullIfEmpty(ri.Source.Kind), nullIfEmpty(ri.Source.Address), nullIfEmpty(ri.Source.ClusterID), nullIfEmpty(ri.Source.Principal),
+			nullIfEmpty(ri.Target.Kind), nullIfEmpty(ri.Target.Address), nullIfEmpty(ri.Target.ClusterID), nullIfEmpty(ri.Target.Principal),
+			nullIfEmpty(opts))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// ID returns the run's id.
+func (r *Run) ID() int64 { return r.id }
+
+// AddSecrets tells the run about secret values it might otherwise meet in
+// text (broker error messages, notes); every text value written afterwards
+// has them replaced by [redacted]. RecordPlan adds the plan's known secrets
+// itself.
+func (r *Run) AddSecrets(values ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sc.add(values...)
+}
+
+// SetOnError sets a function called (synchronously, from Observe) with each
+// event the Observer could not record, for instance to cancel the apply
+// before an RPC whose intent is not on disk is sent.
+func (r *Run) SetOnError(fn func(error)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onError = fn
+}
+
+// Err returns the first event the Observer could not record, if any.
+func (r *Run) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// writeLocked commits the pending rows and those fn appends in one
+// transaction. r.mu must be held.
+func (r *Run) writeLocked(ctx context.Context, fn func(w *writer) error) (string, error) {
+	if r.finished {
+		return "", fmt.Errorf("audit: run %d is finished", r.id)
+	}
+	pending := r.pending
+	head, err := r.s.write(ctx, r.sc.scrub, func(w *writer) error {
+		for _, p := range pending {
+			if _, err := w.insert(p.table, p.cols, p.vals...); err != nil {
+				return err
+			}
+		}
+		if fn != nil {
+			return fn(w)
+		}
+		return nil
+	})
+	if err == nil {
+		r.pending = r.pending[:0]
+	}
+	return head, err
+}
+
+// event appends a run_events row.
+func (r *Run) event(w *writer, kind string, other int64, detail string) error {
+	var o any
+	if other != 0 {
+		o = other
+	}
+	_, err := w.insert("run_events", []string{"run_id", "at", "kind", "other_run_id", "detail"},
+		r.id, timestamp(r.s.now()), kind, o, nullIfEmpty(detail))
+	return err
+}
+
+// RecordSnapshot records a snapshot the run read: role is "source" or
+// "target", digest is snapshot.Digest, counts are resources per kind.
+func (r *Run) RecordSnapshot(ctx context.Context, role, digest string, counts map[string]int) error {
+	if role != "source" && role != "target" {
+		return fmt.Errorf("audit: record snapshot: role %q is not source or target", role)
+	}
+	c, err := json.Marshal(counts)
+	if err != nil {
+		return fmt.Errorf("audit: record snapshot: %v", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, err = r.writeLocked(ctx, func(w *writer) error {
+		_, err := w.insert("snapshots", []string{"run_id", "at", "role", "digest", "counts"},
+			r.id, timestamp(r.s.now()), role, digest, string(c))
+		return err
+	})
+	return err
+}
+
+// RecordPlan records a plan: its fingerprint, counts and redacted JSON,
+// every change (in the planned state), every policy verdict, blocker,
+// policy note and finding. A run records at most one plan.
+func (r *Run) RecordPlan(ctx context.Context, p *plan.Plan) error {
+	if p == nil {
+		return errors.New("audit: record plan: nil plan")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.recordPlanLocked(ctx, p)
+}
+
+func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan) error {
+	if r.planned {
+		return fmt.Errorf("audit: run %d already has a plan recorded", r.id)
+	}
+	r.sc.add(planSecrets(p)...)
+	rp, err := redactPlan(p)
+	if err != nil {
+		return fmt.Errorf("audit: record plan: %v", err)
+	}
+	pj, err := json.Marshal(rp)
+	if err != nil {
+		return fmt.Errorf("audit: record plan: %v", err)
+	}
+	perKind := map[string]int{}
+	for _, c := range rp.Changes {
+		perKind[string(c.Kind)]++
+	}
+	counts, _ := json.Marshal(perKind)
+	now := timestamp(r.s.now())
+	_, err = r.writeLocked(ctx, func(w *writer) error {
+		if _, err := w.insert("plans", []string{"run_id", "at", "fingerprint", "changes", "blockers", "findings", "counts", "plan_json"},
+			r.id, now, rp.Fingerprint, len(rp.Changes), len(rp.Blockers), len(rp.Findings), string(counts), string(pj)); err != nil {
+			return err
+		}
+		for i := range rp.Changes {
+			c := &rp.Changes[i]
+			if err := insertChange(w, r.id, c); err != nil {
+				return err
+			}
+		}
+		for i := range rp.Changes {
+			c := &rp.Changes[i]
+			if c.Verdict == nil {
+				continue
+			}
+			if _, err := w.insert("verdicts", []string{"run_id", "change_id", "allowed", "rule", "message"},
+				r.id, c.ID, c.Verdict.Allowed, nullIfEmpty(c.Verdict.Rule), nullIfEmpty(c.Verdict.Message)); err != nil {
+				return err
+			}
+		}
+		for _, b := range rp.Blockers {
+			var cid, rule any
+			if b.Change != nil {
+				cid = nullIfEmpty(b.Change.ID)
+				if b.Change.Verdict != nil {
+					rule = nullIfEmpty(b.Change.Verdict.Rule)
+					if _, err := w.insert("verdicts", []string{"run_id", "change_id", "allowed", "rule", "message"},
+						r.id, b.Change.ID, b.Change.Verdict.Allowed, nullIfEmpty(b.Change.Verdict.Rule), nullIfEmpty(b.Change.Verdict.Message)); err != nil {
+						return err
+					}
+				}
+			}
+			if _, err := w.insert("blockers", []string{"run_id", "blocker_id", "kind", "resource", "reason", "fix", "change_id", "rule"},
+				r.id, b.ID, string(b.Kind), b.Resource, b.Reason, nullIfEmpty(b.Fix), cid, rule); err != nil {
+				return err
+			}
+		}
+		for _, n := range rp.PolicyNotes {
+			if err := r.event(w, "policy-note", 0, n); err != nil {
+				return err
+			}
+		}
+		return insertFindings(w, r.id, rp.Findings)
+	})
+	if err != nil {
+		return err
+	}
+	r.planned = true
+	return nil
+}
+
+// insertChange appends one changes row (the planned state).
+func insertChange(w *writer, runID int64, c *plan.Change) error {
+	before, err := stateJSON(c.Before)
+	if err != nil {
+		return err
+	}
+	after, err := stateJSON(c.After)
+	if err != nil {
+		return err
+	}
+	_, err = w.insert("changes", []string{"run_id", "change_id", "kind", "action", "resource_type", "resource", "rpc", "before_state", "after_state"},
+		runID, c.ID, string(c.Kind), string(c.Action), c.Resource.Type, c.Resource.Name, c.RPC, before, after)
+	return err
+}
+
+func stateJSON(s *plan.State) (any, error) {
+	if s == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("audit: record change state: %v", err)
+	}
+	return string(b), nil
+}
+
+// RecordFindings records findings (from reading, planning or checking).
+func (r *Run) RecordFindings(ctx context.Context, fs []snapshot.Finding) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, err := r.writeLocked(ctx, func(w *writer) error { return insertFindings(w, r.id, fs) })
+	return err
+}
+
+func insertFindings(w *writer, runID int64, fs []snapshot.Finding) error {
+	for _, f := range fs {
+		if _, err := w.insert("findings", []string{"run_id", "finding_id", "severity", "resource", "message", "fix"},
+			runID, f.ID, f.Severity, f.Resource, f.Message, nullIfEmpty(f.Fix)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MarkResumes records that this run resumes (finishes the work of) an
+// earlier run that never finished.
+func (r *Run) MarkResumes(ctx context.Context, previousRunID int64) error {
+	if previousRunID == r.id || previousRunID <= 0 {
+		return fmt.Errorf("audit: run %d cannot resume run %d", r.id, previousRunID)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, err := r.writeLocked(ctx, func(w *writer) error {
+		var n int
+		if err := w.tx.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE id = ?`, previousRunID).Scan(&n); err != nil {
+			return fmt.Errorf("audit: mark resumes: %v", err)
+		}
+		if n == 0 {
+			return fmt.Errorf("audit: run %d cannot resume run %d: no such run", r.id, previousRunID)
+		}
+		return r.event(w, "resumes", previousRunID, fmt.Sprintf("resumes run %d", previousRunID))
+	})
+	return err
+}
+
+// Note records a free-form event on the run (kind is a short word such as
+// "warning"; detail is scrubbed of secrets).
+func (r *Run) Note(ctx context.Context, kind, detail string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, err := r.writeLocked(ctx, func(w *writer) error { return r.event(w, kind, 0, detail) })
+	return err
+}
+
+// Finish records how the run ended (outcome such as "succeeded", "failed",
+// "partial", "canceled"; the process exit code) and returns the chain head
+// hash after it: the run's receipt, to print and keep elsewhere for
+// `migrate audit verify --anchor`. Events still buffered by the Observer
+// are written first. If some events could not be recorded, Finish still
+// records the end and returns the head, with an error wrapping
+// ErrIncomplete.
+func (r *Run) Finish(ctx context.Context, outcome string, exitCode int) (head string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if outcome == "" {
+		outcome = "unknown"
+	}
+	obsErr, n := r.err, r.errCount
+	head, err = r.writeLocked(ctx, func(w *writer) error {
+		if obsErr != nil {
+			if err := r.event(w, "audit-error", 0, fmt.Sprintf("%d events not recorded; first: %v", n, obsErr)); err != nil {
+				return err
+			}
+		}
+		_, err := w.insert("run_ends", []string{"run_id", "finished_at", "outcome", "exit_code", "succeeded", "failed", "skipped"},
+			r.id, timestamp(r.s.now()), outcome, exitCode, r.counts.succeeded, r.counts.failed, r.counts.skipped)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	r.finished = true
+	if obsErr != nil {
+		return head, fmt.Errorf("%w: %d events of run %d not recorded; first: %v", ErrIncomplete, n, r.id, obsErr)
+	}
+	return head, nil
+}
+
+// planSecrets lists the secret values a plan holds in memory.
+func planSecrets(p *plan.Plan) []string {
+	var out []string
+	add := func(s *snapshot.Secret) {
+		if s == nil {
+			return
+		}
+		if v, ok := s.Reveal(); ok && v != "" {
+			out = append(out, v)
+		}
+	}
+	state := func(st *plan.State) {
+		if st == nil {
+			return
+		}
+		add(st.Password)
+		for i := range st.Configs {
+			add(st.Configs[i].Secret)
+			if st.Configs[i].Sensitive || sensitiveKey(st.Configs[i].Key) {
+				if st.Configs[i].Value != "" {
+					out = append(out, st.Configs[i].Value)
+				}
+			}
+		}
+	}
+	for i := range p.Changes {
+		state(p.Changes[i].Before)
+		state(p.Changes[i].After)
+	}
+	for _, b := range p.Blockers {
+		if b.Change != nil {
+			state(b.Change.Before)
+			state(b.Change.After)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// redactPlan returns a deep copy of p with secrets by reference only:
+// the copy goes through JSON (Secret values never serialise) and the value
+// of every sensitive config is cleared.
+func redactPlan(p *plan.Plan) (*plan.Plan, error) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	var cp plan.Plan
+	if err := json.Unmarshal(b, &cp); err != nil {
+		return nil, err
+	}
+	clear := func(st *plan.State) {
+		if st == nil {
+			return
+		}
+		for i := range st.Configs {
+			c := &st.Configs[i]
+			if (c.Sensitive || c.Secret != nil || sensitiveKey(c.Key)) && c.Value != "" {
+				c.Value = Redacted
+			}
+		}
+	}
+	for i := range cp.Changes {
+		clear(cp.Changes[i].Before)
+		clear(cp.Changes[i].After)
+	}
+	for i := range cp.Blockers {
+		if c := cp.Blockers[i].Change; c != nil {
+			clear(c.Before)
+			clear(c.After)
+		}
+	}
+	return &cp, nil
+}

@@ -1,0 +1,153 @@
+package audit
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	// The cgo SQLite driver; registers "sqlite3".
+	_ "github.com/mattn/go-sqlite3"
+)
+
+// BusyTimeout is how long a writer waits for another process's write lock
+// before failing.
+const BusyTimeout = 10 * time.Second
+
+// DefaultLockStaleAfter is how long a target lock may go without a heartbeat
+// before another run may reclaim it.
+const DefaultLockStaleAfter = 6 * time.Hour
+
+// Store is an open audit database. It is safe for concurrent use.
+type Store struct {
+	path string
+	w    *sql.DB // one connection, BEGIN IMMEDIATE: every write
+	r    *sql.DB // deferred transactions, query only: every read
+
+	wmu sync.Mutex // serialises this process's writers
+
+	// LockStaleAfter is how long a target lock may go without a heartbeat
+	// before AcquireTargetLock reclaims it (default DefaultLockStaleAfter).
+	LockStaleAfter time.Duration
+
+	now      func() time.Time
+	hostname string
+	pid      int
+}
+
+// DefaultPath returns the default audit database location:
+// $XDG_STATE_HOME/zkmigrate/audit.db when XDG_STATE_HOME is set to an
+// absolute path, else ~/.local/state/zkmigrate/audit.db. It returns "" when
+// neither is known (no home directory).
+func DefaultPath() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "zkmigrate", "audit.db")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".local", "state", "zkmigrate", "audit.db")
+}
+
+// dsn returns the go-sqlite3 data source name for path.
+func dsn(path, txlock string, queryOnly bool) string {
+	q := fmt.Sprintf("_journal_mode=WAL&_busy_timeout=%d&_foreign_keys=on&_synchronous=FULL&_txlock=%s",
+		BusyTimeout.Milliseconds(), txlock)
+	if queryOnly {
+		q += "&_query_only=1"
+	}
+	return "file:" + path + "?" + q
+}
+
+// Open opens (creating if needed) the audit database at path, or at
+// DefaultPath when path is empty, and migrates its schema to the newest
+// version this tool knows, in one transaction. A database whose schema is
+// newer than the tool's is refused with an error naming the file and both
+// versions (ErrSchemaTooNew).
+func Open(ctx context.Context, path string) (*Store, error) {
+	return open(ctx, path, -1)
+}
+
+// open opens path and migrates it up to version maxVersion (-1: all).
+func open(ctx context.Context, path string, maxVersion int) (*Store, error) {
+	if path == "" {
+		path = DefaultPath()
+		if path == "" {
+			return nil, errors.New("audit: no audit database path: set --audit-db, or HOME or XDG_STATE_HOME")
+		}
+	}
+	if strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("audit: database path %q: '?' and '#' are not allowed in the file name", path)
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("audit: create directory for %s: %v", path, err)
+		}
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("audit: %s is a directory, not a database file", path)
+	}
+	// Create the file with owner-only permissions before SQLite does; its
+	// -wal and -shm files inherit them.
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
+		return nil, fmt.Errorf("audit: open %s: %v", path, err)
+	} else {
+		f.Close()
+	}
+	w, err := sql.Open("sqlite3", dsn(path, "immediate", false))
+	if err != nil {
+		return nil, fmt.Errorf("audit: open %s: %v", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	s := &Store{path: path, w: w, now: time.Now, pid: os.Getpid(), LockStaleAfter: DefaultLockStaleAfter}
+	s.hostname, _ = os.Hostname()
+	if err := w.PingContext(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("audit: open %s: %v", path, err)
+	}
+	if err := s.migrate(ctx, maxVersion); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite3", dsn(path, "deferred", true))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("audit: open %s: %v", path, err)
+	}
+	r.SetMaxOpenConns(4)
+	s.r = r
+	return s, nil
+}
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error {
+	var errs []error
+	if s.r != nil {
+		errs = append(errs, s.r.Close())
+	}
+	errs = append(errs, s.w.Close())
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("audit: close %s: %v", s.path, err)
+	}
+	return nil
+}
+
+// timestamp formats t for the database: RFC 3339 with nanoseconds, UTC.
+func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// parseTime reads a timestamp written by timestamp; zero on error.
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
