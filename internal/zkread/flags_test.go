@@ -1,0 +1,5 @@
+package zkread
+
+import "flag"
+
+func flagUpdate() *bool { return flag.Bool("update", false, "rewrite golden files") }
