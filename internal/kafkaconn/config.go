@@ -123,7 +123,7 @@ var usedKeys = map[string]bool{
 	"security.protocol": true, "sasl.mechanism": true, "sasl.jaas.config": true,
 	"ssl.truststore.location": true, "ssl.truststore.type": true, "ssl.truststore.password": true,
 	"ssl.truststore.certificates": true,
-	"ssl.keystore.location": true, "ssl.keystore.type": true, "ssl.keystore.password": true,
+	"ssl.keystore.location":       true, "ssl.keystore.type": true, "ssl.keystore.password": true,
 	"ssl.key.password": true, "ssl.keystore.certificate.chain": true, "ssl.keystore.key": true,
 	"ssl.endpoint.identification.algorithm": true, "ssl.protocol": true, "ssl.enabled.protocols": true,
 }
