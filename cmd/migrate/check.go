@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/zkmigrate/zkmigrate/internal/check"
+	"github.com/zkmigrate/zkmigrate/internal/policy"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+// checkFlags are the flags of `migrate check`.
+type checkFlags struct {
+	source     sourceFlags
+	policyFile string
+	target     string
+	output     string
+	failOn     string
+	limit      int
+	catalogue  bool
+	audit      auditFlags
+}
+
+func (f *checkFlags) register(fs *flag.FlagSet) {
+	f.source.register(fs)
+	fs.StringVar(&f.policyFile, "policy", "", "TopicActionPolicy file (YAML): report existing topics that violate it")
+	fs.StringVar(&f.target, "target-version", check.DefaultTargetVersion, "Kafka version the cluster moves to (4.0, 4.1, ...); version-dependent checks follow it")
+	fs.StringVar(&f.output, "o", "text", "output: text, json or markdown (for a change ticket)")
+	fs.StringVar(&f.failOn, "fail-on", check.SeverityError, "exit 3 when a finding at or above this severity exists: error, warning, info or none")
+	fs.IntVar(&f.limit, "max-per-check", 20, "text and markdown: list at most this many findings per check id (0: all); json lists all")
+	fs.BoolVar(&f.catalogue, "catalogue", false, "print the catalogue of checks (ids, severities, fixes) and exit")
+	f.audit.register(fs)
+}
+
+const checkUsage = `Usage: migrate check (--zookeeper ... | --snapshot FILE) [--broker-config server.properties]...
+                     [--policy FILE] [--target-version 4.0|4.1] [-o text|json|markdown]
+                     [--fail-on error|warning|info|none]
+       migrate check --catalogue [-o text|json|markdown]
+
+Pre-upgrade audit: what will break when this ZooKeeper-mode cluster moves to
+KRaft and Kafka 4, what the admin protocol cannot carry to a new cluster, ACL
+hygiene, and existing topics that violate the TopicActionPolicy. Every finding
+has a stable id (see docs/checks.md or --catalogue), a severity, the resource,
+why it matters and the fix. Give each broker's server.properties with
+--broker-config: the authorizer, IBP and ZooKeeper-only settings live there.
+
+Exit codes: 0 no finding at or above --fail-on, 3 findings at or above it,
+1 error (nothing was audited).
+
+`
+
+func runCheck(ctx context.Context, e *env) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var f checkFlags
+	f.register(fs)
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, checkUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(e.args); err != nil {
+		return exitError
+	}
+	if fs.NArg() > 0 {
+		return fail(e, "check", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	switch f.output {
+	case "text", "json", "markdown":
+	default:
+		return fail(e, "check", fmt.Errorf("-o %q: want text, json or markdown", f.output))
+	}
+	if f.catalogue {
+		return printCatalogue(e, f.output)
+	}
+	if check.Rank(f.failOn) == 0 && f.failOn != "none" {
+		return fail(e, "check", fmt.Errorf("--fail-on %q: want error, warning, info or none", f.failOn))
+	}
+	target, err := check.ParseTarget(f.target)
+	if err != nil {
+		return fail(e, "check", err)
+	}
+	opts := check.Options{TargetVersion: target.String()}
+	if f.policyFile != "" {
+		pol, err := policy.Load(f.policyFile)
+		if err != nil {
+			return fail(e, "check", err)
+		}
+		opts.Policy = checkPolicy{pol}
+	}
+	progress := io.Discard
+	if e.tty {
+		progress = e.stderr
+	}
+	rec := f.audit.begin(ctx, e, "check")
+	src, err := f.source.load(ctx, progress)
+	if err != nil {
+		rec.finish(ctx, e, "error", exitError)
+		return fail(e, "check", err)
+	}
+	opts.EncoderSecretKnown = encoderSecretUsed(src)
+	findings, err := check.Run(src, opts)
+	if err != nil {
+		rec.finish(ctx, e, "error", exitError)
+		return fail(e, "check", err)
+	}
+	rec.findings(ctx, check.ToSnapshot(findings))
+	if err := writeCheckReport(e.stdout, f.output, f.limit, check.NewReport(sourceName(src), target, findings)); err != nil {
+		rec.finish(ctx, e, "error", exitError)
+		return fail(e, "check", err)
+	}
+	code := exitOK
+	if check.AtOrAbove(findings, f.failOn) {
+		code = exitPartial
+	}
+	outcome := "passed"
+	if code != exitOK {
+		outcome = "findings at or above " + f.failOn
+	}
+	rec.finish(ctx, e, outcome, code)
+	return code
+}
+
+func writeCheckReport(w io.Writer, output string, limit int, r *check.Report) error {
+	switch output {
+	case "json":
+		return r.WriteJSON(w)
+	case "markdown":
+		return r.WriteMarkdown(w, limit)
+	default:
+		return r.WriteText(w, limit)
+	}
+}
+
+func printCatalogue(e *env, output string) int {
+	var err error
+	switch output {
+	case "json":
+		err = check.WriteCatalogueJSON(e.stdout)
+	case "markdown":
+		err = check.WriteCatalogueMarkdown(e.stdout)
+	default:
+		err = check.WriteCatalogueText(e.stdout)
+	}
+	if err != nil {
+		return fail(e, "check", err)
+	}
+	return exitOK
+}
+
+// sourceName says what was audited, without credentials.
+func sourceName(s *snapshot.Snapshot) string {
+	switch {
+	case s.Address != "" && s.Source != "":
+		return s.Source + " " + s.Address
+	case s.Address != "":
+		return s.Address
+	}
+	return s.Source
+}
+
+// encoderSecretUsed reports whether any encrypted broker password was
+// decrypted, i.e. a working password encoder secret was given.
+func encoderSecretUsed(s *snapshot.Snapshot) bool {
+	for _, bc := range s.BrokerConfigs {
+		for _, c := range bc.Configs {
+			if c.Sensitive && c.Secret != nil && c.Secret.Known() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkPolicy lets the audit evaluate existing topics against a loaded
+// TopicActionPolicy (as if each were created now, with no principal).
+type checkPolicy struct{ p *policy.Policy }
+
+func (c checkPolicy) CheckExisting(t *snapshot.Topic) []check.PolicyViolation {
+	d := c.p.EvaluateExisting(t.Name, policy.FromTopic(t))
+	if d.Allowed {
+		return nil
+	}
+	return []check.PolicyViolation{{Rule: d.Rule, Message: d.Message}}
+}
