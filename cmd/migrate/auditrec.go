@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/user"
+
+	"github.com/zkmigrate/zkmigrate/internal/apply"
+	"github.com/zkmigrate/zkmigrate/internal/audit"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+// auditFlags choose the audit database. Auditing is on unless --no-audit.
+type auditFlags struct {
+	path string
+	off  bool
+}
+
+func (f *auditFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.path, "audit-db", "", "audit database (default "+audit.DefaultPath()+")")
+	fs.BoolVar(&f.off, "no-audit", false, "do not record this run in the audit trail (an explicit choice)")
+}
+
+// recorder records one run; a nil or failed recorder does nothing, so
+// commands call it unconditionally. An audit database that cannot be opened
+// is reported once and the command goes on only for read-only commands;
+// apply refuses to run unaudited unless --no-audit.
+type recorder struct {
+	store *audit.Store
+	run   *audit.Run
+	err   error
+}
+
+func (f *auditFlags) open(ctx context.Context) (*audit.Store, error) {
+	if f.off {
+		return nil, nil
+	}
+	path := f.path
+	if path == "" {
+		path = audit.DefaultPath()
+	}
+	return audit.Open(ctx, path)
+}
+
+// begin opens the database and starts a run for cmd.
+func (f *auditFlags) begin(ctx context.Context, e *env, cmd string) *recorder {
+	r := &recorder{}
+	if f.off {
+		return r
+	}
+	store, err := f.open(ctx)
+	if err != nil {
+		r.err = err
+		fmt.Fprintf(e.stderr, "migrate %s: audit trail unavailable: %v\n", cmd, err)
+		return r
+	}
+	r.store = store
+	ri := audit.RunInfo{Command: cmd, Args: e.args, ToolVersion: version}
+	if u, err := user.Current(); err == nil {
+		ri.User = u.Username
+	}
+	ri.Host, _ = os.Hostname()
+	run, err := store.BeginRun(ctx, ri)
+	if err != nil {
+		r.err = err
+		fmt.Fprintf(e.stderr, "migrate %s: audit trail unavailable: %v\n", cmd, err)
+		return r
+	}
+	r.run = run
+	return r
+}
+
+func (r *recorder) ok() bool { return r != nil && r.run != nil }
+
+func (r *recorder) id() int64 {
+	if !r.ok() {
+		return 0
+	}
+	return r.run.ID()
+}
+
+// plan records both snapshots and the plan.
+func (r *recorder) plan(ctx context.Context, pl *planned) {
+	if !r.ok() || pl == nil {
+		return
+	}
+	_ = r.run.SetEndpoints(ctx, auditEndpoint(pl.source, ""), auditEndpoint(pl.target, principalOf(pl)))
+	_ = r.run.RecordSnapshot(ctx, "source", snapshot.Digest(pl.source), counts(pl.source))
+	_ = r.run.RecordSnapshot(ctx, "target", snapshot.Digest(pl.target), counts(pl.target))
+	for _, v := range pl.resolve {
+		r.run.AddSecrets(v) // belt and braces: the audit scrubs these if they ever reach it
+	}
+	_ = r.run.RecordPlan(ctx, pl.plan)
+}
+
+func principalOf(pl *planned) string {
+	if pl.conn != nil {
+		return pl.conn.Principal
+	}
+	return ""
+}
+
+func auditEndpoint(s *snapshot.Snapshot, principal string) audit.Endpoint {
+	return audit.Endpoint{Kind: s.Source, Address: s.Address, ClusterID: s.ClusterID, Principal: principal}
+}
+
+func (r *recorder) findings(ctx context.Context, fs []snapshot.Finding) {
+	if r.ok() {
+		_ = r.run.RecordFindings(ctx, fs)
+	}
+}
+
+func (r *recorder) observer() apply.Observer {
+	if !r.ok() {
+		return nil
+	}
+	return r.run.Observer()
+}
+
+// finish closes the run and prints its receipt (the chain head).
+func (r *recorder) finish(ctx context.Context, e *env, outcome string, code int) {
+	if !r.ok() {
+		if r != nil && r.store != nil {
+			r.store.Close()
+		}
+		return
+	}
+	head, err := r.run.Finish(ctx, outcome, code)
+	if err == nil && head != "" {
+		fmt.Fprintf(e.stderr, "Audit run %d recorded; receipt %s\n", r.run.ID(), head)
+	}
+	r.store.Close()
+	r.run = nil
+}
+
+func counts(s *snapshot.Snapshot) map[string]int {
+	parts := 0
+	for _, t := range s.Topics {
+		parts += len(t.Partitions)
+	}
+	return map[string]int{
+		"topics": len(s.Topics), "partitions": parts, "broker_configs": len(s.BrokerConfigs),
+		"quotas": len(s.Quotas), "acls": len(s.ACLs), "scram_users": len(s.ScramUsers),
+		"delegation_tokens": len(s.DelegationTokens), "findings": len(s.Findings),
+	}
+}
