@@ -129,8 +129,8 @@ CREATE TABLE rpcs (
     batch         INTEGER NOT NULL,
     attempt       INTEGER NOT NULL,
     api           TEXT    NOT NULL,
-    api_version   INTEGER NOT NULL,
-    broker        INTEGER NOT NULL,
+    api_version   INTEGER NOT NULL, -- -1 when not known before sending
+    broker        INTEGER NOT NULL, -- node id; -1 when the client picks
     principal     TEXT,
     validate_only INTEGER NOT NULL,
     started_at    TEXT    NOT NULL,
@@ -146,6 +146,7 @@ CREATE TABLE rpc_results (
     batch       INTEGER NOT NULL,
     attempt     INTEGER NOT NULL,
     api         TEXT    NOT NULL,
+    api_version INTEGER NOT NULL, -- as negotiated; -1 when unknown
     broker      INTEGER NOT NULL,
     finished_at TEXT    NOT NULL,
     duration_us INTEGER NOT NULL,

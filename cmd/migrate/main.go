@@ -44,6 +44,7 @@ type command struct {
 // commands is the table of subcommands. Each lives in its own file.
 var commands = map[string]command{
 	"version": {"print the version", runVersion},
+	"audit":   {"the audit trail: log, show, export, verify (tamper evidence)", runAudit},
 	"check":   {"pre-upgrade audit: what breaks on KRaft/Kafka 4, what cannot move, ACL hygiene, policy", runCheck},
 }
 

@@ -93,6 +93,9 @@ func (r *Run) observeLocked(ctx context.Context, e apply.Event) error {
 			at = timestamp(ev.Time)
 		}
 		r.batches[ev.Batch] = &batchState{expected: len(ids)}
+		for _, id := range ids {
+			r.inflight[id] = ev.Batch
+		}
 		_, err := r.writeLocked(ctx, func(w *writer) error {
 			if _, err := w.insert("rpcs", []string{"run_id", "batch", "attempt", "api", "api_version", "broker", "principal", "validate_only", "started_at", "resources", "change_ids"},
 				r.id, ev.Batch, ev.Attempt, ev.RPC, ev.Version, ev.Broker, nullIfEmpty(r.ri.Target.Principal), ev.ValidateOnly, at, len(ids), string(idsJSON)); err != nil {
@@ -116,8 +119,8 @@ func (r *Run) observeLocked(ctx context.Context, e apply.Event) error {
 		if ev.Err != nil {
 			result, errText = "error", ev.Err.Error()
 		}
-		r.queue("rpc_results", []string{"run_id", "batch", "attempt", "api", "broker", "finished_at", "duration_us", "result", "error"},
-			r.id, ev.Batch, ev.Attempt, ev.RPC, ev.Broker, now, ev.Duration.Microseconds(), result, errText)
+		r.queue("rpc_results", []string{"run_id", "batch", "attempt", "api", "api_version", "broker", "finished_at", "duration_us", "result", "error"},
+			r.id, ev.Batch, ev.Attempt, ev.RPC, ev.Version, ev.Broker, now, ev.Duration.Microseconds(), result, errText)
 		if b := r.batches[ev.Batch]; b != nil {
 			b.done = true
 			if b.results >= b.expected || ev.Err != nil {
@@ -147,19 +150,26 @@ func (r *Run) observeLocked(ctx context.Context, e apply.Event) error {
 		if ev.ErrorCode != 0 || ev.Err != nil {
 			code = ev.ErrorCode
 		}
+		// apply may leave Batch unset: the change's latest BatchSent says
+		// which RPC carried it.
+		bn := ev.Batch
+		if bn == 0 {
+			bn = r.inflight[ev.Change.ID]
+		}
+		delete(r.inflight, ev.Change.ID)
 		var batch any
-		if ev.Batch != 0 {
-			batch = ev.Batch
+		if bn != 0 {
+			batch = bn
 		}
 		r.queue("change_events", changeEventCols,
 			r.id, ev.Change.ID, now, status, nil, batch, ev.ValidateOnly, code, nullIfEmpty(ev.ErrorName), nullIfEmpty(msg))
-		b := r.batches[ev.Batch]
+		b := r.batches[bn]
 		if b != nil {
 			b.results++
 		}
 		if (b != nil && b.done && b.results >= b.expected) || len(r.pending) >= skipFlushAt {
 			if b != nil && b.done && b.results >= b.expected {
-				delete(r.batches, ev.Batch)
+				delete(r.batches, bn)
 			}
 			_, err := r.writeLocked(ctx, nil)
 			return err

@@ -42,13 +42,15 @@ type RunSummary struct {
 }
 
 const runSelect = `SELECT r.id, r.command, r.args, r.os_user, r.host, r.pid, r.tool_version, r.started_at,
-	coalesce(r.source_kind, ''), coalesce(r.source_address, ''), coalesce(r.source_cluster_id, ''), coalesce(r.source_principal, ''),
-	coalesce(r.target_kind, ''), coalesce(r.target_address, ''), coalesce(r.target_cluster_id, ''), coalesce(r.target_principal, ''),
+	coalesce(se.kind, r.source_kind, ''), coalesce(se.address, r.source_address, ''), coalesce(se.cluster_id, r.source_cluster_id, ''), coalesce(se.principal, r.source_principal, ''),
+	coalesce(te.kind, r.target_kind, ''), coalesce(te.address, r.target_address, ''), coalesce(te.cluster_id, r.target_cluster_id, ''), coalesce(te.principal, r.target_principal, ''),
 	coalesce(r.options, ''),
 	e.finished_at, e.outcome, e.exit_code, coalesce(e.succeeded, 0), coalesce(e.failed, 0), coalesce(e.skipped, 0), e.hash,
 	(SELECT group_concat(other_run_id) FROM run_events v WHERE v.run_id = r.id AND v.kind = 'resumes'),
 	(SELECT group_concat(run_id) FROM run_events v WHERE v.other_run_id = r.id AND v.kind = 'resumes')
-FROM runs r LEFT JOIN run_ends e ON e.run_id = r.id`
+FROM runs r LEFT JOIN run_ends e ON e.run_id = r.id
+	LEFT JOIN run_endpoints se ON se.seq = (SELECT max(seq) FROM run_endpoints x WHERE x.run_id = r.id AND x.role = 'source')
+	LEFT JOIN run_endpoints te ON te.seq = (SELECT max(seq) FROM run_endpoints x WHERE x.run_id = r.id AND x.role = 'target')`
 
 type rowScanner interface{ Scan(...any) error }
 
@@ -143,7 +145,8 @@ func (s *Store) Run(ctx context.Context, id int64) (RunSummary, error) {
 // the target's lock (alive) is left out.
 func (s *Store) IncompleteRuns(ctx context.Context, target string) ([]RunSummary, error) {
 	return s.queryRuns(ctx, runSelect+`
-	WHERE r.command = 'apply' AND (r.target_cluster_id = ?1 OR r.target_address = ?1)
+	WHERE r.command = 'apply'
+	  AND (r.target_cluster_id = ?1 OR r.target_address = ?1 OR te.cluster_id = ?1 OR te.address = ?1)
 	  AND e.run_id IS NULL
 	  AND NOT EXISTS (SELECT 1 FROM run_events v JOIN run_ends f ON f.run_id = v.run_id
 	                  WHERE v.kind = 'resumes' AND v.other_run_id = r.id)
@@ -153,6 +156,7 @@ func (s *Store) IncompleteRuns(ctx context.Context, target string) ([]RunSummary
 
 // ChangeRecord is one change of a run with its transitions.
 type ChangeRecord struct {
+	Seq          int64           `json:"seq,omitempty"` // chain position of the planned row
 	ChangeID     string          `json:"change_id"`
 	Kind         string          `json:"kind"`
 	Action       string          `json:"action"`
@@ -210,7 +214,7 @@ func (s *Store) Changes(ctx context.Context, runID int64, f ChangeFilter) ([]Cha
 	defer tx.Rollback()
 	var out []ChangeRecord
 	byID := map[string]int{}
-	rows, err := tx.QueryContext(ctx, `SELECT change_id, kind, action, resource_type, resource, rpc,
+	rows, err := tx.QueryContext(ctx, `SELECT seq, change_id, kind, action, resource_type, resource, rpc,
 		coalesce(before_state, ''), coalesce(after_state, '') FROM changes WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %s: read changes: %v", s.path, err)
@@ -218,7 +222,7 @@ func (s *Store) Changes(ctx context.Context, runID int64, f ChangeFilter) ([]Cha
 	for rows.Next() {
 		var c ChangeRecord
 		var before, after string
-		if err := rows.Scan(&c.ChangeID, &c.Kind, &c.Action, &c.ResourceType, &c.Resource, &c.RPC, &before, &after); err != nil {
+		if err := rows.Scan(&c.Seq, &c.ChangeID, &c.Kind, &c.Action, &c.ResourceType, &c.Resource, &c.RPC, &before, &after); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("audit: %s: read changes: %v", s.path, err)
 		}
@@ -329,7 +333,7 @@ func (r RPCRecord) MarshalJSON() ([]byte, error) {
 func (s *Store) RPCs(ctx context.Context, runID int64) ([]RPCRecord, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT p.seq, p.batch, p.attempt, p.api, p.api_version, p.broker, coalesce(p.principal, ''),
 		p.validate_only, p.started_at, p.resources, p.change_ids,
-		coalesce(x.result, ''), coalesce(x.error, ''), coalesce(x.duration_us, 0), coalesce(x.finished_at, '')
+		coalesce(x.result, ''), coalesce(x.error, ''), coalesce(x.duration_us, 0), coalesce(x.finished_at, ''), coalesce(x.api_version, -1), coalesce(x.broker, -1)
 		FROM rpcs p LEFT JOIN rpc_results x ON x.run_id = p.run_id AND x.batch = p.batch AND x.attempt = p.attempt
 		WHERE p.run_id = ? ORDER BY p.seq`, runID)
 	if err != nil {
@@ -341,13 +345,20 @@ func (s *Store) RPCs(ctx context.Context, runID int64) ([]RPCRecord, error) {
 		var r RPCRecord
 		var started, ids, finished string
 		var us int64
+		var doneVersion, doneBroker int
 		if err := rows.Scan(&r.Seq, &r.Batch, &r.Attempt, &r.API, &r.Version, &r.Broker, &r.Principal, &r.ValidateOnly,
-			&started, &r.Resources, &ids, &r.Result, &r.Error, &us, &finished); err != nil {
+			&started, &r.Resources, &ids, &r.Result, &r.Error, &us, &finished, &doneVersion, &doneBroker); err != nil {
 			return nil, fmt.Errorf("audit: %s: read rpcs: %v", s.path, err)
 		}
 		r.Started = parseTime(started)
 		r.Finished = parseTime(finished)
 		r.Duration = time.Duration(us) * time.Microsecond
+		if r.Version < 0 {
+			r.Version = doneVersion
+		}
+		if r.Broker < 0 {
+			r.Broker = doneBroker
+		}
 		_ = json.Unmarshal([]byte(ids), &r.ChangeIDs)
 		out = append(out, r)
 	}

@@ -52,6 +52,7 @@ type Run struct {
 	planned  bool
 	pending  []pendingRow
 	batches  map[int]*batchState
+	inflight map[string]int // change id -> batch of its latest BatchSent
 	counts   struct{ succeeded, failed, skipped int }
 	err      error // first event that could not be recorded
 	errCount int
@@ -101,7 +102,7 @@ func (s *Store) BeginRun(ctx context.Context, ri RunInfo) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("audit: begin run: options: %v", err)
 	}
-	r := &Run{s: s, ri: ri, batches: map[int]*batchState{}}
+	r := &Run{s: s, ri: ri, batches: map[int]*batchState{}, inflight: map[string]int{}}
 	_, err = s.write(ctx, r.sc.scrub, func(w *writer) error {
 		if err := w.tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM runs`).Scan(&r.id); err != nil {
 			return fmt.Errorf("audit: begin run: %v", err)
@@ -184,6 +185,43 @@ func (r *Run) event(w *writer, kind string, other int64, detail string) error {
 	_, err := w.insert("run_events", []string{"run_id", "at", "kind", "other_run_id", "detail"},
 		r.id, timestamp(r.s.now()), kind, o, nullIfEmpty(detail))
 	return err
+}
+
+// SetEndpoints records the run's source and target once they are known
+// (after reading them: cluster ids come from the clusters). Addresses are
+// stripped of credentials. Endpoints with every field empty are left out.
+// The newest endpoints override those given to BeginRun in audit log/show
+// and IncompleteRuns.
+func (r *Run) SetEndpoints(ctx context.Context, source, target Endpoint) error {
+	source.Address = redactEndpointAddress(source.Address)
+	target.Address = redactEndpointAddress(target.Address)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, err := r.writeLocked(ctx, func(w *writer) error {
+		for _, ep := range []struct {
+			role string
+			e    Endpoint
+		}{{"source", source}, {"target", target}} {
+			if ep.e == (Endpoint{}) {
+				continue
+			}
+			if _, err := w.insert("run_endpoints", []string{"run_id", "role", "kind", "address", "cluster_id", "principal"},
+				r.id, ep.role, nullIfEmpty(ep.e.Kind), nullIfEmpty(ep.e.Address), nullIfEmpty(ep.e.ClusterID), nullIfEmpty(ep.e.Principal)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if source != (Endpoint{}) {
+		r.ri.Source = source
+	}
+	if target != (Endpoint{}) {
+		r.ri.Target = target
+	}
+	return nil
 }
 
 // RecordSnapshot records a snapshot the run read: role is "source" or

@@ -1,0 +1,556 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/zkmigrate/zkmigrate/internal/audit"
+)
+
+const auditUsage = `Usage: migrate audit <log|show|export|verify> [flags]
+
+Read the audit trail: every run, what it read and planned, every change with
+its transitions and every admin RPC, hash-chained against tampering.
+
+  migrate audit log     [--limit N]                      runs, newest first
+  migrate audit show    RUN [--kind K] [--status S]      a run's changes and RPCs
+  migrate audit export  RUN -o json|csv                  everything about a run
+  migrate audit verify  [--anchor HASH]                  check the hash chain
+
+Common flags: --audit-db PATH (default %s), -o text|json.
+Exit codes: 0 ok; 1 error (no database, no such run); 3 verify found a broken
+link, or the anchor is not in the intact chain.
+`
+
+// runAudit is `migrate audit`.
+func runAudit(ctx context.Context, e *env) int {
+	if len(e.args) == 0 || e.args[0] == "-h" || e.args[0] == "--help" || e.args[0] == "help" {
+		fmt.Fprintf(e.stderr, auditUsage, audit.DefaultPath())
+		if len(e.args) == 0 {
+			return exitError
+		}
+		return exitOK
+	}
+	sub, rest := e.args[0], e.args[1:]
+	se := *e
+	se.args = rest
+	switch sub {
+	case "log":
+		return auditLog(ctx, &se)
+	case "show":
+		return auditShow(ctx, &se)
+	case "export":
+		return auditExport(ctx, &se)
+	case "verify":
+		return auditVerify(ctx, &se)
+	}
+	fmt.Fprintf(e.stderr, "migrate audit: unknown subcommand %q (log, show, export, verify)\n", sub)
+	return exitError
+}
+
+// auditCmdFlags are the flags every audit subcommand takes.
+type auditCmdFlags struct {
+	db     string
+	output string
+}
+
+func newAuditFlagSet(e *env, name, usage string, outputs ...string) (*flag.FlagSet, *auditCmdFlags) {
+	fs := flag.NewFlagSet("audit "+name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	f := &auditCmdFlags{}
+	fs.StringVar(&f.db, "audit-db", "", "audit database (default "+audit.DefaultPath()+")")
+	fs.StringVar(&f.output, "o", outputs[0], "output: "+strings.Join(outputs, "|"))
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs, f
+}
+
+// parseInterleaved parses flags that may come before or after positional
+// arguments and returns the positionals.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func checkOutput(f *auditCmdFlags, allowed ...string) error {
+	for _, a := range allowed {
+		if f.output == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("-o %q: want %s", f.output, strings.Join(allowed, " or "))
+}
+
+// openAuditDB opens an existing audit database for reading. It does not
+// create one (a missing file is an error naming the path); an older schema
+// is migrated forward, a newer one refused.
+func openAuditDB(ctx context.Context, f *auditCmdFlags) (*audit.Store, error) {
+	path := f.db
+	if path == "" {
+		path = audit.DefaultPath()
+	}
+	if path == "" {
+		return nil, errors.New("no audit database: give --audit-db PATH")
+	}
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("no audit database at %s (give --audit-db PATH)", path)
+		}
+		return nil, fmt.Errorf("audit database %s: %v", path, err)
+	}
+	return audit.Open(ctx, path)
+}
+
+func parseRunID(pos []string, sub string) (int64, error) {
+	if len(pos) != 1 {
+		return 0, fmt.Errorf("want exactly one RUN id (see 'migrate audit log'), got %d arguments", len(pos))
+	}
+	id, err := strconv.ParseInt(strings.TrimPrefix(pos[0], "#"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, fmt.Errorf("RUN %q is not a run id (a positive number from 'migrate audit log')", pos[0])
+	}
+	return id, nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func auditLog(ctx context.Context, e *env) int {
+	fs, f := newAuditFlagSet(e, "log", "Usage: migrate audit log [--limit N] [--audit-db PATH] [-o text|json]\n\nList runs, newest first.\n\n", "text", "json")
+	limit := fs.Int("limit", 50, "show at most N runs (0: all)")
+	pos, err := parseInterleaved(fs, e.args)
+	if err != nil {
+		return exitError
+	}
+	if len(pos) > 0 {
+		return fail(e, "audit log", fmt.Errorf("unexpected argument %q", pos[0]))
+	}
+	if err := checkOutput(f, "text", "json"); err != nil {
+		return fail(e, "audit log", err)
+	}
+	s, err := openAuditDB(ctx, f)
+	if err != nil {
+		return fail(e, "audit log", err)
+	}
+	defer s.Close()
+	runs, err := s.Runs(ctx, *limit)
+	if err != nil {
+		return fail(e, "audit log", err)
+	}
+	if f.output == "json" {
+		if runs == nil {
+			runs = []audit.RunSummary{}
+		}
+		if err := writeJSON(e.stdout, runs); err != nil {
+			return fail(e, "audit log", err)
+		}
+		return exitOK
+	}
+	if len(runs) == 0 {
+		fmt.Fprintf(e.stdout, "No runs recorded in %s.\n", s.Path())
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tSTARTED\tCOMMAND\tUSER@HOST\tTARGET\tOUTCOME\tEXIT\tOK/FAILED/SKIPPED\tRESUMES\tRECEIPT")
+	for _, r := range runs {
+		outcome, exit, receipt := "unfinished", "-", "-"
+		if r.ExitCode != nil {
+			outcome, exit, receipt = r.Outcome, strconv.Itoa(*r.ExitCode), shortHash(r.Head)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s@%s\t%s\t%s\t%s\t%d/%d/%d\t%s\t%s\n", r.ID, fmtTime(r.Started), r.Command, r.User, r.Host,
+			endpointText(r.Target), outcome, exit, r.Succeeded, r.Failed, r.Skipped, idsText(r.Resumes), receipt)
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func auditShow(ctx context.Context, e *env) int {
+	fs, f := newAuditFlagSet(e, "show", "Usage: migrate audit show RUN [--kind K] [--status S] [--audit-db PATH] [-o text|json]\n\nShow a run: its changes with their latest status and every RPC.\n\n", "text", "json")
+	kind := fs.String("kind", "", "only changes of this kind (topic, partitions, reassignment, topic-config, broker-config, quota, acl, scram-user)")
+	status := fs.String("status", "", "only changes whose latest status is this (planned, sent, succeeded, failed, skipped)")
+	pos, err := parseInterleaved(fs, e.args)
+	if err != nil {
+		return exitError
+	}
+	id, err := parseRunID(pos, "show")
+	if err != nil {
+		return fail(e, "audit show", err)
+	}
+	if err := checkOutput(f, "text", "json"); err != nil {
+		return fail(e, "audit show", err)
+	}
+	switch *status {
+	case "", "planned", "sent", "succeeded", "failed", "skipped":
+	default:
+		return fail(e, "audit show", fmt.Errorf("--status %q: want planned, sent, succeeded, failed or skipped", *status))
+	}
+	s, err := openAuditDB(ctx, f)
+	if err != nil {
+		return fail(e, "audit show", err)
+	}
+	defer s.Close()
+	run, err := s.Run(ctx, id)
+	if err != nil {
+		return fail(e, "audit show", err)
+	}
+	changes, err := s.Changes(ctx, id, audit.ChangeFilter{Kind: *kind, Status: *status})
+	if err != nil {
+		return fail(e, "audit show", err)
+	}
+	rpcs, err := s.RPCs(ctx, id)
+	if err != nil {
+		return fail(e, "audit show", err)
+	}
+	if f.output == "json" {
+		if changes == nil {
+			changes = []audit.ChangeRecord{}
+		}
+		if rpcs == nil {
+			rpcs = []audit.RPCRecord{}
+		}
+		if err := writeJSON(e.stdout, struct {
+			Run     audit.RunSummary     `json:"run"`
+			Changes []audit.ChangeRecord `json:"changes"`
+			RPCs    []audit.RPCRecord    `json:"rpcs"`
+		}{run, changes, rpcs}); err != nil {
+			return fail(e, "audit show", err)
+		}
+		return exitOK
+	}
+	w := e.stdout
+	printRunHeader(w, run)
+	filter := ""
+	if *kind != "" || *status != "" {
+		filter = " matching" + strings.TrimRight(fmt.Sprintf(" kind=%s status=%s", orAny(*kind), orAny(*status)), " ")
+	}
+	fmt.Fprintf(w, "\nChanges%s (%d):\n", filter, len(changes))
+	if len(changes) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  STATUS\tKIND\tACTION\tRESOURCE\tBATCH\tDETAIL")
+		for _, c := range changes {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", c.Status, orDash(c.Kind), orDash(c.Action), orDash(c.Resource), intOrDash(c.Batch), changeDetail(c))
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(w, "\nRPCs (%d):\n", len(rpcs))
+	if len(rpcs) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  BATCH\tAPI\tBROKER\tPRINCIPAL\tSTARTED\tDURATION\tRESOURCES\tRESULT")
+		for _, r := range rpcs {
+			api := r.API
+			if r.Version >= 0 {
+				api += fmt.Sprintf(" v%d", r.Version)
+			}
+			if r.ValidateOnly {
+				api += " (validate)"
+			}
+			result := r.Result
+			switch result {
+			case "":
+				result = "no outcome recorded (in flight when the run stopped)"
+			case "error":
+				result = "error: " + r.Error
+			}
+			broker := "any"
+			if r.Broker >= 0 {
+				broker = strconv.Itoa(r.Broker)
+			}
+			dur := "-"
+			if r.Result != "" {
+				dur = r.Duration.Round(time.Microsecond).String()
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Batch, api, broker, orDash(r.Principal), fmtTime(r.Started), dur, r.Resources, result)
+		}
+		tw.Flush()
+	}
+	return exitOK
+}
+
+func printRunHeader(w io.Writer, r audit.RunSummary) {
+	fmt.Fprintf(w, "Run %d: %s by %s@%s (pid %d), migrate %s\n", r.ID, r.Command, r.User, r.Host, r.PID, orDash(r.ToolVersion))
+	fmt.Fprintf(w, "Arguments: %s\n", strings.Join(r.Args, " "))
+	fmt.Fprintf(w, "Started:   %s\n", fmtTime(r.Started))
+	if r.ExitCode != nil {
+		fmt.Fprintf(w, "Finished:  %s, %s (exit %d): %d succeeded, %d failed, %d skipped\n", fmtTime(r.Finished), r.Outcome, *r.ExitCode, r.Succeeded, r.Failed, r.Skipped)
+		fmt.Fprintf(w, "Receipt:   %s\n", r.Head)
+	} else {
+		fmt.Fprintln(w, "Finished:  never (running, or the process was killed)")
+	}
+	fmt.Fprintf(w, "Source:    %s\n", endpointText(r.Source))
+	fmt.Fprintf(w, "Target:    %s\n", endpointText(r.Target))
+	if len(r.Resumes) > 0 {
+		fmt.Fprintf(w, "Resumes:   run %s\n", idsText(r.Resumes))
+	}
+	if len(r.ResumedBy) > 0 {
+		fmt.Fprintf(w, "Resumed by: run %s\n", idsText(r.ResumedBy))
+	}
+}
+
+func changeDetail(c audit.ChangeRecord) string {
+	var parts []string
+	if c.Reason != "" {
+		parts = append(parts, c.Reason)
+	}
+	if c.ErrorCode != 0 || c.ErrorName != "" {
+		parts = append(parts, strings.TrimSpace(fmt.Sprintf("%d %s", c.ErrorCode, c.ErrorName)))
+	}
+	if c.Message != "" {
+		parts = append(parts, c.Message)
+	}
+	if c.Verdict != nil && !c.Verdict.Allowed {
+		parts = append(parts, "policy "+c.Verdict.Rule+": "+c.Verdict.Message)
+	}
+	return strings.Join(parts, ": ")
+}
+
+func auditExport(ctx context.Context, e *env) int {
+	fs, f := newAuditFlagSet(e, "export", `Usage: migrate audit export RUN -o json|csv [--audit-db PATH]
+
+Export everything recorded about a run. JSON holds the run, snapshot digests,
+the plan (secrets by reference only), changes with every transition, RPCs,
+blockers, findings and run events. CSV is the run's journal in chain order:
+one line per planned change, change transition and RPC.
+
+`, "json", "csv")
+	pos, err := parseInterleaved(fs, e.args)
+	if err != nil {
+		return exitError
+	}
+	id, err := parseRunID(pos, "export")
+	if err != nil {
+		return fail(e, "audit export", err)
+	}
+	if err := checkOutput(f, "json", "csv"); err != nil {
+		return fail(e, "audit export", err)
+	}
+	s, err := openAuditDB(ctx, f)
+	if err != nil {
+		return fail(e, "audit export", err)
+	}
+	defer s.Close()
+	x, err := s.Export(ctx, id)
+	if err != nil {
+		return fail(e, "audit export", err)
+	}
+	if f.output == "json" {
+		err = writeJSON(e.stdout, x)
+	} else {
+		err = writeJournalCSV(e.stdout, x)
+	}
+	if err != nil {
+		return fail(e, "audit export", err)
+	}
+	return exitOK
+}
+
+// journalHeader is the CSV export's header.
+var journalHeader = []string{"seq", "record", "at", "change_id", "kind", "action", "resource", "status", "reason", "batch",
+	"api", "api_version", "broker", "principal", "duration_us", "resources", "error_code", "error_name", "message"}
+
+func writeJournalCSV(w io.Writer, x *audit.RunExport) error {
+	type line struct {
+		seq  int64
+		cols []string
+	}
+	var lines []line
+	planAt := ""
+	if x.Plan != nil {
+		planAt = x.Plan.At.UTC().Format(time.RFC3339Nano)
+	}
+	for _, c := range x.Changes {
+		if c.Seq != 0 {
+			lines = append(lines, line{c.Seq, []string{"", "planned", planAt, c.ChangeID, c.Kind, c.Action, c.Resource, "planned", "", "", c.RPC, "", "", "", "", "", "", "", ""}})
+		}
+		for _, ev := range c.Events {
+			code := ""
+			if ev.ErrorCode != 0 {
+				code = strconv.Itoa(ev.ErrorCode)
+			}
+			lines = append(lines, line{ev.Seq, []string{"", "change", ev.At.UTC().Format(time.RFC3339Nano), c.ChangeID, c.Kind, c.Action, c.Resource,
+				ev.Status, ev.Reason, intOrEmpty(ev.Batch), "", "", "", "", "", "", code, ev.ErrorName, ev.Message}})
+		}
+	}
+	for _, r := range x.RPCs {
+		lines = append(lines, line{r.Seq, []string{"", "rpc", r.Started.UTC().Format(time.RFC3339Nano), "", "", "", "", r.Result, "", strconv.Itoa(r.Batch),
+			r.API, strconv.Itoa(r.Version), strconv.Itoa(r.Broker), r.Principal, strconv.FormatInt(r.Duration.Microseconds(), 10),
+			strconv.Itoa(r.Resources), "", "", r.Error}})
+	}
+	// Chain order.
+	for i := 1; i < len(lines); i++ {
+		for j := i; j > 0 && lines[j].seq < lines[j-1].seq; j-- {
+			lines[j], lines[j-1] = lines[j-1], lines[j]
+		}
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(journalHeader); err != nil {
+		return err
+	}
+	for _, l := range lines {
+		l.cols[0] = strconv.FormatInt(l.seq, 10)
+		if err := cw.Write(l.cols); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func auditVerify(ctx context.Context, e *env) int {
+	fs, f := newAuditFlagSet(e, "verify", `Usage: migrate audit verify [--anchor HASH] [--audit-db PATH] [-o text|json]
+
+Recompute the hash chain over every audited row and report the first broken
+link: an edited row, deleted or reordered rows, or a chain head that does not
+match the last row. --anchor takes a receipt printed at the end of an earlier
+run (kept elsewhere): it must be a link of the intact chain, which catches
+the deletion of the newest rows. Exit 0 intact, 3 broken or anchor missing,
+1 error.
+
+`, "text", "json")
+	anchor := fs.String("anchor", "", "a receipt (chain head hash) the chain must still contain")
+	pos, err := parseInterleaved(fs, e.args)
+	if err != nil {
+		return exitError
+	}
+	if len(pos) > 0 {
+		return fail(e, "audit verify", fmt.Errorf("unexpected argument %q", pos[0]))
+	}
+	if err := checkOutput(f, "text", "json"); err != nil {
+		return fail(e, "audit verify", err)
+	}
+	s, err := openAuditDB(ctx, f)
+	if err != nil {
+		return fail(e, "audit verify", err)
+	}
+	defer s.Close()
+	res, err := s.Verify(ctx, *anchor)
+	if err != nil {
+		return fail(e, "audit verify", err)
+	}
+	code := exitOK
+	if !res.OK {
+		code = exitPartial
+	}
+	if f.output == "json" {
+		if err := writeJSON(e.stdout, res); err != nil {
+			return fail(e, "audit verify", err)
+		}
+		return code
+	}
+	if res.Broken != nil {
+		fmt.Fprintf(e.stdout, "TAMPERED: %s: %s\n", s.Path(), res.Broken)
+		fmt.Fprintf(e.stdout, "%d rows verified before the break.\n", res.Rows)
+		return code
+	}
+	fmt.Fprintf(e.stdout, "Intact: %d rows in %d runs; head %s (position %d).\n", res.Rows, res.Runs, orDash(res.Head), res.HeadSeq)
+	if res.Anchor != "" {
+		if res.AnchorFound {
+			fmt.Fprintf(e.stdout, "Anchor %s found at position %d; %d rows appended since.\n", shortHash(res.Anchor), res.AnchorSeq, res.RowsAfterAnchor)
+		} else {
+			fmt.Fprintf(e.stdout, "TAMPERED: anchor %s is not in the chain: rows up to it were deleted or rewritten (or it is from another database).\n", res.Anchor)
+		}
+	}
+	return code
+}
+
+func endpointText(ep audit.Endpoint) string {
+	if ep == (audit.Endpoint{}) {
+		return "-"
+	}
+	s := ep.Address
+	if s == "" {
+		s = ep.Kind
+	} else if ep.Kind != "" {
+		s = ep.Kind + " " + s
+	}
+	if ep.ClusterID != "" {
+		s += " (cluster " + ep.ClusterID + ")"
+	}
+	if ep.Principal != "" {
+		s += " as " + ep.Principal
+	}
+	return s
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+func shortHash(h string) string {
+	if len(h) > 16 {
+		return h[:16]
+	}
+	if h == "" {
+		return "-"
+	}
+	return h
+}
+
+func idsText(ids []int64) string {
+	if len(ids) == 0 {
+		return "-"
+	}
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.FormatInt(id, 10)
+	}
+	return strings.Join(s, ",")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func orAny(s string) string {
+	if s == "" {
+		return "any"
+	}
+	return s
+}
+
+func intOrDash(n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return strconv.Itoa(n)
+}
+
+func intOrEmpty(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
