@@ -1,0 +1,310 @@
+package apply_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/zkmigrate/zkmigrate/internal/apply"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+func cluster(t *testing.T) (*kfake.Cluster, *kgo.Client, *kadm.Client) {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return c, cl, kadm.NewClient(cl)
+}
+
+func source() *snapshot.Snapshot {
+	parts := func(n int) []snapshot.Partition {
+		var ps []snapshot.Partition
+		for i := 0; i < n; i++ {
+			ps = append(ps, snapshot.Partition{ID: int32(i), Replicas: []int32{int32(i % 3), int32((i + 1) % 3)}})
+		}
+		return ps
+	}
+	s := &snapshot.Snapshot{Format: 1, Source: snapshot.SourceZooKeeper,
+		Topics: []snapshot.Topic{
+			{Name: "a", Partitions: parts(3), Configs: []snapshot.Config{{Key: "retention.ms", Value: "3600000"}}},
+			{Name: "b", Partitions: parts(2)},
+			{Name: "c", Partitions: parts(1), Configs: []snapshot.Config{{Key: "cleanup.policy", Value: "compact"}}},
+		},
+		BrokerConfigs: []snapshot.BrokerConfig{{Broker: "", Configs: []snapshot.Config{{Key: "log.retention.ms", Value: "7200000"}}}},
+		Quotas: []snapshot.Quota{
+			{Entity: snapshot.QuotaEntity{{Type: "user", Name: "alice"}}, Values: map[string]float64{"producer_byte_rate": 1024}},
+			{Entity: snapshot.QuotaEntity{{Type: "user", Default: true}, {Type: "client-id", Name: "app"}}, Values: map[string]float64{"consumer_byte_rate": 2048}},
+		},
+		ACLs: []snapshot.ACL{
+			{ResourceType: "Topic", ResourceName: "a", PatternType: "LITERAL", Principal: "User:alice", Host: "*", Operation: "Read", Permission: "Allow"},
+			{ResourceType: "Topic", ResourceName: "pre-", PatternType: "PREFIXED", Principal: "User:bob", Host: "10.0.0.1", Operation: "Write", Permission: "Deny"},
+			{ResourceType: "Group", ResourceName: "g", PatternType: "LITERAL", Principal: "User:alice", Host: "*", Operation: "Read", Permission: "Allow"},
+		},
+		ScramUsers: []snapshot.ScramUser{{Name: "alice", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096}}}},
+	}
+	s.Sort()
+	return s
+}
+
+func emptyTarget() *snapshot.Snapshot {
+	return &snapshot.Snapshot{Format: 1, Source: snapshot.SourceKafka, Brokers: []snapshot.Broker{{ID: 0}, {ID: 1}, {ID: 2}}}
+}
+
+func build(t *testing.T, target *snapshot.Snapshot) *plan.Plan {
+	t.Helper()
+	p, err := plan.Build(plan.Input{Source: source(), Target: target, Credentials: []plan.Credential{
+		{User: "alice", Mechanism: "SCRAM-SHA-256", Iterations: 4096, Password: snapshot.NewSecret("scram-credentials:alice/SCRAM-SHA-256", "alice-pw")},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// events records every event.
+type events struct {
+	mu sync.Mutex
+	es []apply.Event
+}
+
+func (e *events) Observe(ev apply.Event) {
+	e.mu.Lock()
+	e.es = append(e.es, ev)
+	e.mu.Unlock()
+}
+
+func (e *events) results() map[string]apply.ResourceResult {
+	out := map[string]apply.ResourceResult{}
+	for _, ev := range e.es {
+		if r, ok := ev.(apply.ResourceResult); ok && !r.ValidateOnly || ok && r.Err != nil {
+			out[r.Change.ID] = r
+		}
+	}
+	return out
+}
+
+func TestApplyEveryKindToKfake(t *testing.T) {
+	ctx := context.Background()
+	_, cl, adm := cluster(t)
+	p := build(t, emptyTarget())
+	var ev events
+	res, err := apply.Run(ctx, cl, p, emptyTarget(), apply.Options{BatchSize: 2}, &ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed != 0 || res.Succeeded != len(p.Changes) {
+		t.Fatalf("result %+v for %d changes: %v", res, len(p.Changes), res.Failures)
+	}
+	if _, ok := ev.es[0].(apply.RunStarted); !ok {
+		t.Errorf("first event %T, want RunStarted", ev.es[0])
+	}
+	if _, ok := ev.es[len(ev.es)-1].(apply.RunFinished); !ok {
+		t.Errorf("last event %T, want RunFinished", ev.es[len(ev.es)-1])
+	}
+	if got := len(ev.results()); got != len(p.Changes) {
+		t.Errorf("%d resource results, want one per change (%d)", got, len(p.Changes))
+	}
+
+	topics, err := adm.ListTopics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, n := range map[string]int{"a": 3, "b": 2, "c": 1} {
+		td, ok := topics[name]
+		if !ok || len(td.Partitions) != n {
+			t.Errorf("topic %s: exists=%v partitions=%d, want %d", name, ok, len(td.Partitions), n)
+		}
+	}
+	rc, err := adm.DescribeTopicConfigs(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := configValue(rc, "retention.ms"); v != "3600000" {
+		t.Errorf("a retention.ms = %q", v)
+	}
+	acls, err := adm.DescribeACLs(ctx, kadm.NewACLs().AnyResource().ResourcePatternType(kadm.ACLPatternAny).Operations(kadm.OpAny).Allow().Deny().AllowHosts().DenyHosts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range acls {
+		n += len(r.Described)
+	}
+	if n != 3 {
+		t.Errorf("%d ACLs on the target, want 3", n)
+	}
+	q, err := adm.DescribeClientQuotas(ctx, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q) != 2 {
+		t.Errorf("%d quota entities, want 2: %+v", len(q), q)
+	}
+	users, err := adm.DescribeUserSCRAMs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := users["alice"]; !ok {
+		t.Errorf("SCRAM user alice missing: %+v", users)
+	}
+}
+
+func configValue(rc kadm.ResourceConfigs, key string) string {
+	for _, r := range rc {
+		for _, c := range r.Configs {
+			if c.Key == key && c.Value != nil {
+				return *c.Value
+			}
+		}
+	}
+	return ""
+}
+
+// One topic rejected by the broker does not stop the others in its batch.
+func TestApplyPerResourceFailure(t *testing.T) {
+	ctx := context.Background()
+	c, cl, adm := cluster(t)
+	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.CreateTopics}, Topic: "b", Err: kerr.PolicyViolation, Count: -1})
+	p := build(t, emptyTarget())
+	var ev events
+	res, err := apply.Run(ctx, cl, p, emptyTarget(), apply.Options{}, &ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed != 1 || res.Succeeded != len(p.Changes)-1 {
+		t.Fatalf("result %+v, want exactly topic b failed", res)
+	}
+	r := ev.results()["topic:b"]
+	if !errors.Is(r.Err, kerr.PolicyViolation) || r.ErrorName != "POLICY_VIOLATION" {
+		t.Errorf("topic b result %+v, want POLICY_VIOLATION", r)
+	}
+	topics, _ := adm.ListTopics(ctx)
+	if topics.Has("b") || !topics.Has("a") || !topics.Has("c") {
+		t.Errorf("topics after apply: %v, want a and c without b", topics.Names())
+	}
+}
+
+// A retriable error is retried with backoff and then succeeds.
+func TestApplyRetriesRetriable(t *testing.T) {
+	ctx := context.Background()
+	c, cl, adm := cluster(t)
+	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.CreateTopics}, Topic: "c", Err: kerr.ThrottlingQuotaExceeded, Count: 1})
+	p := build(t, emptyTarget())
+	var ev events
+	res, err := apply.Run(ctx, cl, p, emptyTarget(), apply.Options{NoPreflight: true, Backoff: time.Millisecond}, &ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed != 0 {
+		t.Fatalf("failures: %v", res.Failures)
+	}
+	sends := 0
+	for _, e := range ev.es {
+		if b, ok := e.(apply.BatchSent); ok && slices.ContainsFunc(b.Changes, func(c *plan.Change) bool { return c.ID == "topic:c" }) {
+			sends++
+		}
+	}
+	if sends != 2 {
+		t.Errorf("topic c sent %d times, want 2 (one retry)", sends)
+	}
+	if topics, _ := adm.ListTopics(ctx); !topics.Has("c") {
+		t.Error("topic c was not created")
+	}
+}
+
+// A stale resource refuses the whole plan before anything is sent; an
+// applied plan is skipped as already done.
+func TestApplyStalenessRule(t *testing.T) {
+	ctx := context.Background()
+	_, cl, adm := cluster(t)
+	p := build(t, emptyTarget())
+
+	drift := emptyTarget()
+	drift.Topics = []snapshot.Topic{{Name: "a", Partitions: []snapshot.Partition{{ID: 0, Replicas: []int32{0}}}}}
+	var ev events
+	_, err := apply.Run(ctx, cl, p, drift, apply.Options{}, &ev)
+	var se *apply.StaleError
+	if !errors.As(err, &se) || len(se.Resources) != 1 {
+		t.Fatalf("Run on a drifted target: %v, want a StaleError naming topic a", err)
+	}
+	if len(ev.es) != 0 {
+		t.Errorf("%d events for a refused plan, want none", len(ev.es))
+	}
+	if topics, _ := adm.ListTopics(ctx); len(topics) != 0 {
+		t.Errorf("refused plan created topics: %v", topics.Names())
+	}
+
+	done := plan.Simulate(emptyTarget(), p.Changes)
+	res, err := apply.Run(ctx, cl, p, done, apply.Options{}, &ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Skipped != len(p.Changes) || res.Succeeded != 0 {
+		t.Errorf("applied plan against its after-state: %+v, want all skipped", res)
+	}
+}
+
+func TestApplyValidateOnlyAndCancel(t *testing.T) {
+	ctx := context.Background()
+	_, cl, adm := cluster(t)
+	p := build(t, emptyTarget())
+	res, err := apply.Run(ctx, cl, p, emptyTarget(), apply.Options{ValidateOnly: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed != 0 {
+		t.Errorf("validate-only failures: %v", res.Failures)
+	}
+	if topics, _ := adm.ListTopics(ctx); len(topics) != 0 {
+		t.Errorf("validate-only created topics: %v", topics.Names())
+	}
+
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	res, err = apply.Run(canceled, cl, p, emptyTarget(), apply.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Canceled || res.Skipped != len(p.Changes) {
+		t.Errorf("canceled run: %+v, want every change skipped", res)
+	}
+}
+
+func TestApplyNeedsSecrets(t *testing.T) {
+	p := build(t, emptyTarget())
+	for i := range p.Changes {
+		if p.Changes[i].After != nil && p.Changes[i].After.Password != nil {
+			ref := snapshot.SecretRef(p.Changes[i].After.Password.Ref()) // as loaded from a plan file
+			p.Changes[i].After.Password = &ref
+		}
+	}
+	_, cl, _ := cluster(t)
+	if _, err := apply.Run(context.Background(), cl, p, emptyTarget(), apply.Options{}, nil); err == nil {
+		t.Fatal("Run with an unresolvable SCRAM password succeeded")
+	}
+	res, err := apply.Run(context.Background(), cl, p, emptyTarget(), apply.Options{Secrets: resolver{"scram-credentials:alice/SCRAM-SHA-256": "alice-pw"}}, nil)
+	if err != nil || res.Failed != 0 {
+		t.Fatalf("Run with a resolver: %+v %v", res, err)
+	}
+}
+
+type resolver map[string]string
+
+func (r resolver) Resolve(ref string) (string, bool) { v, ok := r[ref]; return v, ok }
