@@ -46,6 +46,7 @@ var commands = map[string]command{
 	"version": {"print the version", runVersion},
 	"audit":   {"the audit trail: log, show, export, verify (tamper evidence)", runAudit},
 	"check":   {"pre-upgrade audit: what breaks on KRaft/Kafka 4, what cannot move, ACL hygiene, policy", runCheck},
+	"policy":  {"TopicActionPolicy: convert legacy policy keys, test existing topics", runPolicy},
 }
 
 const usageHead = `migrate — move a ZooKeeper-mode Kafka cluster's metadata to KRaft, with proof.

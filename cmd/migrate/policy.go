@@ -1,0 +1,252 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/zkmigrate/zkmigrate/internal/policy"
+	"github.com/zkmigrate/zkmigrate/internal/props"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+const policyUsage = `Usage: migrate policy convert --broker-config server.properties [--broker-config ...]
+                             [--out FILE] [--controller-config-out FILE]
+       migrate policy test --policy FILE (--zookeeper ... | --snapshot FILE) [-o text|json]
+
+The TopicActionPolicy: one policy, a YAML file of CEL rules, for CREATE, MODIFY
+and DELETE of topics (see docs/policy.md). zkmigrate evaluates it on every
+planned topic change (plan/apply --policy).
+
+  convert  rewrite the legacy create.topic.policy.class.name /
+           alter.config.policy.class.name settings into a policy file (legacy
+           classes become adapter entries) and into the properties the KRaft
+           controllers need. Exit 1 when a legacy key is set together with
+           topic.action.policy.class.name.
+  test     evaluate every existing topic as if created now and list the
+           violations. Exit 0 none, 3 violations found, 1 error.
+`
+
+func runPolicy(ctx context.Context, e *env) int {
+	if len(e.args) == 0 || e.args[0] == "-h" || e.args[0] == "--help" || e.args[0] == "help" {
+		fmt.Fprint(e.stdout, policyUsage)
+		if len(e.args) == 0 {
+			return exitError
+		}
+		return exitOK
+	}
+	sub := *e
+	sub.args = e.args[1:]
+	switch e.args[0] {
+	case "convert":
+		return runPolicyConvert(ctx, &sub)
+	case "test":
+		return runPolicyTest(ctx, &sub)
+	}
+	return fail(e, "policy", fmt.Errorf("unknown subcommand %q (want convert or test)", e.args[0]))
+}
+
+// policyFileList is a repeatable string flag.
+type policyFileList []string
+
+func (l *policyFileList) String() string { return strings.Join(*l, ",") }
+
+func (l *policyFileList) Set(s string) error {
+	*l = append(*l, s)
+	return nil
+}
+
+func runPolicyConvert(_ context.Context, e *env) int {
+	const name = "policy convert"
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var brokerConfigs policyFileList
+	var out, controllerOut string
+	fs.Var(&brokerConfigs, "broker-config", "a broker's server.properties (repeat for every broker)")
+	fs.StringVar(&out, "out", "", "write the policy file here (default: stdout)")
+	fs.StringVar(&controllerOut, "controller-config-out", "", "write the KRaft controllers' policy properties here")
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, policyUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(e.args); err != nil {
+		return exitError
+	}
+	if fs.NArg() > 0 {
+		return fail(e, name, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if len(brokerConfigs) == 0 {
+		return fail(e, name, errors.New("at least one --broker-config server.properties is required"))
+	}
+	if out != "" && out == controllerOut {
+		return fail(e, name, fmt.Errorf("--out and --controller-config-out are both %s", out))
+	}
+	var files []*props.File
+	for _, p := range brokerConfigs {
+		f, err := props.Load(p)
+		if err != nil {
+			return fail(e, name, err)
+		}
+		files = append(files, f)
+	}
+	conv, err := policy.Convert(files)
+	if err != nil {
+		return fail(e, name, err)
+	}
+	for _, w := range conv.Warnings {
+		fmt.Fprintf(e.stderr, "migrate %s: warning: %s\n", name, w)
+	}
+	if out == "" {
+		if _, err := e.stdout.Write(conv.Policy); err != nil {
+			return fail(e, name, err)
+		}
+	} else if err := snapshot.WriteFileAtomic(out, conv.Policy, 0o644); err != nil {
+		return fail(e, name, err)
+	}
+	if controllerOut != "" {
+		if err := snapshot.WriteFileAtomic(controllerOut, conv.ControllerConfig, 0o644); err != nil {
+			return fail(e, name, err)
+		}
+	}
+	return exitOK
+}
+
+// policyViolation is one existing topic the policy denies.
+type policyViolation struct {
+	Topic   string `json:"topic"`
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
+
+// policyTestReport is the result of `migrate policy test`.
+type policyTestReport struct {
+	Policy          string            `json:"policy"`
+	PolicyDigest    string            `json:"policy_digest"`
+	Source          string            `json:"source"`
+	Topics          int               `json:"topics"`
+	InternalSkipped int               `json:"internal_skipped"`
+	Violations      []policyViolation `json:"violations"`
+	Notes           []string          `json:"notes,omitempty"`
+}
+
+func runPolicyTest(ctx context.Context, e *env) int {
+	const name = "policy test"
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var (
+		src        sourceFlags
+		audit      auditFlags
+		policyFile string
+		output     string
+	)
+	src.register(fs)
+	audit.register(fs)
+	fs.StringVar(&policyFile, "policy", "", "TopicActionPolicy file (YAML)")
+	fs.StringVar(&output, "o", "text", "output: text or json")
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, policyUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(e.args); err != nil {
+		return exitError
+	}
+	if fs.NArg() > 0 {
+		return fail(e, name, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if output != "text" && output != "json" {
+		return fail(e, name, fmt.Errorf("-o %q: want text or json", output))
+	}
+	if policyFile == "" {
+		return fail(e, name, errors.New("--policy FILE is required"))
+	}
+	pol, err := policy.Load(policyFile)
+	if err != nil {
+		return fail(e, name, err)
+	}
+	progress := io.Discard
+	if e.tty {
+		progress = e.stderr
+	}
+	rec := audit.begin(ctx, e, name)
+	s, err := src.load(ctx, progress)
+	if err != nil {
+		rec.finish(ctx, e, "error", exitError)
+		return fail(e, name, err)
+	}
+	r := testPolicy(pol, s)
+	var findings []snapshot.Finding
+	for _, v := range r.Violations {
+		findings = append(findings, snapshot.Finding{ID: "POLICY-VIOLATION", Severity: snapshot.SeverityError, Resource: "topic " + v.Topic,
+			Message: fmt.Sprintf("rule %q: %s", v.Rule, v.Message)})
+	}
+	rec.findings(ctx, findings)
+	if output == "json" {
+		err = writeJSONReport(e.stdout, r)
+	} else {
+		err = r.writeText(e.stdout)
+	}
+	if err != nil {
+		rec.finish(ctx, e, "error", exitError)
+		return fail(e, name, err)
+	}
+	code, outcome := exitOK, "no violations"
+	if len(r.Violations) > 0 {
+		code, outcome = exitPartial, fmt.Sprintf("%d violations", len(r.Violations))
+	}
+	rec.finish(ctx, e, outcome, code)
+	return code
+}
+
+// testPolicy evaluates every non-internal topic of s as a CREATE made now.
+func testPolicy(pol *policy.Policy, s *snapshot.Snapshot) *policyTestReport {
+	r := &policyTestReport{Policy: pol.Source(), PolicyDigest: pol.Digest(), Source: sourceName(s), Violations: []policyViolation{}, Notes: pol.Notes()}
+	for i := range s.Topics {
+		t := &s.Topics[i]
+		if t.Internal || snapshot.IsInternalTopic(t.Name) {
+			r.InternalSkipped++
+			continue
+		}
+		r.Topics++
+		if d := pol.EvaluateExisting(t.Name, policy.FromTopic(t)); !d.Allowed {
+			r.Violations = append(r.Violations, policyViolation{Topic: t.Name, Rule: d.Rule, Message: d.Message})
+		}
+	}
+	return r
+}
+
+func writeJSONReport(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func (r *policyTestReport) writeText(w io.Writer) error {
+	if len(r.Violations) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "TOPIC\tRULE\tMESSAGE")
+		for _, v := range r.Violations {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Topic, v.Rule, v.Message)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%d of %d topics violate %s", len(r.Violations), r.Topics, r.Policy)
+	} else {
+		fmt.Fprintf(w, "no violations: %d topics comply with %s", r.Topics, r.Policy)
+	}
+	if r.InternalSkipped > 0 {
+		fmt.Fprintf(w, " (%d Kafka-internal topics not evaluated)", r.InternalSkipped)
+	}
+	fmt.Fprintln(w)
+	for _, n := range r.Notes {
+		if _, err := fmt.Fprintf(w, "note: %s\n", n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
