@@ -43,10 +43,11 @@ type command struct {
 
 // commands is the table of subcommands. Each lives in its own file.
 var commands = map[string]command{
-	"version": {"print the version", runVersion},
-	"audit":   {"the audit trail: log, show, export, verify (tamper evidence)", runAudit},
-	"check":   {"pre-upgrade audit: what breaks on KRaft/Kafka 4, what cannot move, ACL hygiene, policy", runCheck},
-	"policy":  {"TopicActionPolicy: convert legacy policy keys, test existing topics", runPolicy},
+	"version":  {"print the version", runVersion},
+	"audit":    {"the audit trail: log, show, export, verify (tamper evidence)", runAudit},
+	"check":    {"pre-upgrade audit: what breaks on KRaft/Kafka 4, what cannot move, ACL hygiene, policy", runCheck},
+	"snapshot": {"read the legacy cluster's metadata from ZooKeeper into a snapshot (summary, -o json, --out FILE)", runSnapshot},
+	"policy":   {"TopicActionPolicy: convert legacy policy keys, test existing topics", runPolicy},
 }
 
 const usageHead = `migrate — move a ZooKeeper-mode Kafka cluster's metadata to KRaft, with proof.

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/zkconn"
+	"github.com/zkmigrate/zkmigrate/internal/zkread"
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// sourceFlags are the source flags every command shares: a live ZooKeeper
+// ensemble or a saved snapshot, plus the brokers' static config files and
+// the password encoder secret.
+type sourceFlags struct {
+	zookeeper         string
+	zkAuth            string
+	zkTLSConfigFile   string
+	brokerConfigs     stringList
+	encoderSecretFile string
+	snapshotFile      string
+	full              bool
+	workers           int
+}
+
+func (f *sourceFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.zookeeper, "zookeeper", "", "source ZooKeeper `host:port[,host:port][/chroot]` (read only; never written)")
+	fs.StringVar(&f.zkAuth, "zk-auth", "", "ZooKeeper auth `scheme:credentials`, e.g. digest:user:password, or @FILE holding it")
+	fs.StringVar(&f.zkTLSConfigFile, "zk-tls-config-file", "", "Kafka-format ZooKeeper TLS config `file` (zookeeper.ssl.* keys; JKS, PKCS12 or PEM stores)")
+	fs.Var(&f.brokerConfigs, "broker-config", "a broker's server.properties `file` (repeatable); secrets in it are kept by reference")
+	fs.StringVar(&f.encoderSecretFile, "password-encoder-secret-file", "", "`file` holding password.encoder.secret, to decrypt dynamic broker passwords in memory")
+	fs.StringVar(&f.snapshotFile, "snapshot", "", "read a saved snapshot `file` instead of ZooKeeper")
+	fs.BoolVar(&f.full, "full", false, "full read for audits: also partition state, old /consumers groups, notification queues")
+	fs.IntVar(&f.workers, "zk-requests-in-flight", zkread.DefaultWorkers, "ZooKeeper requests kept in flight on the connection")
+}
+
+// load reads the source: ZooKeeper or the snapshot file, then the
+// --broker-config files. Progress goes to progress (io.Discard or nil for
+// none) while ZooKeeper is read.
+func (f *sourceFlags) load(ctx context.Context, progress io.Writer) (*snapshot.Snapshot, error) {
+	switch {
+	case f.zookeeper == "" && f.snapshotFile == "":
+		return nil, errors.New("give the source: --zookeeper host:port[/chroot] or --snapshot FILE")
+	case f.zookeeper != "" && f.snapshotFile != "":
+		return nil, errors.New("give --zookeeper or --snapshot, not both")
+	}
+	var statics []*zkread.Static
+	var secrets []string
+	if f.encoderSecretFile != "" {
+		b, err := os.ReadFile(f.encoderSecretFile)
+		if err != nil {
+			return nil, fmt.Errorf("--password-encoder-secret-file: %w", err)
+		}
+		s := strings.TrimRight(string(b), "\r\n")
+		if s == "" {
+			return nil, fmt.Errorf("--password-encoder-secret-file %s is empty", f.encoderSecretFile)
+		}
+		secrets = append(secrets, s)
+	}
+	for _, file := range f.brokerConfigs {
+		st, err := zkread.ReadStatic(file)
+		if err != nil {
+			return nil, err
+		}
+		statics = append(statics, st)
+		secrets = append(secrets, st.EncoderSecrets...)
+	}
+
+	var s *snapshot.Snapshot
+	if f.snapshotFile != "" {
+		var err error
+		if s, err = snapshot.Load(f.snapshotFile); err != nil {
+			return nil, err
+		}
+		if len(secrets) > 0 {
+			s.Findings = append(s.Findings, snapshot.Finding{ID: "encoder-secret-unused", Severity: snapshot.SeverityInfo, Resource: f.snapshotFile,
+				Message: "a snapshot file holds broker passwords by reference only, so the password encoder secret cannot decrypt them",
+				Fix:     "read from --zookeeper to resolve encrypted broker passwords"})
+		}
+	} else {
+		conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile})
+		if err != nil {
+			return nil, err
+		}
+		defer conn.Close()
+		p := newProgress(progress)
+		s, err = zkread.Read(ctx, conn, zkread.Options{Full: f.full, Workers: f.workers, EncoderSecrets: dedupe(secrets),
+			Address: conn.Address(), Progress: p.update})
+		p.done()
+		if err != nil {
+			if errors.Is(err, zkread.ErrNotKafka) {
+				return nil, fmt.Errorf("no Kafka metadata at %s (no /brokers, /config or /cluster/id); wrong chroot?", conn.Address())
+			}
+			return nil, err
+		}
+	}
+	applyStatic(s, statics)
+	s.Sort()
+	return s, nil
+}
+
+// applyStatic puts the --broker-config files into the snapshot, replacing a
+// saved copy of the same file.
+func applyStatic(s *snapshot.Snapshot, statics []*zkread.Static) {
+	for _, st := range statics {
+		replaced := false
+		for i := range s.StaticConfigs {
+			if s.StaticConfigs[i].File == st.Config.File {
+				s.StaticConfigs[i], replaced = st.Config, true
+			}
+		}
+		if !replaced {
+			s.StaticConfigs = append(s.StaticConfigs, st.Config)
+		}
+		if st.AuthorizerZK != "" {
+			s.Findings = append(s.Findings, snapshot.Finding{ID: "acl-store-elsewhere", Severity: snapshot.SeverityWarning, Resource: st.Config.File,
+				Message: "authorizer.zookeeper.url is set: the brokers keep their ACLs in another ZooKeeper, not in this snapshot's",
+				Fix:     "read that ZooKeeper too (--zookeeper " + st.AuthorizerZK + ") for the ACLs"})
+		}
+	}
+}
+
+func dedupe(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if !contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// progress prints "reading ZooKeeper: N znodes" on one terminal line, at
+// most ten times a second.
+type progress struct {
+	w    io.Writer
+	mu   sync.Mutex
+	last time.Time
+	any  bool
+}
+
+func newProgress(w io.Writer) *progress {
+	if w == io.Discard {
+		w = nil
+	}
+	return &progress{w: w}
+}
+
+func (p *progress) update(n int) {
+	if p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if time.Since(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	p.any = true
+	fmt.Fprintf(p.w, "\rreading ZooKeeper: %d znodes", n)
+}
+
+func (p *progress) done() {
+	if p.w == nil || !p.any {
+		return
+	}
+	fmt.Fprint(p.w, "\r\033[K")
+}

@@ -1,0 +1,277 @@
+package zkconn
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zkmigrate/zkmigrate/internal/zktree"
+)
+
+// Options say how to connect.
+type Options struct {
+	// Connect is "host:port[,host:port][/chroot]".
+	Connect string
+	// Auth is "scheme:credentials", e.g. "digest:super:secret", or "@FILE"
+	// to read that from a file. It is never echoed in errors.
+	Auth string
+	// TLSConfigFile is a Kafka-format ZooKeeper TLS config file.
+	TLSConfigFile string
+	// SessionTimeout is the ZooKeeper session timeout (30s when 0).
+	SessionTimeout time.Duration
+	// ConnectTimeout bounds the wait for the first session (15s when 0).
+	ConnectTimeout time.Duration
+	// RetryTimeout bounds how long one request retries after the
+	// connection or session is lost (30s when 0).
+	RetryTimeout time.Duration
+}
+
+// Conn is a read-only connection to a ZooKeeper ensemble, rooted at the
+// connect string's chroot. It is safe for concurrent use; concurrent calls
+// are pipelined on one TCP connection.
+type Conn struct {
+	zk      *zk.Conn
+	hosts   []string
+	chroot  string
+	retry   time.Duration
+	maxZxid atomic.Int64
+}
+
+// Hosts returns the ensemble's host:port addresses.
+func (c *Conn) Hosts() []string { return c.hosts }
+
+// Chroot returns the chroot ("" for none).
+func (c *Conn) Chroot() string { return c.chroot }
+
+// Address returns the connect string without credentials.
+func (c *Conn) Address() string { return strings.Join(c.hosts, ",") + c.chroot }
+
+// LastZxid returns the highest zxid the server reported in a reply header:
+// the server's last committed transaction as of the latest answer.
+func (c *Conn) LastZxid() int64 { return c.maxZxid.Load() }
+
+// Close ends the session.
+func (c *Conn) Close() { c.zk.Close() }
+
+// errLogger keeps the last connection error go-zookeeper logs, so that a
+// failed dial can be explained, and prints nothing.
+type errLogger struct {
+	mu   sync.Mutex
+	last string
+}
+
+func (l *errLogger) Printf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if strings.Contains(msg, "failed to connect") || strings.Contains(msg, "authentication failed") {
+		l.mu.Lock()
+		l.last = msg
+		l.mu.Unlock()
+	}
+}
+
+func (l *errLogger) lastErr() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.last
+}
+
+// Dial connects, authenticates and checks that the chroot exists. Errors
+// are one line naming the hosts: unreachable ensemble, TLS failure,
+// rejected credentials, missing chroot.
+func Dial(ctx context.Context, opt Options) (*Conn, error) {
+	hosts, chroot, err := ParseConnectString(opt.Connect)
+	if err != nil {
+		return nil, err
+	}
+	if opt.SessionTimeout == 0 {
+		opt.SessionTimeout = 30 * time.Second
+	}
+	if opt.ConnectTimeout == 0 {
+		opt.ConnectTimeout = 15 * time.Second
+	}
+	if opt.RetryTimeout == 0 {
+		opt.RetryTimeout = 30 * time.Second
+	}
+	scheme, cred, err := parseAuth(opt.Auth)
+	if err != nil {
+		return nil, err
+	}
+	var tlsCfg *tls.Config
+	if opt.TLSConfigFile != "" {
+		if tlsCfg, err = LoadTLSConfig(opt.TLSConfigFile); err != nil {
+			return nil, err
+		}
+	}
+	c := &Conn{hosts: hosts, chroot: chroot, retry: opt.RetryTimeout}
+	log := &errLogger{}
+	dial := func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		d := &net.Dialer{Timeout: timeout}
+		var nc net.Conn
+		var err error
+		if tlsCfg != nil {
+			cfg := tlsCfg.Clone()
+			if host, _, e := net.SplitHostPort(addr); e == nil && cfg.ServerName == "" {
+				cfg.ServerName = host
+			}
+			nc, err = tls.DialWithDialer(d, network, addr, cfg)
+		} else {
+			nc, err = d.Dial(network, addr)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return newZxidConn(nc, &c.maxZxid), nil
+	}
+	hostList := strings.Join(hosts, ",")
+	conn, events, err := zk.Connect(hosts, opt.SessionTimeout, zk.WithDialer(dial), zk.WithLogger(log), zk.WithLogInfo(false))
+	if err != nil {
+		return nil, fmt.Errorf("zkconn: %s: %w", hostList, err)
+	}
+	c.zk = conn
+	timer := time.NewTimer(opt.ConnectTimeout)
+	defer timer.Stop()
+wait:
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return nil, fmt.Errorf("zkconn: connection to ZooKeeper at %s closed", hostList)
+			}
+			switch ev.State {
+			case zk.StateHasSession:
+				break wait
+			case zk.StateAuthFailed:
+				conn.Close()
+				return nil, fmt.Errorf("zkconn: ZooKeeper at %s refused authentication", hostList)
+			}
+		case <-timer.C:
+			conn.Close()
+			why := ""
+			if l := log.lastErr(); l != "" {
+				why = " (last error: " + l + ")"
+			}
+			return nil, fmt.Errorf("zkconn: cannot reach ZooKeeper at %s within %s%s", hostList, opt.ConnectTimeout, why)
+		case <-ctx.Done():
+			conn.Close()
+			return nil, fmt.Errorf("zkconn: connecting to %s: %w", hostList, ctx.Err())
+		}
+	}
+	if scheme != "" {
+		if err := conn.AddAuth(scheme, []byte(cred)); err != nil {
+			conn.Close()
+			if errors.Is(err, zk.ErrAuthFailed) {
+				return nil, fmt.Errorf("zkconn: ZooKeeper at %s rejected the --zk-auth credentials (scheme %s)", hostList, scheme)
+			}
+			return nil, fmt.Errorf("zkconn: authenticating to %s (scheme %s): %w", hostList, scheme, err)
+		}
+	}
+	if chroot != "" {
+		var ok bool
+		err := c.do(func() (e error) { ok, _, e = conn.Exists(chroot); return e })
+		if err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("zkconn: checking chroot %s on %s: %w", chroot, hostList, err)
+		}
+		if !ok {
+			conn.Close()
+			return nil, fmt.Errorf("zkconn: chroot %s does not exist on ZooKeeper at %s", chroot, hostList)
+		}
+	}
+	return c, nil
+}
+
+// parseAuth splits "scheme:credentials" (or "@file" holding that).
+func parseAuth(a string) (scheme, cred string, err error) {
+	if a == "" {
+		return "", "", nil
+	}
+	if strings.HasPrefix(a, "@") {
+		b, err := os.ReadFile(a[1:])
+		if err != nil {
+			return "", "", fmt.Errorf("zkconn: --zk-auth: %w", err)
+		}
+		a = strings.TrimSpace(string(b))
+	}
+	scheme, cred, ok := strings.Cut(a, ":")
+	if !ok || scheme == "" || cred == "" {
+		return "", "", errors.New("zkconn: --zk-auth wants scheme:credentials, e.g. digest:user:password")
+	}
+	if scheme == "digest" && !strings.Contains(cred, ":") {
+		return "", "", errors.New("zkconn: --zk-auth digest wants digest:user:password")
+	}
+	return scheme, cred, nil
+}
+
+func transient(err error) bool {
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
+		errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrSessionMoved)
+}
+
+// do runs op, retrying with backoff while the connection or session is
+// being re-established, for at most c.retry.
+func (c *Conn) do(op func() error) error {
+	deadline := time.Now().Add(c.retry)
+	backoff := 50 * time.Millisecond
+	for {
+		err := op()
+		if err == nil || !transient(err) {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("zkconn: lost the connection to ZooKeeper at %s and could not restore it within %s: %w", strings.Join(c.hosts, ","), c.retry, err)
+		}
+		time.Sleep(backoff)
+		backoff = min(backoff*2, time.Second)
+	}
+}
+
+func (c *Conn) full(p string) string {
+	if c.chroot == "" {
+		return p
+	}
+	if p == "/" {
+		return c.chroot
+	}
+	return c.chroot + p
+}
+
+func mapErr(err error) error {
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return zktree.ErrNoNode
+	case errors.Is(err, zk.ErrNoAuth):
+		return zktree.ErrNoAuth
+	}
+	return err
+}
+
+// Get returns a znode's data and stat (path relative to the chroot).
+func (c *Conn) Get(p string) ([]byte, zktree.Stat, error) {
+	var data []byte
+	var st *zk.Stat
+	err := c.do(func() (e error) { data, st, e = c.zk.Get(c.full(p)); return e })
+	if err != nil {
+		return nil, zktree.Stat{}, mapErr(err)
+	}
+	return data, zktree.Stat{Czxid: st.Czxid, Mzxid: st.Mzxid, Version: st.Version, Ephemeral: st.EphemeralOwner != 0}, nil
+}
+
+// Children returns a znode's children, sorted.
+func (c *Conn) Children(p string) ([]string, error) {
+	var names []string
+	err := c.do(func() (e error) { names, _, e = c.zk.Children(c.full(p)); return e })
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	slices.Sort(names)
+	return names, nil
+}
