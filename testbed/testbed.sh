@@ -1,0 +1,659 @@
+#!/usr/bin/env bash
+# testbed.sh — the real test bed: a ZooKeeper server, a Kafka 3.9.1 broker in
+# ZooKeeper mode (the source) and a Kafka 4.1.1 node in KRaft combined mode (the
+# target), run from Maven Central jars on 127.0.0.1. See testbed/README.md.
+#
+# Usage: testbed/testbed.sh <command> [args]   (run "testbed/testbed.sh help")
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+HERE=$ROOT/testbed
+TB=${TESTBED_DIR:-$ROOT/.testbed}
+mkdir -p "$TB"
+TB=$(cd "$TB" && pwd)
+
+LIB39=$TB/lib39
+LIB41=$TB/lib41
+CONF=$TB/conf
+DATA=$TB/data
+LOGS=$TB/logs
+RUN=$TB/run
+SETTINGS=$TB/settings.env
+
+# Test-only values. The passwords are in the client properties files; the
+# encoder secret is kept in a file and only its path is ever printed.
+ADMIN_USER=admin
+ADMIN_PASSWORD=admin-secret
+ENCODER_SECRET=zkmigrate-testbed-encoder-secret
+TOKEN_SECRET=zkmigrate-testbed-token-secret
+
+# Settings: fixed for the life of a state dir (the KRaft quorum address is
+# written at format time), so they are saved on first use and read back after.
+# "clean" forgets them.
+if [[ -f $SETTINGS ]]; then
+	# shellcheck source=/dev/null
+	. "$SETTINGS"
+else
+	ZK_PORT=${ZK_PORT:-21810}
+	SOURCE_PORT=${SOURCE_PORT:-19092}
+	SOURCE1_PORT=${SOURCE1_PORT:-19093}
+	TARGET_PORT=${TARGET_PORT:-29092}
+	TARGET_CONTROLLER_PORT=${TARGET_CONTROLLER_PORT:-29093}
+	TARGET_NODE_ID=${TARGET_NODE_ID:-0}
+fi
+ZK_HEAP=${ZK_HEAP:-512m}
+KAFKA_HEAP=${KAFKA_HEAP:-512m}
+ZK_JVM_OPTS=${ZK_JVM_OPTS:-}
+WAIT_SECS=${TESTBED_WAIT:-120}
+STOP_SECS=${TESTBED_STOP_WAIT:-60}
+
+ALL=(zk source source1 target)
+
+die() { echo "testbed: $*" >&2; exit 1; }
+say() { echo "testbed: $*" >&2; }
+
+save_settings() {
+	[[ -f $SETTINGS ]] && return 0
+	cat >"$SETTINGS" <<EOF
+# Written by testbed.sh on first start; removed by "testbed.sh clean".
+ZK_PORT=$ZK_PORT
+SOURCE_PORT=$SOURCE_PORT
+SOURCE1_PORT=$SOURCE1_PORT
+TARGET_PORT=$TARGET_PORT
+TARGET_CONTROLLER_PORT=$TARGET_CONTROLLER_PORT
+TARGET_NODE_ID=$TARGET_NODE_ID
+EOF
+}
+
+need_java() {
+	command -v java >/dev/null || die "java not found (apt-get install -y default-jre-headless)"
+	local v
+	v=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+	[[ ${v%%.*} -ge 17 ]] || die "Java 17 or later is needed (Kafka 4.1 brokers), found $v"
+}
+
+# ---------------------------------------------------------------- fetch
+
+# fetch_lib POM DIR: copy the runtime classpath of POM into DIR, unless DIR
+# already holds the jars of this exact POM.
+fetch_lib() {
+	local pom=$1 dir=$2 stamp sum
+	sum=$(sha256sum "$pom" | cut -d' ' -f1)
+	stamp=$dir/.pom.sha256
+	if [[ -f $stamp && $(cat "$stamp") == "$sum" ]]; then
+		say "$(basename "$dir") present ($(find "$dir" -name '*.jar' | wc -l) jars)"
+		return 0
+	fi
+	command -v mvn >/dev/null || die "mvn not found (apt-get install -y maven)"
+	say "resolving $(basename "$pom") from Maven Central into $dir"
+	rm -rf "$dir.tmp"
+	mvn -q -B -Dstyle.color=never -f "$pom" dependency:copy-dependencies \
+		-DincludeScope=runtime -Dmdep.prependGroupId=true -DoutputDirectory="$dir.tmp" ||
+		die "maven could not resolve $pom"
+	if ls "$dir.tmp" | grep -q '^ch\.qos\.logback'; then
+		die "$pom: a logback jar reached the classpath; it would compete with the Kafka log binding"
+	fi
+	echo "$sum" >"$dir.tmp/.pom.sha256"
+	rm -rf "$dir"
+	mv "$dir.tmp" "$dir"
+}
+
+cmd_fetch() {
+	fetch_lib "$HERE/pom-kafka39.xml" "$LIB39"
+	fetch_lib "$HERE/pom-kafka41.xml" "$LIB41"
+}
+
+need_libs() {
+	[[ -f $LIB39/.pom.sha256 && -f $LIB41/.pom.sha256 ]] || cmd_fetch
+}
+
+# ---------------------------------------------------------------- configs
+
+write_common_files() {
+	mkdir -p "$CONF" "$DATA" "$LOGS" "$RUN"
+	save_settings
+	# Everything to stdout, Kafka's pattern; stdout goes to logs/<name>.log.
+	cat >"$CONF/log4j.properties" <<'EOF'
+log4j.rootLogger=INFO, stdout
+log4j.appender.stdout=org.apache.log4j.ConsoleAppender
+log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
+log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.org.apache.zookeeper=INFO
+log4j.logger.kafka.request.logger=WARN
+log4j.logger.state.change.logger=INFO
+EOF
+	cat >"$CONF/tools-log4j.properties" <<'EOF'
+log4j.rootLogger=WARN, stderr
+log4j.appender.stderr=org.apache.log4j.ConsoleAppender
+log4j.appender.stderr.layout=org.apache.log4j.PatternLayout
+log4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.appender.stderr.Target=System.err
+EOF
+	cat >"$CONF/log4j2.properties" <<'EOF'
+status = warn
+appender.stdout.type = Console
+appender.stdout.name = STDOUT
+appender.stdout.layout.type = PatternLayout
+appender.stdout.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.stdout.ref = STDOUT
+logger.request.name = kafka.request.logger
+logger.request.level = WARN
+EOF
+	cat >"$CONF/tools-log4j2.properties" <<'EOF'
+status = warn
+appender.stderr.type = Console
+appender.stderr.name = STDERR
+appender.stderr.target = SYSTEM_ERR
+appender.stderr.layout.type = PatternLayout
+appender.stderr.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = WARN
+rootLogger.appenderRef.stderr.ref = STDERR
+EOF
+	umask_old=$(umask)
+	umask 077
+	printf '%s' "$ENCODER_SECRET" >"$TB/encoder.secret"
+	local jaas="org.apache.kafka.common.security.scram.ScramLoginModule required username=\"$ADMIN_USER\" password=\"$ADMIN_PASSWORD\";"
+	for side in source target; do
+		cat >"$TB/$side-client.properties" <<EOF
+security.protocol=SASL_PLAINTEXT
+sasl.mechanism=SCRAM-SHA-256
+sasl.jaas.config=$jaas
+EOF
+	done
+	umask "$umask_old"
+}
+
+write_zk_conf() {
+	cat >"$CONF/zk.properties" <<EOF
+# ZooKeeper 3.8.4 standalone for the Kafka 3.9 source (written by testbed.sh)
+dataDir=data/zk
+clientPort=$ZK_PORT
+clientPortAddress=127.0.0.1
+maxClientCnxns=0
+admin.enableServer=false
+tickTime=2000
+EOF
+}
+
+# write_source_conf NAME ID PORT RACK
+write_source_conf() {
+	local name=$1 id=$2 port=$3 rack=$4
+	cat >"$CONF/$name.properties" <<EOF
+# Kafka 3.9.1 broker $id in ZooKeeper mode: the zkmigrate source test cluster.
+# Written by testbed/testbed.sh. Every secret in this file is a test value.
+broker.id=$id
+broker.rack=$rack
+zookeeper.connect=127.0.0.1:$ZK_PORT
+zookeeper.connection.timeout.ms=18000
+
+listeners=SASL_PLAINTEXT://127.0.0.1:$port
+advertised.listeners=SASL_PLAINTEXT://127.0.0.1:$port
+inter.broker.listener.name=SASL_PLAINTEXT
+sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512
+sasl.mechanism.inter.broker.protocol=SCRAM-SHA-256
+listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="$ADMIN_USER" password="$ADMIN_PASSWORD";
+listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="$ADMIN_USER" password="$ADMIN_PASSWORD";
+
+authorizer.class.name=kafka.security.authorizer.AclAuthorizer
+super.users=User:$ADMIN_USER
+allow.everyone.if.no.acl.found=false
+
+password.encoder.secret=$ENCODER_SECRET
+delegation.token.secret.key=$TOKEN_SECRET
+
+log.dirs=data/$name
+num.partitions=1
+auto.create.topics.enable=false
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+group.initial.rebalance.delay.ms=0
+EOF
+}
+
+write_target_conf() {
+	local id=$TARGET_NODE_ID
+	cat >"$CONF/target.properties" <<EOF
+# Kafka 4.1.1 node $id in KRaft combined mode: the zkmigrate target test cluster.
+# Written by testbed/testbed.sh. Every secret in this file is a test value.
+process.roles=broker,controller
+node.id=$id
+controller.quorum.voters=$id@127.0.0.1:$TARGET_CONTROLLER_PORT
+controller.listener.names=CONTROLLER
+
+listeners=SASL_PLAINTEXT://127.0.0.1:$TARGET_PORT,CONTROLLER://127.0.0.1:$TARGET_CONTROLLER_PORT
+advertised.listeners=SASL_PLAINTEXT://127.0.0.1:$TARGET_PORT,CONTROLLER://127.0.0.1:$TARGET_CONTROLLER_PORT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
+inter.broker.listener.name=SASL_PLAINTEXT
+sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512
+sasl.mechanism.inter.broker.protocol=SCRAM-SHA-256
+listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="$ADMIN_USER" password="$ADMIN_PASSWORD";
+listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="$ADMIN_USER" password="$ADMIN_PASSWORD";
+
+# The broker half reaches the controller over the PLAINTEXT CONTROLLER
+# listener as User:ANONYMOUS, which must therefore be a super user (loopback only).
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+super.users=User:$ADMIN_USER;User:ANONYMOUS
+allow.everyone.if.no.acl.found=false
+
+log.dirs=data/target
+num.partitions=1
+auto.create.topics.enable=false
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+EOF
+}
+
+# ---------------------------------------------------------------- processes
+
+pidfile() { echo "$RUN/$1.pid"; }
+logfile() { echo "$LOGS/$1.log"; }
+marker() { echo "-Dzkmigrate.testbed=$1@$TB"; }
+
+# pid_of NAME: the recorded pid if that process is alive and is ours.
+pid_of() {
+	local f pid
+	f=$(pidfile "$1")
+	[[ -f $f ]] || return 1
+	pid=$(cat "$f")
+	[[ $pid =~ ^[0-9]+$ ]] || return 1
+	[[ -r /proc/$pid/cmdline ]] || return 1
+	tr '\0' '\n' <"/proc/$pid/cmdline" | grep -qxF -- "$(marker "$1")" || return 1
+	echo "$pid"
+}
+
+running() { pid_of "$1" >/dev/null; }
+
+port_of() {
+	case $1 in
+	zk) echo "$ZK_PORT" ;;
+	source) echo "$SOURCE_PORT" ;;
+	source1) echo "$SOURCE1_PORT" ;;
+	target) echo "$TARGET_PORT" ;;
+	*) die "unknown server '$1' (zk, source, source1, target)" ;;
+	esac
+}
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+zk_srvr() {
+	local reply
+	reply=$(timeout 3 bash -c "exec 3<>/dev/tcp/127.0.0.1/$ZK_PORT && printf srvr >&3 && cat <&3" 2>/dev/null) || return 1
+	[[ $reply == "Zookeeper version:"* ]]
+}
+
+ready_line() {
+	case $1 in
+	zk) echo "binding to port" ;;
+	source | source1) echo "] started (kafka.server.KafkaServer)" ;;
+	target) echo "Kafka Server started" ;;
+	esac
+}
+
+# is_ready NAME [LOG_OFFSET]: the readiness line after LOG_OFFSET plus a live port.
+is_ready() {
+	local name=$1 off=${2:-0}
+	case $name in
+	zk) zk_srvr ;;
+	*) tail -c +$((off + 1)) "$(logfile "$name")" 2>/dev/null | grep -qF -- "$(ready_line "$name")" &&
+		port_open "$(port_of "$name")" ;;
+	esac
+}
+
+# wait_ready NAME [LOG_OFFSET]: bounded wait; on timeout prints the log tail.
+# The offset defaults to where the log stood at the last start.
+wait_ready() {
+	local name=$1 off=${2:-} t0=$SECONDS
+	[[ -n $off ]] || off=$(cat "$RUN/$name.logoff" 2>/dev/null || echo 0)
+	while ! is_ready "$name" "$off"; do
+		if ! running "$name"; then
+			say "$name exited while starting; last lines of $(logfile "$name"):"
+			tail -n 40 "$(logfile "$name")" >&2 || true
+			exit 1
+		fi
+		if ((SECONDS - t0 >= WAIT_SECS)); then
+			say "$name not ready after ${WAIT_SECS}s; last lines of $(logfile "$name"):"
+			tail -n 40 "$(logfile "$name")" >&2 || true
+			exit 1
+		fi
+		sleep 0.3
+	done
+	say "$name ready on 127.0.0.1:$(port_of "$name") ($((SECONDS - t0))s)"
+}
+
+# launch NAME HEAP LIBDIR LOGPROP MAIN ARGS...: start a JVM in the background
+# in $TB (relative paths in the configs), record its pid; prints the log
+# offset the readiness check must look after.
+launch() {
+	local name=$1 heap=$2 lib=$3 logprop=$4 main=$5
+	shift 5
+	local log off
+	log=$(logfile "$name")
+	touch "$log"
+	off=$(stat -c %s "$log")
+	echo "==== testbed: start $name $(date -u +%FT%TZ)" >>"$log"
+	# shellcheck disable=SC2086
+	(cd "$TB" && exec nohup java "$(marker "$name")" -Xms"$heap" -Xmx"$heap" \
+		-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
+		-Dkafka.logs.dir="$LOGS" "$logprop" ${ZKM_EXTRA_OPTS:-} \
+		-cp "$lib/*" "$main" "$@" >>"$log" 2>&1 </dev/null) &
+	echo $! >"$(pidfile "$name")"
+	echo "$off" >"$RUN/$name.logoff"
+	echo "$off"
+}
+
+# tool LIB MAIN ARGS...: run a Kafka CLI class in the foreground (WARN to stderr,
+# captured in logs/tools.log; shown only on failure).
+tool() {
+	local lib=$1 main=$2
+	shift 2
+	local logprop="-Dlog4j.configuration=file:$CONF/tools-log4j.properties"
+	[[ $lib == "$LIB41" ]] && logprop="-Dlog4j2.configurationFile=$CONF/tools-log4j2.properties"
+	local out rc=0
+	out=$(cd "$TB" && java -Xmx256m "$logprop" -cp "$lib/*" "$main" "$@" 2>&1) || rc=$?
+	{
+		echo "==== $(date -u +%FT%TZ) $main $*" | sed -E 's/(password=)[^],]*/\1<redacted>/g'
+		echo "$out"
+	} >>"$LOGS/tools.log"
+	if ((rc != 0)); then
+		say "$main failed (exit $rc):"
+		echo "$out" | tail -n 30 >&2
+		return "$rc"
+	fi
+	printf '%s\n' "$out"
+}
+
+start_zk() {
+	if running zk; then say "zk already running (pid $(pid_of zk))"; return 0; fi
+	write_zk_conf
+	mkdir -p "$DATA/zk"
+	local off
+	# Unknown keys become zookeeper.* system properties; jute.maxbuffer and the
+	# like can be passed with ZK_JVM_OPTS.
+	off=$(ZKM_EXTRA_OPTS="$ZK_JVM_OPTS" launch zk "$ZK_HEAP" "$LIB39" \
+		"-Dlog4j.configuration=file:$CONF/log4j.properties" \
+		org.apache.zookeeper.server.quorum.QuorumPeerMain "$CONF/zk.properties")
+	wait_ready zk "$off"
+}
+
+# The admin credential must be in ZooKeeper before the first broker start
+# (inter-broker traffic authenticates with it). ConfigCommand --zookeeper is
+# still accepted for SCRAM credentials in 3.9.
+ensure_admin_scram() {
+	local done=$DATA/zk/zkmigrate-admin-scram.done
+	[[ -f $done ]] && return 0
+	say "creating SCRAM credential for $ADMIN_USER through ConfigCommand --zookeeper"
+	tool "$LIB39" kafka.admin.ConfigCommand --zookeeper "127.0.0.1:$ZK_PORT" --alter \
+		--add-config "SCRAM-SHA-256=[iterations=8192,password=$ADMIN_PASSWORD]" \
+		--entity-type users --entity-name "$ADMIN_USER" >/dev/null
+	touch "$done"
+}
+
+# start_source NAME ID PORT RACK
+start_source_broker() {
+	local name=$1 id=$2 port=$3 rack=$4
+	if running "$name"; then say "$name already running (pid $(pid_of "$name"))"; return 0; fi
+	running zk || start_zk
+	ensure_admin_scram
+	write_source_conf "$name" "$id" "$port" "$rack"
+	mkdir -p "$DATA/$name"
+	local off
+	off=$(launch "$name" "$KAFKA_HEAP" "$LIB39" "-Dlog4j.configuration=file:$CONF/log4j.properties" \
+		kafka.Kafka "$CONF/$name.properties")
+	wait_ready "$name" "$off"
+}
+
+start_source() { start_source_broker source 0 "$SOURCE_PORT" rack-a; }
+start_source1() { start_source_broker source1 1 "$SOURCE1_PORT" rack-b; }
+
+new_cluster_id() {
+	local id
+	while :; do
+		id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')
+		[[ $id != -* ]] && { echo "$id"; return; }
+	done
+}
+
+start_target() {
+	if running target; then say "target already running (pid $(pid_of target))"; return 0; fi
+	if [[ ! -f $DATA/target/meta.properties ]]; then
+		write_target_conf
+		local cid
+		cid=$(new_cluster_id)
+		echo "$cid" >"$TB/target.cluster-id"
+		say "formatting target storage (cluster id $cid) with SCRAM user $ADMIN_USER"
+		tool "$LIB41" kafka.tools.StorageTool format -t "$cid" -c "$CONF/target.properties" \
+			--add-scram "SCRAM-SHA-256=[name=$ADMIN_USER,iterations=8192,password=$ADMIN_PASSWORD]" \
+			--add-scram "SCRAM-SHA-512=[name=$ADMIN_USER,iterations=8192,password=$ADMIN_PASSWORD]" >&2
+	fi
+	local off
+	off=$(launch target "$KAFKA_HEAP" "$LIB41" "-Dlog4j2.configurationFile=$CONF/log4j2.properties" \
+		kafka.Kafka "$CONF/target.properties")
+	wait_ready target "$off"
+}
+
+# stop_one NAME [SIGNAL]: stops only the pid this script recorded.
+stop_one() {
+	local name=$1 sig=${2:-TERM} pid t0=$SECONDS
+	if ! pid=$(pid_of "$name"); then
+		rm -f "$(pidfile "$name")"
+		return 0
+	fi
+	say "stopping $name (pid $pid, SIG$sig)"
+	kill -s "$sig" "$pid" 2>/dev/null || true
+	while kill -0 "$pid" 2>/dev/null; do
+		if ((SECONDS - t0 >= STOP_SECS)); then
+			say "$name did not exit in ${STOP_SECS}s; sending SIGKILL"
+			kill -s KILL "$pid" 2>/dev/null || true
+		fi
+		sleep 0.2
+	done
+	rm -f "$(pidfile "$name")" "$RUN/$name.logoff"
+	say "$name stopped ($((SECONDS - t0))s)"
+}
+
+components() {
+	case ${1:-all} in
+	all) echo "${ALL[@]}" ;;
+	zk | source | source1 | target) echo "$1" ;;
+	*) die "unknown server '$1' (zk, source, source1, target, all)" ;;
+	esac
+}
+
+# ---------------------------------------------------------------- commands
+
+cmd_start() {
+	local what=${1:-all}
+	need_java
+	need_libs
+	write_common_files
+	case $what in
+	zk) start_zk ;;
+	source) start_source ;;
+	source1) start_source1 ;;
+	target) start_target ;;
+	all) start_zk; start_source; start_target ;;
+	*) die "unknown server '$what' (zk, source, source1, target, all)" ;;
+	esac
+}
+
+cmd_stop() {
+	local what=${1:-all}
+	case $what in
+	all) stop_one target; stop_one source1; stop_one source; stop_one zk ;;
+	zk) stop_one source1; stop_one source; stop_one zk ;; # brokers need ZooKeeper to shut down
+	source | source1 | target) stop_one "$what" ;;
+	*) die "unknown server '$what' (zk, source, source1, target, all)" ;;
+	esac
+}
+
+cmd_kill() {
+	local what=${1:-}
+	[[ -n $what && $what != all ]] || die "kill needs one server name"
+	stop_one "$(components "$what")" KILL
+}
+
+cmd_restart() {
+	local what=${1:-}
+	[[ -n $what && $what != all ]] || die "restart needs one server name"
+	cmd_stop "$what"
+	cmd_start "$what"
+}
+
+cmd_status() {
+	local n pid state
+	for n in "${ALL[@]}"; do
+		if pid=$(pid_of "$n"); then
+			if is_ready "$n" "$(cat "$RUN/$n.logoff" 2>/dev/null || echo 0)"; then state="ready"; else state="starting"; fi
+			printf '%-8s %-8s pid %-7s 127.0.0.1:%s\n' "$n" "$state" "$pid" "$(port_of "$n")"
+		else
+			printf '%-8s %-8s\n' "$n" "stopped"
+		fi
+	done
+}
+
+cmd_wait() {
+	local n any=0
+	for n in "${ALL[@]}"; do
+		if running "$n"; then any=1; wait_ready "$n"; fi
+	done
+	((any)) || die "nothing is running"
+}
+
+cmd_logs() {
+	local n lines=${LINES_SHOWN:-60}
+	if [[ -n ${1:-} ]]; then
+		[[ $1 == tools ]] || components "$1" >/dev/null
+		tail -n "$lines" "$LOGS/$1.log"
+		return
+	fi
+	for n in "${ALL[@]}" tools; do
+		[[ -f $LOGS/$n.log ]] || continue
+		echo "==> $LOGS/$n.log <=="
+		tail -n "$lines" "$LOGS/$n.log"
+	done
+}
+
+cmd_env() {
+	cat <<EOF
+export ZKM_TESTBED_DIR='$TB'
+export ZKM_TEST_ZK='127.0.0.1:$ZK_PORT'
+export ZKM_TEST_SOURCE_BOOTSTRAP='127.0.0.1:$SOURCE_PORT'
+export ZKM_TEST_TARGET_BOOTSTRAP='127.0.0.1:$TARGET_PORT'
+export ZKM_TEST_SOURCE_CLIENT_PROPS='$TB/source-client.properties'
+export ZKM_TEST_TARGET_CLIENT_PROPS='$TB/target-client.properties'
+export ZKM_TEST_SOURCE_SERVER_PROPS='$CONF/source.properties'
+export ZKM_TEST_ENCODER_SECRET_FILE='$TB/encoder.secret'
+export ZKM_TEST_SCRAM_CREDENTIALS='$TB/scram-credentials.json'
+EOF
+}
+
+cmd_clean() {
+	cmd_stop all
+	rm -rf "$DATA" "$LOGS" "$RUN" "$CONF" "$SETTINGS" "$TB/target.cluster-id" \
+		"$TB/scram-credentials.json" "$TB/encoder.secret" "$TB"/*-client.properties
+	say "removed data, logs and settings under $TB (jars kept)"
+}
+
+# legacy_java MODE ARGS...: run testbed/LegacyState.java (Java source launcher);
+# progress to stderr, Kafka's warnings to logs/tools.log.
+legacy_java() {
+	echo "==== $(date -u +%FT%TZ) LegacyState $1" >>"$LOGS/tools.log"
+	if ! java -Xmx256m "-Dlog4j.configuration=file:$CONF/tools-log4j.properties" \
+		-cp "$LIB39/*" "$HERE/LegacyState.java" "$@" >&2 2>>"$LOGS/tools.log"; then
+		say "LegacyState $1 failed; last lines of $LOGS/tools.log:"
+		tail -n 30 "$LOGS/tools.log" >&2
+		exit 1
+	fi
+}
+
+# legacy: rich legacy state on the running 3.9 cluster, written by Kafka itself.
+cmd_legacy() {
+	need_java
+	running source || die "the source broker is not running (testbed.sh start source)"
+	local done=$DATA/zk/zkmigrate-legacy.done
+	if [[ -f $done ]]; then
+		say "legacy state already created in this ZooKeeper (testbed.sh clean for a fresh one)"
+		return 0
+	fi
+	local t0=$SECONDS
+	local bs=127.0.0.1:$SOURCE_PORT cp=$TB/source-client.properties
+	say "legacy: topics, ACLs, quotas, SCRAM users, broker configs, a delegation token (AdminClient)"
+	legacy_java create "$bs" "$cp" "$TB/scram-credentials.json"
+
+	say "legacy: kafka-configs: a topic config change, a user with SCRAM and a quota"
+	tool "$LIB39" kafka.admin.ConfigCommand --bootstrap-server "$bs" --command-config "$cp" \
+		--alter --entity-type topics --entity-name orders --add-config retention.ms=86400000 >/dev/null
+	# (3.9 refuses quota and SCRAM keys in one --bootstrap-server call.)
+	tool "$LIB39" kafka.admin.ConfigCommand --bootstrap-server "$bs" --command-config "$cp" \
+		--alter --entity-type users --entity-name bob \
+		--add-config 'SCRAM-SHA-256=[iterations=8192,password=bob-secret]' >/dev/null
+	tool "$LIB39" kafka.admin.ConfigCommand --bootstrap-server "$bs" --command-config "$cp" \
+		--alter --entity-type users --entity-name bob --add-config producer_byte_rate=524288 >/dev/null
+	say "legacy: kafka-acls: --producer on a prefixed topic pattern"
+	tool "$LIB39" kafka.admin.AclCommand --bootstrap-server "$bs" --command-config "$cp" \
+		--add --allow-principal User:svc-etl --producer --topic etl- --resource-pattern-type prefixed >/dev/null
+
+	# Broker 1 exists only to hold replicas: of "replicated", and of "doomed",
+	# whose deletion stays pending while broker 1 is offline.
+	say "legacy: starting broker 1 for topics with replicas on brokers 0 and 1"
+	start_source1
+	legacy_java two-brokers "$bs" "$cp" -
+	say "legacy: stopping broker 1, then deleting topic 'doomed' (stays pending)"
+	stop_one source1
+	legacy_java delete-pending "$bs" "$cp" "127.0.0.1:$ZK_PORT"
+	touch "$done"
+	say "legacy state created ($((SECONDS - t0))s); credentials in $TB/scram-credentials.json"
+}
+
+usage() {
+	cat <<EOF
+Usage: testbed/testbed.sh <command> [args]
+
+  fetch                      resolve the Kafka jars from Maven Central into
+                             \$TESTBED_DIR/lib39 and lib41 (skipped when present)
+  start [zk|source|target|all]   start (and wait for) servers; a running one is left alone
+  stop  [zk|source|source1|target|all]   SIGTERM the pids this script recorded
+  restart <name>             stop then start one server (data kept)
+  kill <name>                SIGKILL one server (fault tests)
+  status                     state of each server
+  wait                       wait until every running server is ready
+  logs [name|tools]          tail of the logs in \$TESTBED_DIR/logs
+  env                        export lines for the Go tests (paths, never secrets)
+  legacy                     create the legacy state on the running 3.9 cluster
+  clean                      stop everything, delete data, logs and settings (jars kept)
+
+State dir: \$TESTBED_DIR (default <repo>/.testbed), now $TB
+Ports: ZK_PORT=$ZK_PORT SOURCE_PORT=$SOURCE_PORT SOURCE1_PORT=$SOURCE1_PORT
+       TARGET_PORT=$TARGET_PORT TARGET_CONTROLLER_PORT=$TARGET_CONTROLLER_PORT (fixed until clean)
+Heaps: ZK_HEAP=$ZK_HEAP KAFKA_HEAP=$KAFKA_HEAP; ZK_JVM_OPTS adds JVM flags to ZooKeeper
+Waits: TESTBED_WAIT=$WAIT_SECS s to become ready, TESTBED_STOP_WAIT=$STOP_SECS s to exit
+EOF
+}
+
+main() {
+	local cmd=${1:-help}
+	shift || true
+	case $cmd in
+	fetch) cmd_fetch ;;
+	start) cmd_start "$@" ;;
+	stop) cmd_stop "$@" ;;
+	restart) cmd_restart "$@" ;;
+	kill) cmd_kill "$@" ;;
+	status) cmd_status ;;
+	wait) cmd_wait ;;
+	logs) cmd_logs "$@" ;;
+	env) cmd_env ;;
+	legacy) cmd_legacy ;;
+	clean) cmd_clean ;;
+	help | -h | --help) usage ;;
+	*) usage >&2; exit 2 ;;
+	esac
+}
+
+main "$@"
