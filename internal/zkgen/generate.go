@@ -166,6 +166,7 @@ type pipeline struct {
 	size   int
 	chans  []chan []Node
 	cur    []Node
+	bytes  int // data and path bytes in cur
 	next   int
 	wg     sync.WaitGroup
 	mu     sync.Mutex
@@ -216,23 +217,44 @@ func (p *pipeline) send(wk int, b []Node) error {
 	}
 }
 
+// MaxBatchBytes caps the paths and data of one batch well below
+// ZooKeeper's default jute.maxbuffer (1 MiB), which closes the connection
+// of a client that sends a larger request.
+const MaxBatchBytes = 512 << 10
+
+func nodeBytes(nodes []Node) int {
+	n := 0
+	for _, x := range nodes {
+		n += len(x.Path) + len(x.Data) + 32
+	}
+	return n
+}
+
 func (p *pipeline) unit(nodes []Node) error {
-	if len(p.cur)+len(nodes) > p.size && len(p.cur) > 0 {
+	size := nodeBytes(nodes)
+	if len(p.cur) > 0 && (len(p.cur)+len(nodes) > p.size || p.bytes+size > MaxBatchBytes) {
 		if err := p.flush(); err != nil {
 			return err
 		}
 	}
-	if len(nodes) > p.size {
+	if len(nodes) > p.size || size > MaxBatchBytes {
 		wk := p.next
 		p.next = (p.next + 1) % len(p.chans)
-		for b := range slices.Chunk(nodes, p.size) {
-			if err := p.send(wk, b); err != nil {
+		for len(nodes) > 0 {
+			n, b := 0, 0
+			for n < len(nodes) && n < p.size && (n == 0 || b+nodeBytes(nodes[n:n+1]) <= MaxBatchBytes) {
+				b += nodeBytes(nodes[n : n+1])
+				n++
+			}
+			if err := p.send(wk, nodes[:n:n]); err != nil {
 				return err
 			}
+			nodes = nodes[n:]
 		}
 		return nil
 	}
 	p.cur = append(p.cur, nodes...)
+	p.bytes += size
 	return nil
 }
 
@@ -241,7 +263,7 @@ func (p *pipeline) flush() error {
 		return nil
 	}
 	b := p.cur
-	p.cur = make([]Node, 0, p.size)
+	p.cur, p.bytes = make([]Node, 0, p.size), 0
 	wk := p.next
 	p.next = (p.next + 1) % len(p.chans)
 	return p.send(wk, b)

@@ -55,6 +55,11 @@ func kafkaSalt(rng *rand.Rand) []byte {
 	return b
 }
 
+// poolSalt is the salt of pool entry k for mechanism scramMechs[m].
+func poolSalt(seed int64, m, k int) []byte {
+	return kafkaSalt(rand.New(rand.NewPCG(uint64(seed), 0x5c7a_0000+uint64(m)<<16+uint64(k))))
+}
+
 // scramCredential formats one credential the way ScramCredentialUtils does:
 // salt=<b64>,stored_key=<b64>,server_key=<b64>,iterations=<n>.
 func scramCredential(m scramMech, password string, salt []byte, iterations int) string {
@@ -88,8 +93,7 @@ func scramPool(seed int64, size int) [2][]string {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				rng := rand.New(rand.NewPCG(uint64(seed), 0x5c7a_0000+uint64(j.m)<<16+uint64(j.k)))
-				pool[j.m][j.k] = scramCredential(scramMechs[j.m], scramPassword(seed, j.k), kafkaSalt(rng), ScramIterations)
+				pool[j.m][j.k] = scramCredential(scramMechs[j.m], scramPassword(seed, j.k), poolSalt(seed, j.m, j.k), ScramIterations)
 			}
 		}()
 	}
