@@ -1,0 +1,191 @@
+package kread
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+// configs reads topic configs in batches and broker configs per broker and
+// for the cluster default, concurrently.
+func (r *reader) configs(ctx context.Context, s *snapshot.Snapshot) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(r.opts.Concurrency)
+
+	var (
+		mu        sync.Mutex
+		topicCfgs = make(map[string][]snapshot.Config, len(s.Topics))
+		vanished  []string
+		denied    []string
+	)
+	for start := 0; start < len(s.Topics); start += r.opts.ConfigBatch {
+		end := min(start+r.opts.ConfigBatch, len(s.Topics))
+		names := make([]string, 0, end-start)
+		for _, t := range s.Topics[start:end] {
+			names = append(names, t.Name)
+		}
+		g.Go(func() error {
+			got, gone, deny, err := r.topicConfigs(gctx, names)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			for k, v := range got {
+				topicCfgs[k] = v
+			}
+			vanished = append(vanished, gone...)
+			denied = append(denied, deny...)
+			mu.Unlock()
+			return nil
+		})
+	}
+
+	brokers := make([]string, 0, len(s.Brokers)+1)
+	brokers = append(brokers, "") // cluster default
+	for _, b := range s.Brokers {
+		brokers = append(brokers, brokerName(b.ID))
+	}
+	brokerCfgs := make([][]snapshot.Config, len(brokers))
+	for i, b := range brokers {
+		g.Go(func() (err error) {
+			brokerCfgs[i], err = r.brokerConfigs(gctx, b)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+
+	if len(denied) > 0 {
+		more := ""
+		if len(denied) > 1 {
+			more = fmt.Sprintf(" (and %d more topics)", len(denied)-1)
+		}
+		return fmt.Errorf("kread: reading topic configs needs Topic:DescribeConfigs on %s%s for %s", denied[0], more, r.principal)
+	}
+	gone := make(map[string]bool, len(vanished))
+	for _, n := range vanished {
+		gone[n] = true
+		r.finding(snapshot.Finding{
+			ID: "kread/topic-vanished", Severity: snapshot.SeverityWarning, Resource: "topic " + n,
+			Message: "the topic was deleted while it was being read; it is left out",
+		})
+	}
+	kept := s.Topics[:0]
+	for _, t := range s.Topics {
+		if gone[t.Name] {
+			continue
+		}
+		t.Configs = topicCfgs[t.Name]
+		kept = append(kept, t)
+	}
+	s.Topics = kept
+
+	for i, b := range brokers {
+		if len(brokerCfgs[i]) > 0 {
+			s.BrokerConfigs = append(s.BrokerConfigs, snapshot.BrokerConfig{Broker: b, Configs: brokerCfgs[i]})
+		}
+	}
+	return nil
+}
+
+// topicConfigs describes one batch of topics. It returns the dynamic
+// configs per topic, the topics that no longer exist, and the topics the
+// principal may not describe.
+func (r *reader) topicConfigs(ctx context.Context, names []string) (map[string][]snapshot.Config, []string, []string, error) {
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	for _, n := range names {
+		rr := kmsg.NewDescribeConfigsRequestResource()
+		rr.ResourceType = kmsg.ConfigResourceTypeTopic
+		rr.ResourceName = n
+		req.Resources = append(req.Resources, rr)
+	}
+	resp, err := req.RequestWith(ctx, r.cl)
+	if err != nil {
+		return nil, nil, nil, r.wrap(err, "reading topic configs", "Topic:DescribeConfigs")
+	}
+	out := make(map[string][]snapshot.Config, len(names))
+	var gone, denied []string
+	for _, res := range resp.Resources {
+		switch err := kerr.ErrorForCode(res.ErrorCode); {
+		case err == nil:
+		case err == kerr.UnknownTopicOrPartition:
+			gone = append(gone, res.ResourceName)
+			continue
+		case isAuth(err):
+			denied = append(denied, res.ResourceName)
+			continue
+		default:
+			return nil, nil, nil, fmt.Errorf("kread: reading configs of topic %s: %v%s", res.ResourceName, err, msg(res.ErrorMessage))
+		}
+		out[res.ResourceName] = dynamicConfigs(res.Configs, kmsg.ConfigSourceDynamicTopicConfig, func(key string) string {
+			return "kafka:" + res.ResourceName + "#" + key
+		})
+	}
+	return out, gone, denied, nil
+}
+
+// brokerConfigs describes one broker ("" for the cluster default) and keeps
+// only the entries set at that level.
+func (r *reader) brokerConfigs(ctx context.Context, broker string) ([]snapshot.Config, error) {
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	rr := kmsg.NewDescribeConfigsRequestResource()
+	rr.ResourceType = kmsg.ConfigResourceTypeBroker
+	rr.ResourceName = broker
+	req.Resources = append(req.Resources, rr)
+	what := "reading the configs of broker " + broker
+	src, ref := kmsg.ConfigSourceDynamicBrokerConfig, "kafka:broker/"+broker+"#"
+	if broker == "" {
+		what = "reading the cluster-default broker configs"
+		src, ref = kmsg.ConfigSourceDynamicDefaultBrokerConfig, "kafka:broker/<default>#"
+	}
+	resp, err := req.RequestWith(ctx, r.cl)
+	if err != nil {
+		return nil, r.wrap(err, what, "Cluster:DescribeConfigs")
+	}
+	for _, res := range resp.Resources {
+		if err := kerr.ErrorForCode(res.ErrorCode); err != nil {
+			if isAuth(err) {
+				return nil, r.wrap(err, what, "Cluster:DescribeConfigs")
+			}
+			return nil, fmt.Errorf("kread: %s: %v%s", what, err, msg(res.ErrorMessage))
+		}
+		return dynamicConfigs(res.Configs, src, func(key string) string { return ref + key }), nil
+	}
+	return nil, nil
+}
+
+// dynamicConfigs keeps the writable entries whose source is src. Sensitive
+// entries (flagged, or with no value) become secret references.
+func dynamicConfigs(cs []kmsg.DescribeConfigsResponseResourceConfig, src kmsg.ConfigSource, ref func(string) string) []snapshot.Config {
+	var out []snapshot.Config
+	for _, c := range cs {
+		if c.Source != src || c.ReadOnly {
+			continue
+		}
+		sc := snapshot.Config{Key: c.Name, Source: src.String()}
+		if c.IsSensitive || c.Value == nil {
+			sec := snapshot.SecretRef(ref(c.Name))
+			sc.Sensitive, sc.Secret = true, &sec
+		} else {
+			sc.Value = *c.Value
+		}
+		out = append(out, sc)
+	}
+	snapshot.SortConfigs(out)
+	return out
+}
+
+func msg(m *string) string {
+	if m == nil || strings.TrimSpace(*m) == "" {
+		return ""
+	}
+	return " (" + strings.Join(strings.Fields(*m), " ") + ")"
+}
