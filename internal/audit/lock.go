@@ -71,6 +71,8 @@ func (s *Store) AcquireTargetLock(ctx context.Context, target string, runID int6
 				reason = fmt.Sprintf("run %d finished without releasing it", holder)
 			case host == s.hostname && !processAlive(pid):
 				reason = fmt.Sprintf("run %d's process %d on %s is gone", holder, pid, host)
+			case host == s.hostname && pid == s.pid:
+				reason = ""
 			case now.Sub(parseTime(beat)) > s.lockStaleAfter():
 				reason = fmt.Sprintf("run %d's last heartbeat was at %s, more than %s ago", holder, beat, s.lockStaleAfter())
 			}

@@ -140,18 +140,41 @@ func (s *Store) Run(ctx context.Context, id int64) (RunSummary, error) {
 }
 
 // IncompleteRuns returns the apply runs against target (matched against
-// the target's cluster id or address) that never finished and were not
-// resumed by a run that finished, oldest first. A run currently holding
-// the target's lock (alive) is left out.
+// the target's cluster id or address, as given to BeginRun or SetEndpoints)
+// that never finished and were not resumed by a run that finished, oldest
+// first. A run that still holds a live lock on the target (its process is
+// alive, or it is on another host and its heartbeat is fresh) is left out:
+// it is running, not killed.
 func (s *Store) IncompleteRuns(ctx context.Context, target string) ([]RunSummary, error) {
-	return s.queryRuns(ctx, runSelect+`
+	runs, err := s.queryRuns(ctx, runSelect+`
 	WHERE r.command = 'apply'
 	  AND (r.target_cluster_id = ?1 OR r.target_address = ?1 OR te.cluster_id = ?1 OR te.address = ?1)
 	  AND e.run_id IS NULL
 	  AND NOT EXISTS (SELECT 1 FROM run_events v JOIN run_ends f ON f.run_id = v.run_id
 	                  WHERE v.kind = 'resumes' AND v.other_run_id = r.id)
-	  AND NOT EXISTS (SELECT 1 FROM target_locks l WHERE l.run_id = r.id)
 	ORDER BY r.id`, target)
+	if err != nil {
+		return nil, err
+	}
+	out := runs[:0]
+	for _, r := range runs {
+		var host, beat string
+		var pid int
+		err := s.r.QueryRowContext(ctx, `SELECT host, pid, heartbeat FROM target_locks WHERE run_id = ?`, r.ID).Scan(&host, &pid, &beat)
+		if err == nil && s.lockLive(host, pid, beat) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// lockLive reports whether a lock holder looks alive.
+func (s *Store) lockLive(host string, pid int, heartbeat string) bool {
+	if host == s.hostname {
+		return processAlive(pid)
+	}
+	return s.now().Sub(parseTime(heartbeat)) <= s.lockStaleAfter()
 }
 
 // ChangeRecord is one change of a run with its transitions.
