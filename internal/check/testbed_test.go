@@ -1,0 +1,128 @@
+package check
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/zkconn"
+	"github.com/zkmigrate/zkmigrate/internal/zkread"
+)
+
+// testbedEnv returns the named test-bed variable; the test skips when it is
+// unset locally and fails when CI is set (CI always starts the test bed).
+func testbedEnv(t *testing.T, name string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not set (CI must start the test bed: testbed/testbed.sh start all && testbed/testbed.sh legacy)", name)
+		}
+		t.Skipf("%s not set; start the test bed (testbed/testbed.sh start all; testbed/testbed.sh legacy; eval $(testbed/testbed.sh env))", name)
+	}
+	return v
+}
+
+// readTestbed reads the real Kafka 3.9 test bed's ZooKeeper, as `migrate
+// check --zookeeper ... --broker-config source.properties [secret]` does.
+func readTestbed(t *testing.T, secrets []string) *snapshot.Snapshot {
+	t.Helper()
+	addr := testbedEnv(t, "ZKM_TEST_ZK")
+	props := testbedEnv(t, "ZKM_TEST_SOURCE_SERVER_PROPS")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	s, err := zkread.Read(ctx, conn, zkread.Options{Full: true, EncoderSecrets: secrets, Address: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := zkread.ReadStatic(props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.StaticConfigs = append(s.StaticConfigs, st.Config)
+	s.Sort()
+	if s.Topic("legacy-format") == nil {
+		t.Fatalf("no topic legacy-format at %s: the legacy state is missing (testbed/testbed.sh legacy)", addr)
+	}
+	return s
+}
+
+func has(fs []Finding, id, resource, text string) bool {
+	for _, f := range fs {
+		if f.ID == id && (resource == "" || f.Resource == resource) && strings.Contains(f.Message, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// The legacy state written by Kafka 3.9 itself (testbed/LegacyState.java and
+// testbed.sh legacy) triggers a known set of findings.
+func TestTestbedLegacyFindings(t *testing.T) {
+	s := readTestbed(t, nil)
+	fs, err := Run(s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []struct{ id, resource, text string }{
+		{"K4-TOPIC-CONFIG-REMOVED", "topic:legacy-format", "message.format.version=2.8"},
+		{"K4-TOPIC-CONFIG-REMOVED", "topic:legacy-format", "message.downconversion.enable=false"},
+		{"K4-TOPIC-SEGMENT-BYTES", "topic:tiny-segments", "segment.bytes=524288"},
+		{"ACL-HOST-NEVER-MATCHES", "acl:Topic:LITERAL:orders", `"db.example.com"`},
+		{"ACL-CLUSTER-CREATE", "principal:User:alice", "Allow Create on Cluster:LITERAL:kafka-cluster"},
+		{"ACL-UNCHECKED-OPERATION", "acl:Group:LITERAL:billing", "Write"},
+		{"CARRY-SCRAM", "scram-user:User:alice", "SCRAM-SHA-"},
+		{"CARRY-SCRAM", "scram-user:User:bob", "SCRAM-SHA-256"},
+		{"CARRY-DELEGATION-TOKEN", "", "User:admin"},
+		{"CARRY-TOPIC-ID", "topics", ""},
+		{"KRAFT-PASSWORD-NO-SECRET", "broker:0", "listener.name.sasl_plaintext.ssl.key.password"},
+		{"KRAFT-PENDING-DELETE", "topic:doomed", ""},
+		{"KRAFT-AUTHORIZER", "", aclAuthorizer},
+		{"KRAFT-ZK-SETTING", "", "zookeeper.connect"},
+	} {
+		if !has(fs, w.id, w.resource, w.text) {
+			t.Errorf("missing %s %s %q", w.id, w.resource, w.text)
+		}
+	}
+	// A 3.9 cluster never migrated: ids everywhere, a ZooKeeper controller.
+	for _, id := range []string{"KRAFT-MIGRATION-ZNODE", "KRAFT-CONTROLLER", "KRAFT-TOPIC-NO-ID", "KRAFT-IBP-TOO-OLD", "TOPIC-RF-BELOW-MIN-ISR"} {
+		if has(fs, id, "", "") {
+			t.Errorf("unexpected %s", id)
+		}
+	}
+	if t.Failed() {
+		for _, f := range fs {
+			t.Logf("%s %s %s: %s", f.Severity, f.ID, f.Resource, f.Message)
+		}
+	}
+}
+
+// With the encoder secret the broker password decrypts, and the finding goes.
+func TestTestbedEncoderSecret(t *testing.T) {
+	b, err := os.ReadFile(testbedEnv(t, "ZKM_TEST_ENCODER_SECRET_FILE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := strings.TrimRight(string(b), "\r\n")
+	s := readTestbed(t, []string{secret})
+	fs, err := Run(s, Options{EncoderSecretKnown: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if has(fs, "KRAFT-PASSWORD-NO-SECRET", "", "") {
+		t.Errorf("password finding despite the encoder secret: %+v", fs)
+	}
+	for _, f := range fs {
+		if strings.Contains(f.Message+f.Fix, secret) {
+			t.Fatalf("the encoder secret appears in finding %s", f.ID)
+		}
+	}
+}
