@@ -207,3 +207,9 @@ func (w *ZKWriter) Close() {
 		c.Close()
 	}
 }
+
+// Conns returns the writer's sessions (for Walk and Delete).
+func (w *ZKWriter) Conns() []*zk.Conn { return w.conns }
+
+// Chroot returns the path prefix the writer writes under ("" for none).
+func (w *ZKWriter) Chroot() string { return w.chroot }
