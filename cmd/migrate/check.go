@@ -25,6 +25,11 @@ type checkFlags struct {
 
 func (f *checkFlags) register(fs *flag.FlagSet) {
 	f.source.register(fs)
+	// An audit reads everything: partition state, old /consumers groups.
+	f.source.full = true
+	if fl := fs.Lookup("full"); fl != nil {
+		fl.DefValue = "true"
+	}
 	fs.StringVar(&f.policyFile, "policy", "", "TopicActionPolicy file (YAML): report existing topics that violate it")
 	fs.StringVar(&f.target, "target-version", check.DefaultTargetVersion, "Kafka version the cluster moves to (4.0, 4.1, ...); version-dependent checks follow it")
 	fs.StringVar(&f.output, "o", "text", "output: text, json or markdown (for a change ticket)")
@@ -99,7 +104,7 @@ func runCheck(ctx context.Context, e *env) int {
 		rec.finish(ctx, e, "error", exitError)
 		return fail(e, "check", err)
 	}
-	opts.EncoderSecretKnown = encoderSecretUsed(src)
+	opts.EncoderSecretKnown = encoderSecretUsed(src) || (f.source.zookeeper != "" && (f.source.encoderSecretFile != "" || staticEncoderSecret(src)))
 	findings, err := check.Run(src, opts)
 	if err != nil {
 		rec.finish(ctx, e, "error", exitError)
@@ -166,6 +171,19 @@ func encoderSecretUsed(s *snapshot.Snapshot) bool {
 	for _, bc := range s.BrokerConfigs {
 		for _, c := range bc.Configs {
 			if c.Sensitive && c.Secret != nil && c.Secret.Known() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// staticEncoderSecret reports whether a --broker-config file sets
+// password.encoder.secret (which the live read tries on broker passwords).
+func staticEncoderSecret(s *snapshot.Snapshot) bool {
+	for _, sc := range s.StaticConfigs {
+		for _, c := range sc.Configs {
+			if c.Key == "password.encoder.secret" {
 				return true
 			}
 		}
