@@ -1,0 +1,150 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zkmigrate/zkmigrate/internal/apply"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+func TestSecretsNeverStored(t *testing.T) {
+	ctx := context.Background()
+	// Each value must never appear in the database or its WAL.
+	const (
+		scramPassword  = "Scr4m-alice-pw!"
+		keystorePass   = "ks-Pa55word-77"
+		jaasPassword   = "jaas-s3cret-pw"
+		argPassword    = "cli-pw-0xDEADBEEF"
+		zkAuthPassword = "zkdigest-pw-42"
+		urlPassword    = "url-pw-9931"
+		optionSecret   = "option-secret-x1"
+		leakedValue    = "sensitive-value-in-plain-field"
+		quotePassword  = `pw"with"quotes`
+	)
+	secrets := []string{scramPassword, keystorePass, jaasPassword, argPassword, zkAuthPassword, urlPassword, optionSecret, leakedValue, quotePassword}
+	jaas := `org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="` + jaasPassword + `";`
+
+	s, path := openTest(t)
+	r, err := s.BeginRun(ctx, RunInfo{
+		Command: "apply",
+		Args: []string{"--zookeeper", "zk1:2181", "--zk-auth", "digest:kafka:" + zkAuthPassword, "--password=" + argPassword,
+			"--command-config-property", "sasl.jaas.config=" + jaas, "--bootstrap-server", "SASL_SSL://admin:" + urlPassword + "@b1:9093"},
+		Target:  Endpoint{Kind: "kafka", Address: "SASL_SSL://admin:" + urlPassword + "@b1:9093", Principal: "User:admin"},
+		Options: map[string]any{"ssl.truststore.password": optionSecret, "prune": true, "nested": map[string]any{"client_secret": optionSecret}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw := snapshot.NewSecret("scram-credentials:alice/SCRAM-SHA-256", scramPassword)
+	ks := snapshot.NewSecret("zookeeper:/config/brokers/0#ssl.keystore.password", keystorePass)
+	qp := snapshot.NewSecret("scram-credentials:bob/SCRAM-SHA-512", quotePassword)
+	p := &plan.Plan{Fingerprint: "fp", Changes: []plan.Change{
+		{ID: "scram-user:alice/SCRAM-SHA-256", Kind: plan.KindScramUser, Action: plan.ActionCreate, RPC: plan.RPCAlterUserScramCredRPC,
+			Resource: plan.Resource{Type: "user", Name: "alice", Mechanism: "SCRAM-SHA-256"},
+			After:    &plan.State{Iterations: 8192, Password: &pw}},
+		{ID: "scram-user:bob/SCRAM-SHA-512", Kind: plan.KindScramUser, Action: plan.ActionCreate, RPC: plan.RPCAlterUserScramCredRPC,
+			Resource: plan.Resource{Type: "user", Name: "bob", Mechanism: "SCRAM-SHA-512"},
+			After:    &plan.State{Iterations: 4096, Password: &qp}},
+		{ID: "broker-config:0", Kind: plan.KindBrokerConfig, Action: plan.ActionUpdate, RPC: plan.RPCIncrementalAlter,
+			Resource: plan.Resource{Type: "broker", Name: "0"},
+			After: &plan.State{Configs: []snapshot.Config{
+				{Key: "ssl.keystore.password", Sensitive: true, Secret: &ks},
+				{Key: "listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config", Value: jaas},
+				{Key: "some.custom.key", Sensitive: true, Value: leakedValue},
+				{Key: "log.retention.ms", Value: "604800000"},
+			}}},
+	}, Findings: []snapshot.Finding{{ID: "jaas-inline", Severity: "warning", Resource: "server.properties:12",
+		Message: "sasl.jaas.config has password=\"" + jaasPassword + "\" inline"}}}
+	if err := r.RecordPlan(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	o := r.Observer()
+	o.Observe(apply.RunStarted{Plan: p, Total: 3})
+	o.Observe(apply.BatchSent{Batch: 1, RPC: plan.RPCAlterUserScramCredRPC, Changes: []*plan.Change{&p.Changes[0], &p.Changes[1]}})
+	o.Observe(apply.BatchDone{Batch: 1, RPC: plan.RPCAlterUserScramCredRPC})
+	// A broker that echoes a value in its error message.
+	o.Observe(apply.ResourceResult{Change: &p.Changes[0], ErrorCode: 42, ErrorName: "INVALID_REQUEST",
+		Message: "bad password " + scramPassword, Err: errors.New("invalid " + scramPassword)})
+	o.Observe(apply.ResourceResult{Change: &p.Changes[1]})
+	o.Observe(apply.BatchSent{Batch: 2, RPC: plan.RPCIncrementalAlter, Changes: []*plan.Change{&p.Changes[2]}})
+	o.Observe(apply.BatchDone{Batch: 2, RPC: plan.RPCIncrementalAlter, Err: errors.New("ssl.keystore.password=" + keystorePass + " rejected")})
+
+	// Scan the database and its WAL while the run is open (rows are in the
+	// WAL), and again after Finish and Close (checkpointed into the file).
+	scan := func(when string) {
+		t.Helper()
+		var all []byte
+		for _, f := range []string{path, path + "-wal"} {
+			b, err := os.ReadFile(f)
+			if err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			all = append(all, b...)
+		}
+		// The scan must be able to see what was recorded.
+		for _, present := range []string{"scram-credentials:alice/SCRAM-SHA-256", "log.retention.ms", "604800000", "INVALID_REQUEST", "zk1:2181"} {
+			if !bytes.Contains(all, []byte(present)) {
+				t.Errorf("%s: %q not found in the database: the scan would be hollow", when, present)
+			}
+		}
+		for _, sec := range secrets {
+			if bytes.Contains(all, []byte(sec)) {
+				t.Errorf("%s: secret %q found in the database files", when, sec)
+			}
+		}
+	}
+	scan("during the run")
+	if _, err := r.Finish(ctx, "partial", 3); err != nil {
+		t.Fatal(err)
+	}
+	scan("after Finish")
+	run, err := s.Run(ctx, r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantArgs := []string{"--zookeeper", "zk1:2181", "--zk-auth", "[redacted]", "--password=[redacted]",
+		"--command-config-property", "sasl.jaas.config=[redacted]", "--bootstrap-server", "SASL_SSL://admin:[redacted]@b1:9093"}
+	if diff := cmp.Diff(wantArgs, run.Args); diff != "" {
+		t.Errorf("stored args mismatch (-want +got):\n%s", diff)
+	}
+	if res, err := s.Verify(ctx, ""); err != nil || !res.OK {
+		t.Fatalf("Verify = %+v, %v", res, err)
+	}
+	s.Close()
+	scan("after Close")
+}
+
+func TestRedactArgs(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []string
+		want []string
+	}{
+		{"flag with value after", []string{"--password", "x1", "--topics", "a.*"}, []string{"--password", "[redacted]", "--topics", "a.*"}},
+		{"flag=value", []string{"--sasl-secret=abc", "-o", "json"}, []string{"--sasl-secret=[redacted]", "-o", "json"}},
+		{"single dash", []string{"-password", "pw"}, []string{"-password", "[redacted]"}},
+		{"auth flag", []string{"--zk-auth", "digest:u:p"}, []string{"--zk-auth", "[redacted]"}},
+		{"boolean flag followed by a flag", []string{"--resend-secrets", "--zookeeper", "zk:2181"}, []string{"--resend-secrets", "--zookeeper", "zk:2181"}},
+		{"jaas flag", []string{"--jaas", `x required password="p";`}, []string{"--jaas", "[redacted]"}},
+		{"sensitive k=v arg", []string{"ssl.key.password=k", "retention.ms=5"}, []string{"ssl.key.password=[redacted]", "retention.ms=5"}},
+		{"k=v in a flag value", []string{"--config=sasl.jaas.config=abc"}, []string{"--config=sasl.jaas.config=[redacted]"}},
+		{"url userinfo", []string{"--bootstrap-server", "SASL_SSL://u:p4ss@h:9093"}, []string{"--bootstrap-server", "SASL_SSL://u:[redacted]@h:9093"}},
+		{"inline jaas text", []string{`--note`, `username="a" password="b c"`}, []string{"--note", `username="a" password="[redacted]"`}},
+		{"trailing secret flag", []string{"--password"}, []string{"--password"}},
+		{"plain", []string{"plan", "--out", "p.json"}, []string{"plan", "--out", "p.json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, RedactArgs(tt.in)); diff != "" {
+				t.Errorf("RedactArgs(%q) mismatch (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}

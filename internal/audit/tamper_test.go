@@ -1,0 +1,282 @@
+package audit
+
+import (
+	"context"
+	"database/sql"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// tamperBase records two runs, closes the store (so the file holds
+// everything) and returns the file and the two receipts.
+func tamperBase(t *testing.T) (path, receipt1, receipt2 string) {
+	t.Helper()
+	s, path := openTest(t)
+	_, receipt1 = recordRun(t, s, 4)
+	_, receipt2 = recordRun(t, s, 4)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path, receipt1, receipt2
+}
+
+func seqOf(t *testing.T, db *sql.DB, q string) int64 {
+	t.Helper()
+	var n int64
+	if err := db.QueryRow(q).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+func TestVerifyDetectsTampering(t *testing.T) {
+	ctx := context.Background()
+	base, receipt1, receipt2 := tamperBase(t)
+	tests := []struct {
+		name   string
+		anchor string
+		// tamper changes the file and returns the chain position where
+		// Verify must report the first broken link (0: no link is broken
+		// but the anchor must be missing).
+		tamper     func(t *testing.T, db *sql.DB) int64
+		wantReason string
+	}{
+		{
+			name: "edit a change's resource",
+			tamper: func(t *testing.T, db *sql.DB) int64 {
+				seq := seqOf(t, db, `SELECT min(seq) FROM changes`)
+				mustExec(t, db, `UPDATE changes SET resource = 'evil' WHERE seq = ?`, seq)
+				return seq
+			},
+			wantReason: "does not match its content",
+		},
+		{
+			name: "edit an exit code",
+			tamper: func(t *testing.T, db *sql.DB) int64 {
+				seq := seqOf(t, db, `SELECT min(seq) FROM run_ends`)
+				mustExec(t, db, `UPDATE run_ends SET exit_code = 0, outcome = 'succeeded' WHERE seq = ?`, seq)
+				return seq
+			},
+			wantReason: "does not match its content",
+		},
+		{
+			name: "null out a column",
+			tamper: func(t *testing.T, db *sql.DB) int64 {
+				seq := seqOf(t, db, `SELECT min(seq) FROM change_events WHERE error_code IS NOT NULL`)
+				mustExec(t, db, `UPDATE change_events SET error_code = NULL, error_name = NULL, message = NULL, status = 'succeeded' WHERE seq = ?`, seq)
+				return seq
+			},
+			wantReason: "does not match its content",
+		},
+		{
+			name: "edit a row and recompute its hash",
+			tamper: func(t *testing.T, db *sql.DB) int64 {
+				seq := seqOf(t, db, `SELECT min(seq) FROM rpc_results`)
+				mustExec(t, db, `UPDATE rpc_results SET duration_us = 1 WHERE seq = ?`, seq)
+				rehash(t, db, "rpc_results", seq)
+				return seq + 1
+			},
+			wantReason: "does not match its content",
+		},
+		{
+			name: "delete a middle row",
+			tamper: func(t *testing.T, db *sql.DB) int64 {
+				seq := seqOf(t, db, `SELECT min(seq) FROM rpcs`)
+				mustExec(t, db, `DELETE FROM rpcs WHERE seq = ?`, seq)
+				return seq + 1
+			},
+			wantReason: "missing (deleted)",
+		},
+		{
+			name: "delete a whole run's rows",
+			tamper: func(t *testing.T, db *sql.DB) int64 {
+				mustExec(t, db, `PRAGMA foreign_keys = OFF`)
+				for _, tbl := range []string{"run_ends", "run_events", "snapshots", "plans", "changes", "change_events", "rpcs", "rpc_results", "verdicts", "blockers", "findings"} {
+					mustExec(t, db, `DELETE FROM `+tbl+` WHERE run_id = 1`)
+				}
+				mustExec(t, db, `DELETE FROM runs WHERE id = 1`)
+				return seqOf(t, db, `SELECT min(seq) FROM runs`)
+			},
+			wantReason: "missing (deleted)",
+		},
+		{
+			name: "reorder two rows",
+			tamper: func(t *testing.T, db *sql.DB) int64 {
+				a := seqOf(t, db, `SELECT min(seq) FROM change_events`)
+				b := seqOf(t, db, `SELECT min(seq) FROM change_events WHERE seq > `+strconv.FormatInt(a, 10))
+				mustExec(t, db, `UPDATE change_events SET seq = -1 WHERE seq = ?`, a)
+				mustExec(t, db, `UPDATE change_events SET seq = ? WHERE seq = ?`, a, b)
+				mustExec(t, db, `UPDATE change_events SET seq = ? WHERE seq = -1`, b)
+				return a
+			},
+			wantReason: "does not match its content",
+		},
+		{
+			name: "swap two rows' contents keeping positions",
+			tamper: func(t *testing.T, db *sql.DB) int64 {
+				a := seqOf(t, db, `SELECT min(seq) FROM changes`)
+				b := seqOf(t, db, `SELECT min(seq) FROM changes WHERE seq > `+strconv.FormatInt(a, 10))
+				var ida, idb string
+				if err := db.QueryRow(`SELECT (SELECT change_id FROM changes WHERE seq = ?), (SELECT change_id FROM changes WHERE seq = ?)`, a, b).Scan(&ida, &idb); err != nil {
+					t.Fatal(err)
+				}
+				mustExec(t, db, `UPDATE changes SET change_id = ? WHERE seq = ?`, idb, a)
+				mustExec(t, db, `UPDATE changes SET change_id = ? WHERE seq = ?`, ida, b)
+				return a
+			},
+			wantReason: "does not match its content",
+		},
+		{
+			name: "append a forged row",
+			tamper: func(t *testing.T, db *sql.DB) int64 {
+				seq := seqOf(t, db, `SELECT seq FROM chain_head`) + 1
+				mustExec(t, db, `INSERT INTO findings (seq, hash, run_id, finding_id, severity, resource, message) VALUES (?, 'f00d', 1, 'x', 'info', 'r', 'forged')`, seq)
+				mustExec(t, db, `UPDATE chain_head SET seq = ?, hash = 'f00d'`, seq)
+				return seq
+			},
+			wantReason: "does not match its content",
+		},
+		{
+			name: "delete the newest rows",
+			tamper: func(t *testing.T, db *sql.DB) int64 {
+				cut := seqOf(t, db, `SELECT seq FROM run_ends WHERE run_id = 2`)
+				deleteFrom(t, db, cut)
+				return cut
+			},
+			wantReason: "chain head record",
+		},
+		{
+			name:   "delete the newest rows and fix the head: only the anchor tells",
+			anchor: receipt2,
+			tamper: func(t *testing.T, db *sql.DB) int64 {
+				cut := seqOf(t, db, `SELECT seq FROM run_ends WHERE run_id = 2`)
+				deleteFrom(t, db, cut)
+				mustExec(t, db, `UPDATE chain_head SET seq = ?, hash = ?`, cut-1, hashAt(t, db, cut-1))
+				return 0
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "audit.db")
+			copyFile(t, base, path)
+			db := rawDB(t, path)
+			wantSeq := tt.tamper(t, db)
+			db.Close()
+			s, err := Open(ctx, path)
+			if err != nil {
+				t.Fatalf("Open of the tampered file: %v", err)
+			}
+			defer s.Close()
+			res, err := s.Verify(ctx, tt.anchor)
+			if err != nil {
+				t.Fatalf("Verify: %v", err)
+			}
+			if res.OK {
+				t.Fatalf("Verify = %+v; want tampering reported", res)
+			}
+			if wantSeq == 0 {
+				if res.Broken != nil || res.AnchorFound {
+					t.Fatalf("Verify = %+v, broken %v; want an intact chain without the anchor", res, res.Broken)
+				}
+				return
+			}
+			if res.Broken == nil {
+				t.Fatalf("Verify = %+v; want a broken link at %d", res, wantSeq)
+			}
+			if res.Broken.Seq != wantSeq || !strings.Contains(res.Broken.Reason, tt.wantReason) {
+				t.Errorf("first broken link = %v; want at seq %d with %q", res.Broken, wantSeq, tt.wantReason)
+			}
+		})
+	}
+	// The untouched copy verifies, with either receipt as anchor.
+	s, err := Open(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, anchor := range []string{"", receipt1, receipt2} {
+		if res, err := s.Verify(ctx, anchor); err != nil || !res.OK {
+			t.Errorf("Verify(untouched, anchor %q) = %+v, %v; want intact", short(anchor), res, err)
+		}
+	}
+}
+
+// TestVerifyDetectsTamperingWithSQLiteCLI edits the file with the sqlite3
+// command-line shell, when it is installed.
+func TestVerifyDetectsTamperingWithSQLiteCLI(t *testing.T) {
+	cli, err := exec.LookPath("sqlite3")
+	if err != nil {
+		t.Skip("sqlite3 CLI not installed; TestVerifyDetectsTampering covers the same edits through SQL")
+	}
+	ctx := context.Background()
+	path, _, _ := tamperBase(t)
+	out, err := exec.Command(cli, path, `UPDATE changes SET resource = 'evil' WHERE seq = (SELECT max(seq) FROM changes);`).CombinedOutput()
+	if err != nil {
+		t.Fatalf("sqlite3: %v: %s", err, out)
+	}
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := s.Verify(ctx, "")
+	if err != nil || res.OK || res.Broken == nil {
+		t.Fatalf("Verify after a sqlite3 edit = %+v, %v; want a broken link", res, err)
+	}
+}
+
+// rehash recomputes one row's hash from its content and the previous row's
+// stored hash, as a tamperer who knows the scheme would.
+func rehash(t *testing.T, db *sql.DB, table string, seq int64) {
+	t.Helper()
+	prev := hashAt(t, db, seq-1)
+	if prev == "" {
+		prev = zeroHash
+	}
+	rows, err := db.Query(`SELECT * FROM `+table+` WHERE seq = ?`, seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols, _ := rows.Columns()
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if !rows.Next() {
+		t.Fatalf("no row %d in %s", seq, table)
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	mustExec(t, db, `UPDATE `+table+` SET hash = ? WHERE seq = ?`, rowHash(prev, table, cols, vals), seq)
+}
+
+// chainTables lists every hash-chained table.
+var chainTables = []string{"runs", "run_ends", "run_events", "run_endpoints", "snapshots", "plans", "changes", "change_events", "rpcs", "rpc_results", "verdicts", "blockers", "findings"}
+
+// hashAt returns the stored hash of the row at chain position seq.
+func hashAt(t *testing.T, db *sql.DB, seq int64) string {
+	t.Helper()
+	for _, tbl := range chainTables {
+		var h string
+		if err := db.QueryRow(`SELECT hash FROM `+tbl+` WHERE seq = ?`, seq).Scan(&h); err == nil {
+			return h
+		}
+	}
+	return ""
+}
+
+// deleteFrom deletes every chained row at position cut or later.
+func deleteFrom(t *testing.T, db *sql.DB, cut int64) {
+	t.Helper()
+	mustExec(t, db, `PRAGMA foreign_keys = OFF`)
+	for _, tbl := range chainTables {
+		mustExec(t, db, `DELETE FROM `+tbl+` WHERE seq >= ?`, cut)
+	}
+}
