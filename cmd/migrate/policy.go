@@ -33,11 +33,12 @@ planned topic change (plan/apply --policy).
 `
 
 func runPolicy(ctx context.Context, e *env) int {
-	if len(e.args) == 0 || e.args[0] == "-h" || e.args[0] == "--help" || e.args[0] == "help" {
+	if len(e.args) == 0 {
+		fmt.Fprint(e.stderr, policyUsage)
+		return exitError
+	}
+	if e.args[0] == "-h" || e.args[0] == "--help" || e.args[0] == "help" {
 		fmt.Fprint(e.stdout, policyUsage)
-		if len(e.args) == 0 {
-			return exitError
-		}
 		return exitOK
 	}
 	sub := *e

@@ -98,13 +98,9 @@ func stateValue(s *TopicState) ref.Val {
 	if s == nil {
 		return types.NullValue
 	}
-	asg := make([]ref.Val, len(s.Assignment))
-	for i, reps := range s.Assignment {
-		l := make([]ref.Val, len(reps))
-		for j, b := range reps {
-			l[j] = types.Int(b)
-		}
-		asg[i] = types.NewRefValList(types.DefaultTypeAdapter, l)
+	asg := s.Assignment
+	if asg == nil {
+		asg = [][]int32{}
 	}
 	cfg := s.Configs
 	if cfg == nil {
@@ -113,7 +109,7 @@ func stateValue(s *TopicState) ref.Val {
 	m := map[ref.Val]ref.Val{
 		types.String("partitions"):         types.Int(s.Partitions),
 		types.String("replication_factor"): types.Int(s.ReplicationFactor),
-		types.String("assignment"):         types.NewRefValList(types.DefaultTypeAdapter, asg),
+		types.String("assignment"):         types.DefaultTypeAdapter.NativeToValue(asg),
 		types.String("configs"):            types.NewStringStringMap(types.DefaultTypeAdapter, cfg),
 	}
 	return types.NewRefValMap(types.DefaultTypeAdapter, m)
