@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/props"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
 // Security protocols (security.protocol).
@@ -46,17 +47,29 @@ type Config struct {
 	// admin client connects (client.id, timeouts, ...).
 	Ignored []string
 
-	password string
+	// password is held as a Secret so that no fmt verb can print it.
+	password snapshot.Secret
 }
 
 // Default returns the config used without --command-config: PLAINTEXT.
 func Default() *Config { return &Config{Protocol: Plaintext} }
 
 // String describes the config without secrets; it is Describe.
-func (c *Config) String() string { return c.Describe() }
+func (c Config) String() string { return c.Describe() }
 
-// GoString keeps %#v from printing the password field.
-func (c *Config) GoString() string { return "kafkaconn.Config{" + c.Describe() + "}" }
+// GoString keeps %#v from printing the fields.
+func (c Config) GoString() string { return "kafkaconn.Config{" + c.Describe() + "}" }
+
+// Format prints Describe for every verb: fmt prints unexported fields by
+// reflection, so without it %d or %v of a Config would show the password
+// held in one.
+func (c Config) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		_, _ = f.Write([]byte(c.GoString()))
+		return
+	}
+	_, _ = f.Write([]byte(c.Describe()))
+}
 
 // Describe gives the protocol, mechanism and user, never a password:
 // "SASL_SSL SCRAM-SHA-512 user=admin", "SSL client-cert=CN=tool", "PLAINTEXT".
@@ -248,7 +261,7 @@ func (c *Config) loadSASL(f *props.File, bad func(key, format string, args ...an
 	case !okP:
 		return bad("sasl.jaas.config", "no password for user %s", user)
 	}
-	c.User, c.password = user, pass
+	c.User, c.password = user, snapshot.NewSecret(f.Path+"#sasl.jaas.config", pass)
 	if strings.EqualFold(e.Options["tokenauth"], "true") {
 		if mech == MechPlain {
 			return bad("sasl.jaas.config", "tokenauth needs a SCRAM mechanism, not PLAIN")

@@ -113,13 +113,14 @@ func Dial(ctx context.Context, bootstrap []string, cfg *Config, extra ...kgo.Opt
 }
 
 func (c *Config) mechanism() sasl.Mechanism {
+	pass, _ := c.password.Reveal()
 	switch c.Mechanism {
 	case MechPlain:
-		return plain.Auth{User: c.User, Pass: c.password}.AsMechanism()
+		return plain.Auth{User: c.User, Pass: pass}.AsMechanism()
 	case MechScramSHA256:
-		return scram.Auth{User: c.User, Pass: c.password, IsToken: c.Token}.AsSha256Mechanism()
+		return scram.Auth{User: c.User, Pass: pass, IsToken: c.Token}.AsSha256Mechanism()
 	case MechScramSHA512:
-		return scram.Auth{User: c.User, Pass: c.password, IsToken: c.Token}.AsSha512Mechanism()
+		return scram.Auth{User: c.User, Pass: pass, IsToken: c.Token}.AsSha512Mechanism()
 	}
 	return nil
 }
