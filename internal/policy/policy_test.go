@@ -357,3 +357,42 @@ func TestMotivatingCases(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingKeyForms pins how each way of reading a config key behaves
+// when the key is absent (configs hold overrides only) or the map is nil.
+func TestMissingKeyForms(t *testing.T) {
+	tests := []struct {
+		expr    string
+		allowed bool // with the key absent
+		errs    bool // evaluation error (denied, fail closed)
+	}{
+		{`has(post.configs.owner)`, false, false},
+		{`!has(post.configs.owner)`, true, false},
+		{`"owner" in post.configs`, false, false},
+		{`post.configs[?"owner"].orValue("nobody") == "nobody"`, true, false},
+		{`post.configs[?"owner"].hasValue()`, false, false},
+		{`post.configs["owner"] == "x"`, false, true},
+		{`post.configs["owner"] == "x" || true`, true, false}, // CEL's || absorbs the error
+		{`post.configs.size() == 0`, true, false},
+		{`post.assignment.size() == 0`, true, false},
+	}
+	for _, tc := range tests {
+		for _, cfg := range []map[string]string{nil, {}, {"other": "1"}} {
+			src := "version: 1\nrules:\n  - name: r\n    expr: '" + strings.ReplaceAll(tc.expr, "'", "''") + "'\n"
+			p, err := Parse("missing.yaml", []byte(src))
+			if err != nil {
+				t.Fatalf("%s: %v", tc.expr, err)
+			}
+			if tc.expr == `post.configs.size() == 0` && len(cfg) > 0 {
+				continue
+			}
+			d := p.Evaluate(Request{Action: Create, Topic: "t", Post: &TopicState{Partitions: 1, ReplicationFactor: 1, Configs: cfg}})
+			if d.Allowed != tc.allowed {
+				t.Errorf("%s with configs %v: got %+v, want allowed=%v", tc.expr, cfg, d, tc.allowed)
+			}
+			if got := strings.HasPrefix(d.Message, "evaluation error: "); got != tc.errs {
+				t.Errorf("%s with configs %v: message %q, want evaluation error=%v", tc.expr, cfg, d.Message, tc.errs)
+			}
+		}
+	}
+}
