@@ -202,6 +202,8 @@ func loadKeystore(f *props.File, bad badFunc) (*tls.Certificate, error) {
 			k, leaf, ca, err = pkcs12.DecodeChain(data, storePass)
 			if err == nil {
 				key, certs = k, append([]*x509.Certificate{leaf}, ca...)
+			} else {
+				err = cleanPKCS12Err(err)
 			}
 		case "JKS":
 			key, certs, err = jksKey(data, storePass, keyPass)
@@ -338,8 +340,11 @@ func pkcs12Trust(data []byte, pass string) ([]*x509.Certificate, error) {
 }
 
 func cleanPKCS12Err(err error) error {
-	if errors.Is(err, pkcs12.ErrIncorrectPassword) {
+	switch {
+	case errors.Is(err, pkcs12.ErrIncorrectPassword):
 		return errors.New("wrong password")
+	case strings.Contains(err.Error(), "error reading P12 data"):
+		return errors.New("not a PKCS12 file")
 	}
 	return err
 }
