@@ -236,4 +236,3 @@ func TestEnabledProtocols(t *testing.T) {
 		}
 	}
 }
-
