@@ -29,12 +29,16 @@ func checkUncarried(c *run) {
 			fmt.Sprintf("token owned by %s must be re-issued on the target", t.Owner), "")
 	}
 	var withID []string
+	deleting := map[string]bool{}
+	for _, t := range c.s.PendingDeletes {
+		deleting[t] = true
+	}
 	for i := range c.s.Topics {
 		t := &c.s.Topics[i]
 		if t.Internal || snapshot.IsInternalTopic(t.Name) {
 			continue
 		}
-		if t.ID != "" {
+		if t.ID != "" && !deleting[t.Name] {
 			withID = append(withID, t.Name)
 		}
 		for _, cf := range t.Configs {

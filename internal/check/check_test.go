@@ -241,6 +241,7 @@ var cases = []struct {
 	{"no delegation tokens", "CARRY-DELEGATION-TOKEN", Options{}, func(s *snapshot.Snapshot) {}, 0, "", "", ""},
 	{"topic ids change", "CARRY-TOPIC-ID", Options{}, func(s *snapshot.Snapshot) {}, 1, "info", "topics", "1 topic will get new topic ids"},
 	{"no topic ids to change", "CARRY-TOPIC-ID", Options{}, func(s *snapshot.Snapshot) { s.Topics[0].ID = "" }, 0, "", "", ""},
+	{"topics being deleted are not recreated", "CARRY-TOPIC-ID", Options{}, func(s *snapshot.Snapshot) { s.PendingDeletes = []string{"orders"} }, 0, "", "", ""},
 	{"internal topics are not recreated", "CARRY-TOPIC-ID", Options{}, func(s *snapshot.Snapshot) { s.Topics[0].Name = "__consumer_offsets" }, 0, "", "", ""},
 	{"tiered topic", "CARRY-TIERED-STORAGE", Options{}, func(s *snapshot.Snapshot) { topicConfig(s, "remote.storage.enable", "true") }, 1, "error", "topic:orders", "Wm4s3qv8RHSv0DVk2nJtYA"},
 	{"tiering off", "CARRY-TIERED-STORAGE", Options{}, func(s *snapshot.Snapshot) { topicConfig(s, "remote.storage.enable", "false") }, 0, "", "", ""},
