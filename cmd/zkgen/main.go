@@ -29,6 +29,9 @@ func main() {
 	if len(args) > 0 && args[0] == "bench" {
 		os.Exit(runBench(ctx, args[1:], os.Stdout, os.Stderr))
 	}
+	if len(args) > 0 && args[0] == "delete" {
+		os.Exit(runDelete(ctx, args[1:], os.Stderr))
+	}
 	os.Exit(run(ctx, args, os.Stdout, os.Stderr))
 }
 
@@ -38,6 +41,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: zkgen --zookeeper HOST:PORT[/chroot] | --out tree.json [sizes] [--seed N]")
 		fmt.Fprintln(stderr, "       zkgen bench --zookeeper HOST:PORT [--size small|full] (see zkgen bench --help)")
+		fmt.Fprintln(stderr, "       zkgen delete --zookeeper HOST:PORT/chroot (removes a generated tree)")
 		fmt.Fprintln(stderr, "Writes a synthetic ZooKeeper-mode Kafka cluster (test ensembles only).")
 		fs.PrintDefaults()
 	}
@@ -180,4 +184,35 @@ func printSummary(w io.Writer, s zkgen.Summary, elapsed time.Duration) {
 	fmt.Fprintf(w, "  quota entities    %d (user %d, client %d, user+client %d, ip %d; involving <default> %d)\n",
 		q.Total(), q.User, q.Client, q.UserClient, q.IP, q.Defaults)
 	fmt.Fprintf(w, "  scram users       %d (%d credentials)\n", s.ScramUsers, s.ScramCredentials)
+}
+
+// runDelete removes a generated tree: the chroot and everything below it.
+func runDelete(ctx context.Context, args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("zkgen delete", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("zookeeper", "", "test ZooKeeper and the chroot to remove, host:port/chroot")
+	writers := fs.Int("writers", 4, "parallel connections")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 1
+	}
+	w, err := zkgen.DialZK(*addr, *writers, 15*time.Second)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	defer w.Close()
+	if w.Chroot() == "" {
+		fmt.Fprintln(stderr, "zkgen delete: --zookeeper must name a chroot (host:port/chroot)")
+		return 1
+	}
+	start := time.Now()
+	if err := zkgen.Delete(ctx, w.Conns(), w.Chroot(), 500); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "zkgen: deleted %s in %s\n", *addr, time.Since(start).Round(time.Millisecond))
+	return 0
 }

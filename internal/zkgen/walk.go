@@ -24,6 +24,11 @@ type WalkOptions struct {
 	// possibly from several goroutines at once. data is not reused and may
 	// be kept.
 	Visit func(path string, data []byte, st *zk.Stat)
+	// Expand, if set, decides what to read after a znode's data: more
+	// paths to read directly (without listing), and whether to list its
+	// children. Without it every znode with children is listed. It lets a
+	// walk read exactly the znodes a Kafka-aware reader reads.
+	Expand func(path string, data []byte, st *zk.Stat) (direct []string, list bool)
 }
 
 // WalkStats counts what a walk read.
@@ -134,7 +139,15 @@ func (w *walker) visit(c *zk.Conn, p string) error {
 			w.opt.Visit(p, data, st)
 		}
 	}
-	if st.NumChildren == 0 {
+	list := st.NumChildren > 0
+	if w.opt.Expand != nil && p != w.root {
+		var direct []string
+		direct, list = w.opt.Expand(p, data, st)
+		for _, d := range direct {
+			w.push(d)
+		}
+	}
+	if !list {
 		return nil
 	}
 	names, _, err := c.Children(zp)
