@@ -207,3 +207,62 @@ note: adapter org.x.Create (CREATE) is enforced by the target's controllers, not
 		t.Errorf("bad expression error = %q", stderr)
 	}
 }
+
+// policyTestbedEnv returns a test-bed variable; the test skips when it is
+// unset locally and fails when CI is set (CI always starts the test bed).
+func policyTestbedEnv(t *testing.T, name string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not set (CI must start the test bed: testbed/testbed.sh start all && testbed/testbed.sh legacy)", name)
+		}
+		t.Skipf("%s not set; start the test bed (testbed/testbed.sh start all; testbed/testbed.sh legacy; eval $(testbed/testbed.sh env))", name)
+	}
+	return v
+}
+
+// TestPolicyTestTestbed runs `migrate policy test --zookeeper` against the
+// topics Kafka 3.9 itself wrote (testbed/LegacyState.java).
+func TestPolicyTestTestbed(t *testing.T) {
+	zkAddr := policyTestbedEnv(t, "ZKM_TEST_ZK")
+	dir := t.TempDir()
+	pol := writeFile(t, dir, "policy.yaml", `version: 1
+rules:
+  - name: segment-floor
+    expr: '!("segment.bytes" in post.configs) || int(post.configs["segment.bytes"]) >= 1048576'
+    message: segment.bytes below 1 MiB is refused by Kafka 4.1+
+  - name: compacted-only-internal-style
+    expr: 'post.configs[?"cleanup.policy"].orValue("delete") != "compact" || topic.startsWith("_")'
+    message: compacted application topics need an owner review
+  - name: layout-complete
+    expr: 'post.assignment.size() == post.partitions && post.assignment.all(r, r.size() == post.replication_factor)'
+    message: every partition has a full replica list
+`)
+	code, stdout, stderr := runMigrate(t, "policy", "test", "--policy", pol, "--zookeeper", zkAddr, "--no-audit", "-o", "json")
+	if code != exitPartial {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitPartial, stderr)
+	}
+	var rep policyTestReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("json output: %v\n%s", err, stdout)
+	}
+	got := map[string]string{}
+	for _, v := range rep.Violations {
+		got[v.Topic] = v.Rule
+	}
+	want := map[string]string{"tiny-segments": "segment-floor", "customer-profiles": "compacted-only-internal-style"}
+	for topic, rule := range want {
+		if got[topic] != rule {
+			t.Errorf("topic %s: violation %q, want %q (all: %v)", topic, got[topic], rule, got)
+		}
+	}
+	for _, topic := range []string{"orders", "payments", "_schemas", "metrics.events", "etl-raw", "legacy-format", "__consumer_offsets"} {
+		if r, ok := got[topic]; ok {
+			t.Errorf("topic %s: unexpected violation of %s", topic, r)
+		}
+	}
+	if rep.Topics < 8 {
+		t.Errorf("evaluated %d topics, want at least the 8 the test bed creates", rep.Topics)
+	}
+}
