@@ -57,7 +57,7 @@ func DefaultPath() string {
 
 // dsn returns the go-sqlite3 data source name for path.
 func dsn(path, txlock string, queryOnly bool) string {
-	q := fmt.Sprintf("_journal_mode=WAL&_busy_timeout=%d&_foreign_keys=on&_synchronous=FULL&_txlock=%s",
+	q := fmt.Sprintf("_journal_mode=WAL&_busy_timeout=%d&_foreign_keys=on&_synchronous=NORMAL&_txlock=%s",
 		BusyTimeout.Milliseconds(), txlock)
 	if queryOnly {
 		q += "&_query_only=1"
