@@ -1,0 +1,261 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+)
+
+var _ tea.Msg = reviewDoneMsg{}
+
+// View renders the review screen: header, list (only the rows in view),
+// status line, detail pane and help bar.
+func (r *reviewScreen) View() string {
+	header, footer, listH, detailH := r.layout()
+	w := r.c.Width
+	lines := make([]string, 0, r.c.Height)
+	lines = append(lines, header...)
+	lines = append(lines, r.statusLine())
+	if !r.detailFull {
+		for i := 0; i < listH; i++ {
+			p := r.offset + i
+			if p >= len(r.vis) {
+				if len(r.vis) == 0 && i == 0 {
+					lines = append(lines, r.c.Styles.Subtle.Render("  no change matches the filter (esc clears it)"))
+					continue
+				}
+				lines = append(lines, "")
+				continue
+			}
+			lines = append(lines, r.renderRow(&r.rows[r.vis[p]], p == r.cursor, w))
+		}
+	}
+	if detailH > 0 {
+		title := " detail "
+		if r.detailFull {
+			title = " detail (d or esc: back to the list) "
+		}
+		lines = append(lines, r.c.Styles.Subtle.Render(rule(title, w)))
+		d := r.detailLines()
+		if len(d) > detailH {
+			more := len(d) - detailH + 1
+			d = append(d[:detailH-1:detailH-1], r.c.Styles.Subtle.Render(fmt.Sprintf("… %d more lines (d: full detail)", more)))
+			if r.detailFull {
+				d[len(d)-1] = r.c.Styles.Subtle.Render(fmt.Sprintf("… %d more lines", more))
+			}
+		}
+		for i := 0; i < detailH; i++ {
+			if i < len(d) {
+				lines = append(lines, trunc(d[i], w))
+			} else {
+				lines = append(lines, "")
+			}
+		}
+	}
+	lines = append(lines, footer...)
+	return block(lines, w, r.c.Height)
+}
+
+func (r *reviewScreen) statusLine() string {
+	s := r.c.Styles
+	w := r.c.Width
+	pos := fmt.Sprintf("%d/%d", min(r.cursor+1, len(r.vis)), len(r.vis))
+	var left string
+	switch {
+	case r.editing:
+		left = s.Bold.Render("/"+r.query) + "█"
+	case r.status != "":
+		left = s.Warn.Render(r.status)
+	case r.filtering():
+		var f []string
+		if r.query != "" {
+			f = append(f, "/"+r.query)
+		}
+		if r.kindF >= 0 {
+			f = append(f, "kind="+r.groups[r.kindF].title)
+		}
+		if r.actionF > 0 {
+			f = append(f, "action="+string(filterActions[r.actionF]))
+		}
+		if r.verdictF > 0 {
+			f = append(f, "verdict="+verdictNames[r.verdictF])
+		}
+		left = s.Bold.Render("filter: "+strings.Join(f, " ")) + s.Subtle.Render("  (+/- all matching, esc clears)")
+	default:
+		left = s.Subtle.Render("space include/exclude · x whole group · / search · ? keys")
+	}
+	left = trunc(left, max(w-len(pos)-1, 0))
+	gap := w - len(pos) - lenCells(left)
+	if gap < 1 {
+		return left
+	}
+	return left + strings.Repeat(" ", gap) + s.Subtle.Render(pos)
+}
+
+func (r *reviewScreen) checkbox(it *item) string {
+	s := r.c.Styles
+	switch {
+	case !it.selectable:
+		return s.Blocked.Render("[!]")
+	case it.selected:
+		return "[x]"
+	}
+	return "[ ]"
+}
+
+// renderRow renders one list row to exactly w cells.
+func (r *reviewScreen) renderRow(rw *row, cur bool, w int) string {
+	s := r.c.Styles
+	var plain, styled string
+	switch rw.t {
+	case rowGroup:
+		g := &r.groups[rw.g]
+		box := "[~]"
+		switch {
+		case g.selectable == 0:
+			box = "[!]"
+		case g.selected == g.selectable:
+			box = "[x]"
+		case g.selected == 0:
+			box = "[ ]"
+		}
+		text := fmt.Sprintf("%s %s · %d selected of %d · ", box, g.title, g.selected, len(g.items))
+		plain = text + stripAnsi(r.actionCounts(g.actions))
+		styled = s.Group.Render(text) + r.actionCounts(g.actions)
+	case rowSection:
+		if rw.g == -1 {
+			plain = fmt.Sprintf("Blockers (%d): wanted changes the tool will not or cannot make", len(r.p.Blockers))
+		} else {
+			plain = fmt.Sprintf("Findings (%d)", len(r.p.Findings))
+		}
+		styled = s.Group.Render(plain)
+	case rowChange:
+		it := &r.items[rw.i]
+		c := it.ch
+		nameW := min(max((w-10)*2/5, 12), 40)
+		sym := actionSymbol(c.Action)
+		name := fit(displayName(c), nameW)
+		sum := summary(c)
+		if !it.selectable {
+			sum = it.reason
+		}
+		box := r.checkbox(it)
+		plain = fmt.Sprintf("  %s %s %s %s", stripAnsi(box), sym, name, sum)
+		st := s.action(c.Action)
+		sumStyle := s.Subtle
+		if !it.selectable {
+			sumStyle = s.Blocked
+		} else if !it.selected {
+			st = s.Subtle
+		}
+		styled = "  " + box + " " + st.Render(sym+" "+name) + " " + sumStyle.Render(sum)
+	case rowBlocker:
+		b := &r.p.Blockers[rw.i]
+		plain = fmt.Sprintf("  ✗ %s %s: %s", b.Kind, b.Resource, b.Reason)
+		styled = s.Blocked.Render(plain)
+	case rowFinding:
+		f := &r.p.Findings[rw.i]
+		plain = fmt.Sprintf("  %s %s: %s", severityMark(f.Severity), f.Resource, f.Message)
+		st := s.Subtle
+		switch f.Severity {
+		case "error":
+			st = s.Error
+		case "warning":
+			st = s.Warn
+		}
+		styled = st.Render(plain)
+	}
+	if cur {
+		return s.Cursor.Render(fit("›"+plain, w))
+	}
+	return trunc(" "+styled, w)
+}
+
+func severityMark(sev string) string {
+	switch sev {
+	case "error":
+		return "[error]"
+	case "warning":
+		return "[warn]"
+	}
+	return "[info]"
+}
+
+// displayName is the short name of a change's resource.
+func displayName(c *plan.Change) string {
+	switch c.Kind {
+	case plan.KindBrokerConfig:
+		if c.Resource.Name == "" {
+			return "cluster default"
+		}
+		return "broker " + c.Resource.Name
+	case plan.KindACL:
+		if a := c.Resource.ACL; a != nil {
+			n := a.ResourceType + ":" + a.ResourceName
+			if a.PatternType == "PREFIXED" {
+				n += "*"
+			}
+			return n
+		}
+	case plan.KindScramUser:
+		if c.Resource.Mechanism != "" {
+			return c.Resource.Name + " (" + c.Resource.Mechanism + ")"
+		}
+	}
+	return c.Resource.Name
+}
+
+// summary is a one-line description of what a change does.
+func summary(c *plan.Change) string {
+	b, a := c.Before, c.After
+	switch c.Kind {
+	case plan.KindTopic:
+		st := a
+		if st == nil {
+			st = b
+		}
+		if st == nil {
+			return ""
+		}
+		s := fmt.Sprintf("%d partitions, RF %d", st.Partitions, st.ReplicationFactor)
+		if len(st.Assignment) > 0 {
+			s += ", placed"
+		}
+		if len(st.Configs) > 0 {
+			s += fmt.Sprintf(", %d configs", len(st.Configs))
+		}
+		return s
+	case plan.KindPartitions:
+		var from, to int32
+		if b != nil {
+			from = b.Partitions
+		}
+		if a != nil {
+			to = a.Partitions
+		}
+		return fmt.Sprintf("%d → %d partitions", from, to)
+	case plan.KindReassignment:
+		n := 0
+		if a != nil {
+			n = len(a.Assignment)
+		}
+		return fmt.Sprintf("%d partitions reassigned", n)
+	case plan.KindTopicConfig, plan.KindBrokerConfig:
+		return strings.Join(configKeys(c), ", ")
+	case plan.KindQuota:
+		return strings.Join(quotaKeys(c), ", ")
+	case plan.KindACL:
+		if x := c.Resource.ACL; x != nil {
+			return fmt.Sprintf("%s %s %s from %s", x.Permission, x.Principal, x.Operation, x.Host)
+		}
+	case plan.KindScramUser:
+		if a != nil {
+			return fmt.Sprintf("%d iterations, password by reference", a.Iterations)
+		}
+		return "remove credential"
+	}
+	return c.RPC
+}

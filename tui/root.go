@@ -1,0 +1,129 @@
+package tui
+
+import (
+	"context"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+)
+
+type state int
+
+const (
+	stateReview state = iota
+	stateConfirm
+	stateApply
+	stateHistory
+	stateLoading
+)
+
+// root is the router: it holds the screens, handles the window size and
+// the moves between screens, and hands every other message to the active
+// screen.
+type root struct {
+	c     *Common
+	ctx   context.Context // session context, for the commands that run apply and history reads
+	state state
+
+	review  *reviewScreen
+	confirm *confirmScreen
+	apply   *applyScreen
+	history *historyScreen
+	loading *loadingScreen
+
+	// session settings
+	run        ApplyFunc
+	auditRunID int64
+
+	confirmed bool // the user confirmed the selection (Review)
+	quit      bool
+}
+
+func newReviewRoot(ctx context.Context, c *Common, p *plan.Plan, purpose string) *root {
+	return &root{c: c, ctx: ctx, state: stateReview, review: newReview(c, p, purpose)}
+}
+
+func (m *root) active() component {
+	switch m.state {
+	case stateConfirm:
+		return m.confirm
+	case stateApply:
+		return m.apply
+	case stateHistory:
+		return m.history
+	case stateLoading:
+		return m.loading
+	}
+	return m.review
+}
+
+func (m *root) Init() tea.Cmd {
+	switch m.state {
+	case stateHistory:
+		return m.history.init()
+	case stateLoading:
+		return m.loading.init()
+	}
+	return nil
+}
+
+func (m *root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.c.Width, m.c.Height = max(msg.Width, 20), max(msg.Height, 8)
+		for _, s := range []component{m.review, m.confirm, m.apply, m.history, m.loading} {
+			if s != nil && !isNil(s) {
+				s.SetSize(m.c.Width, m.c.Height)
+			}
+		}
+		return m, nil
+	case quitMsg:
+		m.quit = true
+		return m, tea.Quit
+	case reviewDoneMsg:
+		m.confirm = newConfirm(m.c, m.review)
+		m.state = stateConfirm
+		return m, nil
+	case confirmMsg:
+		return m, m.updateConfirm(msg)
+	}
+	return m, m.active().Update(msg)
+}
+
+func isNil(c component) bool {
+	switch s := c.(type) {
+	case *reviewScreen:
+		return s == nil
+	case *confirmScreen:
+		return s == nil
+	case *applyScreen:
+		return s == nil
+	case *historyScreen:
+		return s == nil
+	case *loadingScreen:
+		return s == nil
+	}
+	return c == nil
+}
+
+func (m *root) updateConfirm(msg confirmMsg) tea.Cmd {
+	if !msg.yes {
+		m.state = stateReview
+		return nil
+	}
+	m.confirmed = true
+	if m.run == nil { // Review: the selection is the result
+		return tea.Quit
+	}
+	m.apply = newApply(m.c, m.ctx, m.confirm.p, m.run, m.auditRunID)
+	m.state = stateApply
+	return m.apply.start()
+}
+
+func (m *root) View() tea.View {
+	v := tea.NewView(m.active().View())
+	v.AltScreen = true
+	v.WindowTitle = "migrate"
+	return v
+}

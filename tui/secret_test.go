@@ -1,0 +1,5 @@
+package tui
+
+import "github.com/zkmigrate/zkmigrate/internal/snapshot"
+
+func ptrSecret(ref, value string) *snapshot.Secret { s := snapshot.NewSecret(ref, value); return &s }
