@@ -12,8 +12,9 @@ TB=${TESTBED_DIR:-$ROOT/.testbed}
 mkdir -p "$TB"
 TB=$(cd "$TB" && pwd)
 
-LIB39=$TB/lib39
-LIB41=$TB/lib41
+LIBS=${TESTBED_LIB_DIR:-$TB} # the jar cache can be shared between state dirs
+LIB39=$LIBS/lib39
+LIB41=$LIBS/lib41
 CONF=$TB/conf
 DATA=$TB/data
 LOGS=$TB/logs
@@ -90,7 +91,7 @@ fetch_lib() {
 	mvn -q -B -Dstyle.color=never -f "$pom" dependency:copy-dependencies \
 		-DincludeScope=runtime -Dmdep.prependGroupId=true -DoutputDirectory="$dir.tmp" ||
 		die "maven could not resolve $pom"
-	if ls "$dir.tmp" | grep -q '^ch\.qos\.logback'; then
+	if compgen -G "$dir.tmp/ch.qos.logback*" >/dev/null; then
 		die "$pom: a logback jar reached the classpath; it would compete with the Kafka log binding"
 	fi
 	echo "$sum" >"$dir.tmp/.pom.sha256"
@@ -263,7 +264,7 @@ pid_of() {
 	pid=$(cat "$f")
 	[[ $pid =~ ^[0-9]+$ ]] || return 1
 	[[ -r /proc/$pid/cmdline ]] || return 1
-	tr '\0' '\n' <"/proc/$pid/cmdline" | grep -qxF -- "$(marker "$1")" || return 1
+	tr '\0' '\n' <"/proc/$pid/cmdline" | grep -xF -- "$(marker "$1")" >/dev/null || return 1
 	echo "$pid"
 }
 
@@ -300,7 +301,7 @@ is_ready() {
 	local name=$1 off=${2:-0}
 	case $name in
 	zk) zk_srvr ;;
-	*) tail -c +$((off + 1)) "$(logfile "$name")" 2>/dev/null | grep -qF -- "$(ready_line "$name")" &&
+	*) tail -c +$((off + 1)) "$(logfile "$name")" 2>/dev/null | grep -F -- "$(ready_line "$name")" >/dev/null &&
 		port_open "$(port_of "$name")" ;;
 	esac
 }
@@ -560,6 +561,20 @@ cmd_clean() {
 	say "removed data, logs and settings under $TB (jars kept)"
 }
 
+# capture DIR: the ZooKeeper tree as Kafka wrote it (zkcapture, read-only) and
+# the files that go with it, as the fixtures of internal/zkread/testdata.
+cmd_capture() {
+	local dir=${1:-}
+	[[ -n $dir ]] || die "capture needs an output dir"
+	[[ -f $DATA/zk/zkmigrate-legacy.done ]] || die "no legacy state in this ZooKeeper (testbed.sh legacy)"
+	mkdir -p "$dir"
+	(cd "$ROOT" && go run ./cmd/zkcapture -zk "127.0.0.1:$ZK_PORT" -out "$dir/kafka39-legacy.json")
+	cp "$TB/scram-credentials.json" "$dir/kafka39-legacy.scram.json"
+	cp "$TB/encoder.secret" "$dir/kafka39-legacy.encoder-secret"
+	cp "$CONF/source.properties" "$dir/kafka39-server.properties"
+	say "captured into $dir: kafka39-legacy.json, kafka39-legacy.scram.json, kafka39-legacy.encoder-secret, kafka39-server.properties"
+}
+
 # legacy_java MODE ARGS...: run testbed/LegacyState.java (Java source launcher);
 # progress to stderr, Kafka's warnings to logs/tools.log.
 legacy_java() {
@@ -626,9 +641,11 @@ Usage: testbed/testbed.sh <command> [args]
   logs [name|tools]          tail of the logs in \$TESTBED_DIR/logs
   env                        export lines for the Go tests (paths, never secrets)
   legacy                     create the legacy state on the running 3.9 cluster
+  capture DIR                write the ZooKeeper tree and its test files into DIR
   clean                      stop everything, delete data, logs and settings (jars kept)
 
 State dir: \$TESTBED_DIR (default <repo>/.testbed), now $TB
+Jar cache: \$TESTBED_LIB_DIR (default the state dir), now $LIBS
 Ports: ZK_PORT=$ZK_PORT SOURCE_PORT=$SOURCE_PORT SOURCE1_PORT=$SOURCE1_PORT
        TARGET_PORT=$TARGET_PORT TARGET_CONTROLLER_PORT=$TARGET_CONTROLLER_PORT (fixed until clean)
 Heaps: ZK_HEAP=$ZK_HEAP KAFKA_HEAP=$KAFKA_HEAP; ZK_JVM_OPTS adds JVM flags to ZooKeeper
@@ -650,6 +667,7 @@ main() {
 	logs) cmd_logs "$@" ;;
 	env) cmd_env ;;
 	legacy) cmd_legacy ;;
+	capture) cmd_capture "$@" ;;
 	clean) cmd_clean ;;
 	help | -h | --help) usage ;;
 	*) usage >&2; exit 2 ;;

@@ -1,0 +1,68 @@
+# zkmigrate — build, run, test, and the real test bed.
+#
+# Sections: build | run | test | test bed. Put a new target in the section it
+# belongs to, with a "## " comment: `make help` lists them.
+
+SHELL   := /usr/bin/env bash
+GO      ?= go
+TESTBED := testbed/testbed.sh
+# The test bed's state (jars, data, logs, secrets files); gitignored.
+export TESTBED_DIR ?= $(CURDIR)/.testbed
+
+.DEFAULT_GOAL := help
+
+# ---------------------------------------------------------------- build
+
+.PHONY: build
+build: ## compile every package, and the migrate binary into bin/
+	$(GO) build ./...
+	$(GO) build -o bin/migrate ./cmd/migrate
+
+# ---------------------------------------------------------------- run
+
+.PHONY: demo
+demo: ## the whole flow on a bundled legacy snapshot and an in-process Kafka (no servers)
+	$(GO) run ./cmd/migrate demo
+
+# ---------------------------------------------------------------- test
+
+.PHONY: test
+test: ## install what is missing, start the test bed fresh, go test ./..., stop it
+	testbed/run-tests.sh
+
+# ---------------------------------------------------------------- test bed
+
+.PHONY: testbed-fetch testbed-up testbed-down testbed-legacy testbed-logs testbed-status testbed-env testbed-clean capture
+
+testbed-fetch: ## resolve the Kafka 3.9.1 and 4.1.1 jars from Maven Central (cached)
+	$(TESTBED) fetch
+
+testbed-up: ## start ZooKeeper, Kafka 3.9 (source) and Kafka 4.1 (target) on 127.0.0.1
+	$(TESTBED) start all
+
+testbed-down: ## stop the test bed's servers
+	$(TESTBED) stop all
+
+testbed-legacy: ## create the legacy state on the running Kafka 3.9 cluster
+	$(TESTBED) legacy
+
+testbed-logs: ## tail the servers' logs
+	$(TESTBED) logs
+
+testbed-status: ## show which servers run
+	$(TESTBED) status
+
+testbed-env: ## print the env vars the Go tests read (eval the output)
+	@$(TESTBED) env
+
+testbed-clean: ## stop the servers and delete their data and logs (jars kept)
+	$(TESTBED) clean
+
+capture: ## re-capture internal/zkread/testdata/kafka39-* from a fresh, separate 3.9 cluster
+	testbed/capture-fixture.sh internal/zkread/testdata
+
+# ---------------------------------------------------------------- help
+
+.PHONY: help
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z0-9-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)

@@ -1,0 +1,140 @@
+// Package testbed gives tests the addresses and files of the real test bed
+// started by testbed/testbed.sh (make test does it): a ZooKeeper server, a
+// Kafka 3.9 broker in ZooKeeper mode (the source) and a Kafka 4.1 KRaft node
+// (the target), all on 127.0.0.1.
+//
+// Each helper reads an environment variable (testbed.sh env prints them). When
+// it is unset the test is skipped, unless the environment variable CI is set:
+// then it fails, because CI always starts the servers.
+package testbed
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// Environment variables the helpers read.
+const (
+	EnvZK              = "ZKM_TEST_ZK"               // ZooKeeper host:port of the source cluster
+	EnvSourceBootstrap = "ZKM_TEST_SOURCE_BOOTSTRAP" // Kafka 3.9 broker 0, SASL_PLAINTEXT + SCRAM-SHA-256
+	EnvTargetBootstrap = "ZKM_TEST_TARGET_BOOTSTRAP" // Kafka 4.1 KRaft node, SASL_PLAINTEXT + SCRAM-SHA-256
+	EnvDir             = "ZKM_TESTBED_DIR"           // the test bed's state dir (client properties, secrets file, logs)
+)
+
+// The test bed's super user on both clusters. Test values only.
+const (
+	AdminUser     = "admin"
+	AdminPassword = "admin-secret"
+)
+
+// get returns the variable's value, or skips (fails under CI) when it is unset.
+func get(t testing.TB, name string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not set, but CI is: CI must start the test bed (make test)", name)
+		}
+		t.Skipf("%s not set; start the test bed: make testbed-up testbed-legacy && eval \"$(testbed/testbed.sh env)\"", name)
+	}
+	return v
+}
+
+// file returns a file in the state dir, or skips (fails under CI) when the
+// dir is unset or the file does not exist.
+func file(t testing.TB, name, hint string) string {
+	t.Helper()
+	p := filepath.Join(Dir(t), name)
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("testbed: %s is missing (%s)", p, hint)
+		}
+		t.Skipf("testbed: %s is missing (%s)", p, hint)
+	}
+	return p
+}
+
+// ZK returns the source cluster's ZooKeeper address, host:port.
+func ZK(t testing.TB) string { t.Helper(); return get(t, EnvZK) }
+
+// SourceBootstrap returns the Kafka 3.9 source broker's address.
+func SourceBootstrap(t testing.TB) string { t.Helper(); return get(t, EnvSourceBootstrap) }
+
+// TargetBootstrap returns the Kafka 4.1 target node's address.
+func TargetBootstrap(t testing.TB) string { t.Helper(); return get(t, EnvTargetBootstrap) }
+
+// Dir returns the test bed's state dir.
+func Dir(t testing.TB) string { t.Helper(); return get(t, EnvDir) }
+
+// SourceClientProps returns the path of the client properties file (SCRAM as
+// AdminUser) for the source cluster, as Kafka's --command-config reads it.
+func SourceClientProps(t testing.TB) string {
+	t.Helper()
+	return file(t, "source-client.properties", "testbed.sh start writes it")
+}
+
+// TargetClientProps returns the path of the client properties file for the target.
+func TargetClientProps(t testing.TB) string {
+	t.Helper()
+	return file(t, "target-client.properties", "testbed.sh start writes it")
+}
+
+// SourceServerProps returns the path of the source broker's server.properties.
+func SourceServerProps(t testing.TB) string {
+	t.Helper()
+	return file(t, filepath.Join("conf", "source.properties"), "testbed.sh start source writes it")
+}
+
+// EncoderSecretFile returns the path of the file holding the source broker's
+// password.encoder.secret.
+func EncoderSecretFile(t testing.TB) string {
+	t.Helper()
+	return file(t, "encoder.secret", "testbed.sh start writes it")
+}
+
+// LegacyCredentialsFile returns the path of the SCRAM credentials file written
+// with the legacy state: [{"user","mechanism","password","iterations"}], the
+// format of --scram-credentials. User carol is deliberately not in it.
+func LegacyCredentialsFile(t testing.TB) string {
+	t.Helper()
+	return file(t, "scram-credentials.json", "testbed.sh legacy writes it")
+}
+
+// Script returns the path of testbed/testbed.sh in this repository.
+func Script() string {
+	_, self, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(self), "..", "..", "testbed", "testbed.sh")
+}
+
+// run calls testbed.sh on the state dir the tests were given.
+func run(t testing.TB, args ...string) {
+	t.Helper()
+	dir := Dir(t)
+	cmd := exec.Command("bash", append([]string{Script()}, args...)...)
+	cmd.Env = append(os.Environ(), "TESTBED_DIR="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("testbed.sh %v: %v\n%s", args, err, out)
+	}
+	t.Logf("testbed.sh %v:\n%s", args, out)
+}
+
+// KillTarget kills the target node with SIGKILL (a crash, for fault tests).
+// The target is started again when the test ends (if the test has not done
+// so), so later tests find it running.
+func KillTarget(t testing.TB) {
+	t.Helper()
+	run(t, "kill", "target")
+	t.Cleanup(func() { run(t, "start", "target") })
+}
+
+// StartTarget starts the target node on its existing data and waits until it
+// is ready. It does nothing if the node is running.
+func StartTarget(t testing.TB) { t.Helper(); run(t, "start", "target") }
+
+// RestartTarget stops the target node with SIGTERM, starts it again on the
+// same data and waits until it is ready.
+func RestartTarget(t testing.TB) { t.Helper(); run(t, "restart", "target") }
