@@ -2,6 +2,7 @@ package kread
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -123,7 +124,7 @@ func (r *reader) topicConfigs(ctx context.Context, names []string) (map[string][
 			denied = append(denied, res.ResourceName)
 			continue
 		default:
-			return nil, nil, nil, fmt.Errorf("kread: reading configs of topic %s: %v%s", res.ResourceName, err, msg(res.ErrorMessage))
+			return nil, nil, nil, fmt.Errorf("kread: reading configs of topic %s: %s", res.ResourceName, codeMsg(err, res.ErrorMessage))
 		}
 		out[res.ResourceName] = dynamicConfigs(res.Configs, kmsg.ConfigSourceDynamicTopicConfig, func(key string) string {
 			return "kafka:" + res.ResourceName + "#" + key
@@ -155,7 +156,7 @@ func (r *reader) brokerConfigs(ctx context.Context, broker string) ([]snapshot.C
 			if isAuth(err) {
 				return nil, r.wrap(err, what, "Cluster:DescribeConfigs")
 			}
-			return nil, fmt.Errorf("kread: %s: %v%s", what, err, msg(res.ErrorMessage))
+			return nil, fmt.Errorf("kread: %s: %s", what, codeMsg(err, res.ErrorMessage))
 		}
 		return dynamicConfigs(res.Configs, src, func(key string) string { return ref + key }), nil
 	}
@@ -183,9 +184,12 @@ func dynamicConfigs(cs []kmsg.DescribeConfigsResponseResourceConfig, src kmsg.Co
 	return out
 }
 
-func msg(m *string) string {
-	if m == nil || strings.TrimSpace(*m) == "" {
-		return ""
+// codeMsg renders a Kafka error code in one line: "INVALID_REQUEST: <the
+// broker's message>" when the broker sent one, else kerr's description.
+func codeMsg(err error, m *string) string {
+	var ke *kerr.Error
+	if errors.As(err, &ke) && m != nil && strings.TrimSpace(*m) != "" {
+		return ke.Message + ": " + strings.Join(strings.Fields(*m), " ")
 	}
-	return " (" + strings.Join(strings.Fields(*m), " ") + ")"
+	return err.Error()
 }

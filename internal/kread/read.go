@@ -244,7 +244,7 @@ func (r *reader) reassignments(ctx context.Context) ([]snapshot.PartitionAssignm
 	resp, err := req.RequestWith(ctx, r.cl)
 	if err == nil {
 		if err = kerr.ErrorForCode(resp.ErrorCode); err != nil && !isAuth(err) {
-			return nil, fmt.Errorf("kread: listing partition reassignments: %v%s", err, msg(resp.ErrorMessage))
+			return nil, fmt.Errorf("kread: listing partition reassignments: %s", codeMsg(err, resp.ErrorMessage))
 		}
 	}
 	if err != nil {

@@ -70,7 +70,7 @@ func (r *reader) acls(ctx context.Context) ([]snapshot.ACL, error) {
 	case isAuth(err):
 		return nil, r.wrap(err, "reading ACLs", "Cluster:Describe")
 	default:
-		return nil, fmt.Errorf("kread: reading ACLs: %v%s", err, msg(resp.ErrorMessage))
+		return nil, fmt.Errorf("kread: reading ACLs: %s", codeMsg(err, resp.ErrorMessage))
 	}
 	var out []snapshot.ACL
 	for _, res := range resp.Resources {
@@ -112,7 +112,7 @@ func (r *reader) quotas(ctx context.Context) ([]snapshot.Quota, error) {
 		if isAuth(err) {
 			return nil, r.wrap(err, "reading client quotas", "Cluster:DescribeConfigs")
 		}
-		return nil, fmt.Errorf("kread: reading client quotas: %v%s", err, msg(resp.ErrorMessage))
+		return nil, fmt.Errorf("kread: reading client quotas: %s", codeMsg(err, resp.ErrorMessage))
 	}
 	out := make([]snapshot.Quota, 0, len(resp.Entries))
 	for _, e := range resp.Entries {
@@ -170,7 +170,7 @@ func (r *reader) scramUsers(ctx context.Context) ([]snapshot.ScramUser, error) {
 		if isAuth(err) {
 			return nil, r.wrap(err, "reading SCRAM users", "Cluster:Describe")
 		}
-		return nil, fmt.Errorf("kread: reading SCRAM users: %v%s", err, msg(resp.ErrorMessage))
+		return nil, fmt.Errorf("kread: reading SCRAM users: %s", codeMsg(err, resp.ErrorMessage))
 	}
 	var out []snapshot.ScramUser
 	for _, u := range resp.Results {
@@ -178,7 +178,7 @@ func (r *reader) scramUsers(ctx context.Context) ([]snapshot.ScramUser, error) {
 			if err == kerr.ResourceNotFound {
 				continue
 			}
-			return nil, fmt.Errorf("kread: reading SCRAM user %s: %v%s", u.User, err, msg(u.ErrorMessage))
+			return nil, fmt.Errorf("kread: reading SCRAM user %s: %s", u.User, codeMsg(err, u.ErrorMessage))
 		}
 		su := snapshot.ScramUser{Name: u.User}
 		for _, ci := range u.CredentialInfos {
