@@ -11,6 +11,27 @@ import (
 	"strings"
 )
 
+// rowShape caches, per table and column list, the INSERT statement and the
+// columns' hashing order.
+type rowShape struct {
+	insert string
+	order  []int
+}
+
+// shape returns the cached rowShape for an insert; s.wmu is held.
+func (s *Store) shape(table string, cols, names []string) *rowShape {
+	key := table + "(" + strings.Join(cols, ",") + ")"
+	if sh := s.shapes[key]; sh != nil {
+		return sh
+	}
+	sh := &rowShape{
+		insert: "INSERT INTO " + table + " (seq, hash, " + strings.Join(cols, ", ") + ") VALUES (?, ?" + strings.Repeat(", ?", len(cols)) + ")",
+		order:  nameOrder(names),
+	}
+	s.shapes[key] = sh
+	return sh
+}
+
 // zeroHash is the "previous hash" of the first row in the chain.
 const zeroHash = "0000000000000000000000000000000000000000000000000000000000000000"
 
@@ -25,11 +46,21 @@ const zeroHash = "00000000000000000000000000000000000000000000000000000000000000
 // left out, so a nullable column added by a later migration does not change
 // the hashes of older rows.
 func rowHash(prev, table string, names []string, vals []any) string {
+	return rowHashOrdered(prev, table, names, vals, nameOrder(names))
+}
+
+// nameOrder returns the indexes of names in sorted name order.
+func nameOrder(names []string) []int {
 	idx := make([]int, len(names))
 	for i := range idx {
 		idx[i] = i
 	}
 	sort.Slice(idx, func(a, b int) bool { return names[idx[a]] < names[idx[b]] })
+	return idx
+}
+
+// rowHashOrdered is rowHash with the sorted column order precomputed.
+func rowHashOrdered(prev, table string, names []string, vals []any, idx []int) string {
 	h := sha256.New()
 	var buf []byte
 	buf = append(buf, prev...)
@@ -114,11 +145,47 @@ func nullIfEmpty(s string) any {
 // writer appends chained rows inside one immediate transaction.
 type writer struct {
 	ctx   context.Context
+	s     *Store
 	tx    *sql.Tx
 	seq   int64
 	head  string
-	stmts map[string]*sql.Stmt
+	stmts map[string]*sql.Stmt // this transaction's statements, by SQL text
+	want  []string             // statements to prepare on the store after the transaction
 	scrub func(string) string
+}
+
+// stmt returns a statement for q within the transaction. Statements are
+// prepared once on the store's single writer connection and reused by every
+// later transaction (Tx.StmtContext finds them prepared on the same
+// connection); a statement not yet prepared there is prepared for this
+// transaction and on the store once the transaction ends (the connection is
+// busy until then).
+func (w *writer) stmt(q string) (*sql.Stmt, error) {
+	if st := w.stmts[q]; st != nil {
+		return st, nil
+	}
+	var st *sql.Stmt
+	if cached := w.s.stmts[q]; cached != nil {
+		st = w.tx.StmtContext(w.ctx, cached)
+	} else {
+		var err error
+		st, err = w.tx.PrepareContext(w.ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		w.want = append(w.want, q)
+	}
+	w.stmts[q] = st
+	return st, nil
+}
+
+// exec runs q in the transaction through the statement cache.
+func (w *writer) exec(q string, args ...any) (sql.Result, error) {
+	st, err := w.stmt(q)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(w.ctx, args...)
 }
 
 // write runs fn in one immediate transaction (SQLite's write lock), with
@@ -130,22 +197,30 @@ func (s *Store) write(ctx context.Context, scrub func(string) string, fn func(w 
 	if err != nil {
 		return "", fmt.Errorf("audit: %s: begin: %v", s.path, err)
 	}
-	w := &writer{ctx: ctx, tx: tx, stmts: map[string]*sql.Stmt{}, scrub: scrub}
+	w := &writer{ctx: ctx, s: s, tx: tx, stmts: map[string]*sql.Stmt{}, scrub: scrub}
 	defer func() {
-		for _, st := range w.stmts {
-			st.Close()
-		}
 		if err != nil {
 			tx.Rollback()
 		}
+		// The connection is free again: keep the statements this
+		// transaction had to prepare.
+		for _, q := range w.want {
+			if st, perr := s.w.PrepareContext(context.Background(), q); perr == nil {
+				s.stmts[q] = st
+			}
+		}
 	}()
-	if err := tx.QueryRowContext(ctx, `SELECT seq, hash FROM chain_head WHERE id = 1`).Scan(&w.seq, &w.head); err != nil {
+	st, err := w.stmt(`SELECT seq, hash FROM chain_head WHERE id = 1`)
+	if err != nil {
+		return "", fmt.Errorf("audit: %s: read chain head: %v", s.path, err)
+	}
+	if err := st.QueryRowContext(ctx).Scan(&w.seq, &w.head); err != nil {
 		return "", fmt.Errorf("audit: %s: read chain head: %v", s.path, err)
 	}
 	if err := fn(w); err != nil {
 		return "", err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE chain_head SET seq = ?, hash = ? WHERE id = 1`, w.seq, w.head); err != nil {
+	if _, err := w.exec(`UPDATE chain_head SET seq = ?, hash = ? WHERE id = 1`, w.seq, w.head); err != nil {
 		return "", fmt.Errorf("audit: %s: update chain head: %v", s.path, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -176,16 +251,11 @@ func (w *writer) insert(table string, cols []string, vals ...any) (seq int64, er
 	if prev == "" {
 		prev = zeroHash
 	}
-	h := rowHash(prev, table, names, row)
-	key := table + "(" + strings.Join(cols, ",") + ")"
-	st := w.stmts[key]
-	if st == nil {
-		q := "INSERT INTO " + table + " (seq, hash, " + strings.Join(cols, ", ") + ") VALUES (?, ?" + strings.Repeat(", ?", len(cols)) + ")"
-		st, err = w.tx.PrepareContext(w.ctx, q)
-		if err != nil {
-			return 0, fmt.Errorf("audit: prepare insert into %s: %v", table, err)
-		}
-		w.stmts[key] = st
+	sh := w.s.shape(table, cols, names)
+	h := rowHashOrdered(prev, table, names, row, sh.order)
+	st, err := w.stmt(sh.insert)
+	if err != nil {
+		return 0, fmt.Errorf("audit: prepare insert into %s: %v", table, err)
 	}
 	args := make([]any, 0, len(row)+1)
 	args = append(args, row[0], h)

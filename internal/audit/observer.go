@@ -107,7 +107,7 @@ func (r *Run) observeLocked(ctx context.Context, e apply.Event) error {
 					return err
 				}
 			}
-			if _, err := w.tx.ExecContext(ctx, `UPDATE target_locks SET heartbeat = ? WHERE run_id = ?`, now, r.id); err != nil {
+			if _, err := w.exec(`UPDATE target_locks SET heartbeat = ? WHERE run_id = ?`, now, r.id); err != nil {
 				return fmt.Errorf("audit: lock heartbeat: %v", err)
 			}
 			return nil

@@ -36,7 +36,7 @@ func sensitiveName(name string) bool {
 
 var (
 	// userinfo in a URL or connect string: scheme://user:pass@host.
-	urlUserinfo = regexp.MustCompile(`(//[^/\s:@]*):[^@\s/]*@`)
+	urlUserinfo = regexp.MustCompile(`(//[^/\s:@"',;]*):[^@\s/"',;]*@`)
 	// JAAS options and similar: password="..." or secret=value.
 	// The same inside JSON text: password=\"...\".
 	escapedSecret  = regexp.MustCompile(`(?i)\b([a-z0-9_.-]*(?:password|passwd|secret|token|credential)[a-z0-9_.-]*)\s*=\s*\\"(?:[^"\\]|\\[^"])*\\"`)

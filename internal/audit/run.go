@@ -170,9 +170,12 @@ func (r *Run) writeLocked(ctx context.Context, fn func(w *writer) error) (string
 		}
 		return nil
 	})
-	if err == nil {
-		r.pending = r.pending[:0]
+	if err != nil && len(pending) > 0 {
+		// Drop what could not be written, so that one bad row does not
+		// block every later write (Finish included); the caller reports it.
+		err = fmt.Errorf("%w (%d buffered events dropped)", err, len(pending))
 	}
+	r.pending = r.pending[:0]
 	return head, err
 }
 

@@ -139,6 +139,7 @@ func TestRedactArgs(t *testing.T) {
 		{"inline jaas text", []string{`--note`, `username="a" password="b c"`}, []string{"--note", `username="a" password="[redacted]"`}},
 		{"trailing secret flag", []string{"--password"}, []string{"--password"}},
 		{"plain", []string{"plan", "--out", "p.json"}, []string{"plan", "--out", "p.json"}},
+		{"address then kerberos principal", []string{`{"a":"SASL_SSL://b1:9093","p":"User:kafka@REALM"}`}, []string{`{"a":"SASL_SSL://b1:9093","p":"User:kafka@REALM"}`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -29,7 +29,9 @@ type Store struct {
 	w    *sql.DB // one connection, BEGIN IMMEDIATE: every write
 	r    *sql.DB // deferred transactions, query only: every read
 
-	wmu sync.Mutex // serialises this process's writers
+	wmu    sync.Mutex           // serialises this process's writers; guards stmts and shapes
+	stmts  map[string]*sql.Stmt // prepared on w's one connection, by SQL text
+	shapes map[string]*rowShape
 
 	// LockStaleAfter is how long a target lock may go without a heartbeat
 	// before AcquireTargetLock reclaims it (default DefaultLockStaleAfter).
@@ -107,7 +109,8 @@ func open(ctx context.Context, path string, maxVersion int) (*Store, error) {
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
-	s := &Store{path: path, w: w, now: time.Now, pid: os.Getpid(), LockStaleAfter: DefaultLockStaleAfter}
+	s := &Store{path: path, w: w, now: time.Now, pid: os.Getpid(), LockStaleAfter: DefaultLockStaleAfter,
+		stmts: map[string]*sql.Stmt{}, shapes: map[string]*rowShape{}}
 	s.hostname, _ = os.Hostname()
 	if err := w.PingContext(ctx); err != nil {
 		w.Close()
@@ -136,6 +139,12 @@ func (s *Store) Close() error {
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
 	}
+	s.wmu.Lock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = map[string]*sql.Stmt{}
+	s.wmu.Unlock()
 	errs = append(errs, s.w.Close())
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("audit: close %s: %v", s.path, err)

@@ -52,6 +52,7 @@ type cursor struct {
 	table string
 	rows  *sql.Rows
 	cols  []string
+	order []int
 	vals  []any
 	seq   int64
 	hash  string
@@ -135,6 +136,7 @@ func (s *Store) Verify(ctx context.Context, anchor string) (VerifyResult, error)
 		if c.cols, err = rows.Columns(); err != nil {
 			return res, fmt.Errorf("audit: %s: verify: read %s: %v", s.path, t, err)
 		}
+		c.order = nameOrder(c.cols)
 		if err := c.next(); err != nil {
 			return res, fmt.Errorf("audit: %s: verify: read %s: %v", s.path, t, err)
 		}
@@ -160,7 +162,7 @@ func (s *Store) Verify(ctx context.Context, anchor string) (VerifyResult, error)
 			res.Broken = &Break{Seq: c.seq, Table: c.table, RunID: c.runID,
 				Reason: fmt.Sprintf("rows at chain positions %d..%d are missing (deleted)", lastSeq+1, c.seq-1)}
 		default:
-			if got := rowHash(prev, c.table, c.cols, c.vals); got != c.hash {
+			if got := rowHashOrdered(prev, c.table, c.cols, c.vals, c.order); got != c.hash {
 				res.Broken = &Break{Seq: c.seq, Table: c.table, RunID: c.runID,
 					Reason: "the row's hash does not match its content and the previous row's hash: the row was edited, or rows before it were replaced or reordered"}
 			}
