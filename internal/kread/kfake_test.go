@@ -2,6 +2,7 @@ package kread
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,6 +20,8 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 var fixedNow = func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }
 
@@ -262,12 +265,26 @@ func TestReadKfake(t *testing.T) {
 		t.Errorf("Read mismatch (-want +got):\n%s", d)
 	}
 
-	// The secrets test: no password given to the cluster appears in the
-	// encoded snapshot.
+	// The encoded form, as plan and the snapshot command see it (topic ids,
+	// replica placement and addresses normalized as above).
 	var b strings.Builder
 	if err := snapshot.Encode(&b, got); err != nil {
 		t.Fatal(err)
 	}
+	golden := filepath.Join("testdata", "kfake-read.golden.json")
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if g, err := os.ReadFile(golden); err != nil {
+		t.Fatalf("%v (run go test -update once)", err)
+	} else if d := cmp.Diff(string(g), b.String()); d != "" {
+		t.Errorf("%s differs (-golden +got):\n%s", golden, d)
+	}
+
+	// The secrets test: no password given to the cluster appears in the
+	// encoded snapshot.
 	for _, pw := range []string{"admin-secret", "alice-pw", "carol-pw"} {
 		if strings.Contains(b.String(), pw) {
 			t.Errorf("snapshot JSON contains the password %q", pw)
