@@ -1,0 +1,129 @@
+package zkconn
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zkmigrate/zkmigrate/internal/zktree"
+)
+
+func liveZK(t *testing.T) string {
+	t.Helper()
+	addr := os.Getenv("ZKM_TEST_ZK")
+	if addr == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("ZKM_TEST_ZK is not set in CI")
+		}
+		t.Skip("ZKM_TEST_ZK not set (start the test bed)")
+	}
+	return addr
+}
+
+func TestDialUnreachable(t *testing.T) {
+	_, err := Dial(context.Background(), Options{Connect: "127.0.0.1:1,127.0.0.1:2/kafka", ConnectTimeout: 1500 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "cannot reach ZooKeeper at 127.0.0.1:1,127.0.0.1:2") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestDialErrorsBeforeConnecting(t *testing.T) {
+	for in, want := range map[string]string{
+		"":            "empty connect string",
+		"zk:notaport": "bad port",
+	} {
+		if _, err := Dial(context.Background(), Options{Connect: in}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Dial(%q) err = %v, want %q", in, err, want)
+		}
+	}
+	_, err := Dial(context.Background(), Options{Connect: "127.0.0.1:1", Auth: "digest:only-user"})
+	if err == nil || !strings.Contains(err.Error(), "digest:user:password") {
+		t.Errorf("bad auth: %v", err)
+	}
+	_, err = Dial(context.Background(), Options{Connect: "127.0.0.1:1", TLSConfigFile: "/nonexistent/zk-tls.properties"})
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/zk-tls.properties") {
+		t.Errorf("missing TLS file: %v", err)
+	}
+}
+
+func TestRetry(t *testing.T) {
+	c := &Conn{hosts: []string{"h1:2181"}, retry: 2 * time.Second}
+	n := 0
+	err := c.do(func() error {
+		n++
+		if n < 3 {
+			return zk.ErrConnectionClosed
+		}
+		return nil
+	})
+	if err != nil || n != 3 {
+		t.Fatalf("err %v after %d tries", err, n)
+	}
+	c.retry = 200 * time.Millisecond
+	err = c.do(func() error { return zk.ErrSessionExpired })
+	if err == nil || !strings.Contains(err.Error(), "lost the connection to ZooKeeper at h1:2181") || !errors.Is(err, zk.ErrSessionExpired) {
+		t.Fatalf("err = %v", err)
+	}
+	n = 0
+	err = c.do(func() error { n++; return zk.ErrNoNode })
+	if n != 1 || !errors.Is(mapErr(err), zktree.ErrNoNode) {
+		t.Fatalf("a non-transient error was retried (%d) or not mapped: %v", n, err)
+	}
+	if !errors.Is(mapErr(zk.ErrNoAuth), zktree.ErrNoAuth) {
+		t.Fatal("ErrNoAuth not mapped")
+	}
+}
+
+// TestLive reads the test bed's ZooKeeper: the root, a chroot that does not
+// exist, an auth scheme the server rejects, and the zxid from reply headers.
+func TestLive(t *testing.T) {
+	addr := liveZK(t)
+	ctx := context.Background()
+	c, err := Dial(ctx, Options{Connect: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, _, err := c.Get("/cluster/id"); err != nil {
+		t.Fatal(err)
+	}
+	_, st, err := c.Get("/brokers")
+	if err != nil || c.LastZxid() < st.Mzxid || c.LastZxid() == 0 {
+		t.Fatalf("last zxid %d, /brokers mzxid %d, err %v", c.LastZxid(), st.Mzxid, err)
+	}
+	if _, _, err := c.Get("/no/such/znode"); !errors.Is(err, zktree.ErrNoNode) {
+		t.Fatalf("missing znode: %v", err)
+	}
+	names, err := c.Children("/brokers")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("children %v %v", names, err)
+	}
+
+	_, err = Dial(ctx, Options{Connect: addr + "/zkmigrate-no-such-chroot"})
+	if err == nil || !strings.Contains(err.Error(), "chroot /zkmigrate-no-such-chroot does not exist on ZooKeeper at "+addr) {
+		t.Fatalf("missing chroot: %v", err)
+	}
+
+	// A chroot that exists: "/brokers" seen as the root.
+	cr, err := Dial(ctx, Options{Connect: addr + "/brokers"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cr.Close()
+	if names, err := cr.Children("/"); err != nil || len(names) == 0 {
+		t.Fatalf("chroot children %v %v", names, err)
+	}
+	if _, _, err := cr.Get("/ids"); err != nil {
+		t.Fatalf("chroot get: %v", err)
+	}
+
+	_, err = Dial(ctx, Options{Connect: addr, Auth: "nosuchscheme:x"})
+	if err == nil || !strings.Contains(err.Error(), addr) {
+		t.Fatalf("rejected auth: %v", err)
+	}
+	t.Logf("rejected auth: %v", err)
+}

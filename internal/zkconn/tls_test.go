@@ -1,0 +1,315 @@
+package zkconn
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	keystore "github.com/pavlo-v-chernykh/keystore-go/v4"
+	"github.com/zkmigrate/zkmigrate/internal/props"
+	"software.sslmate.com/src/go-pkcs12"
+)
+
+const storePass = "st0re-pass-Ü"
+
+type pki struct {
+	ca                 *x509.Certificate
+	caKey              *ecdsa.PrivateKey
+	server, client     *x509.Certificate
+	serverKey, clientK *ecdsa.PrivateKey
+}
+
+func newCert(t *testing.T, cn string, parent *x509.Certificate, parentKey *ecdsa.PrivateKey, isCA bool, hosts ...string) (*x509.Certificate, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: cn},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), BasicConstraintsValid: true, IsCA: isCA,
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}}
+	for _, h := range hosts {
+		if ip := net.ParseIP(h); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, h)
+		}
+	}
+	if parent == nil {
+		parent, parentKey = tmpl, key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, key
+}
+
+func newPKI(t *testing.T, serverHost string) *pki {
+	p := &pki{}
+	p.ca, p.caKey = newCert(t, "test-ca", nil, nil, true)
+	p.server, p.serverKey = newCert(t, "zk-server", p.ca, p.caKey, false, serverHost)
+	p.client, p.clientK = newCert(t, "zk-client", p.ca, p.caKey, false)
+	return p
+}
+
+// writeStores writes the client key store and the trust store in one
+// format and returns their paths.
+func writeStores(t *testing.T, dir string, p *pki, typ string) (ks, ts string) {
+	t.Helper()
+	keyDER, err := x509.MarshalPKCS8PrivateKey(p.clientK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ksData, tsData []byte
+	switch typ {
+	case "PEM":
+		ksData = append(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.client.Raw})...)
+		tsData = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.ca.Raw})
+	case "PKCS12":
+		if ksData, err = pkcs12.Modern.Encode(p.clientK, p.client, []*x509.Certificate{p.ca}, storePass); err != nil {
+			t.Fatal(err)
+		}
+		if tsData, err = pkcs12.Modern.EncodeTrustStore([]*x509.Certificate{p.ca}, storePass); err != nil {
+			t.Fatal(err)
+		}
+	case "JKS":
+		k := keystore.New()
+		if err := k.SetPrivateKeyEntry("client", keystore.PrivateKeyEntry{CreationTime: time.Now(), PrivateKey: keyDER,
+			CertificateChain: []keystore.Certificate{{Type: "X509", Content: p.client.Raw}, {Type: "X509", Content: p.ca.Raw}}}, []byte(storePass)); err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := k.Store(&b, []byte(storePass)); err != nil {
+			t.Fatal(err)
+		}
+		ksData = bytes.Clone(b.Bytes())
+		tr := keystore.New()
+		if err := tr.SetTrustedCertificateEntry("ca", keystore.TrustedCertificateEntry{CreationTime: time.Now(), Certificate: keystore.Certificate{Type: "X509", Content: p.ca.Raw}}); err != nil {
+			t.Fatal(err)
+		}
+		b.Reset()
+		if err := tr.Store(&b, []byte(storePass)); err != nil {
+			t.Fatal(err)
+		}
+		tsData = b.Bytes()
+	}
+	ext := map[string]string{"PEM": ".pem", "PKCS12": ".p12", "JKS": ".jks"}[typ]
+	ks, ts = filepath.Join(dir, "client"+ext), filepath.Join(dir, "trust"+ext)
+	if err := os.WriteFile(ks, ksData, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ts, tsData, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return ks, ts
+}
+
+// tlsServer accepts one connection requiring a client certificate from the
+// CA and echoes a byte.
+func tlsServer(t *testing.T, p *pki) string {
+	t.Helper()
+	pool := x509.NewCertPool()
+	pool.AddCert(p.ca)
+	cfg := &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{p.server.Raw}, PrivateKey: p.serverKey}},
+		ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				b := make([]byte, 1)
+				if _, err := io.ReadFull(c, b); err == nil {
+					_, _ = c.Write(b)
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func handshake(cfg *tls.Config, addr, serverName string) error {
+	cfg = cfg.Clone()
+	cfg.ServerName = serverName
+	c, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte{7}); err != nil {
+		return err
+	}
+	b := make([]byte, 1)
+	_, err = io.ReadFull(c, b)
+	return err
+}
+
+// TestTLSStores: a Kafka-format TLS config file with PEM, PKCS12 and JKS
+// stores (types explicit or from the extension) yields a config that
+// completes a mutual-TLS handshake; hostname checking follows
+// zookeeper.ssl.endpoint.identification.algorithm.
+func TestTLSStores(t *testing.T) {
+	p := newPKI(t, "localhost")
+	addr := tlsServer(t, p)
+	for _, typ := range []string{"PEM", "PKCS12", "JKS"} {
+		for _, explicit := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/explicit=%v", typ, explicit), func(t *testing.T) {
+				dir := t.TempDir()
+				ks, ts := writeStores(t, dir, p, typ)
+				conf := fmt.Sprintf("zookeeper.ssl.client.enable=true\nzookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty\n"+
+					"zookeeper.ssl.keystore.location=%s\nzookeeper.ssl.keystore.password=%s\nzookeeper.ssl.truststore.location=%s\nzookeeper.ssl.truststore.password=%s\n",
+					ks, storePass, ts, storePass)
+				if explicit {
+					conf += fmt.Sprintf("zookeeper.ssl.keystore.type=%s\nzookeeper.ssl.truststore.type=%s\n", typ, typ)
+				}
+				file := filepath.Join(dir, "zk-tls.properties")
+				if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				cfg, err := LoadTLSConfig(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := handshake(cfg, addr, "localhost"); err != nil {
+					t.Fatalf("handshake: %v", err)
+				}
+				if err := handshake(cfg, addr, "wrong.example.com"); err == nil {
+					t.Fatal("hostname verification is off by default")
+				}
+				if err := os.WriteFile(file, []byte(conf+"zookeeper.ssl.endpoint.identification.algorithm=\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				cfg, err = LoadTLSConfig(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := handshake(cfg, addr, "wrong.example.com"); err != nil {
+					t.Fatalf("without hostname verification: %v", err)
+				}
+				// A wrong password is a clear error that names the file and never the password.
+				if err := os.WriteFile(file, []byte(strings.ReplaceAll(conf, storePass, "bad-pass-x")), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if typ == "PEM" {
+					return // PEM stores here are not encrypted
+				}
+				_, err = LoadTLSConfig(file)
+				if err == nil || !strings.Contains(err.Error(), file+":") || strings.Contains(err.Error(), "bad-pass-x") {
+					t.Fatalf("wrong password: err = %v", err)
+				}
+			})
+		}
+	}
+	// An untrusted server: a trust store with another CA.
+	other := newPKI(t, "localhost")
+	dir := t.TempDir()
+	ks, _ := writeStores(t, dir, p, "PEM")
+	_, ts := writeStores(t, t.TempDir(), other, "PEM")
+	s := &TLSSettings{Enabled: true, VerifyHostname: true, KeyStore: &Store{Location: ks, Type: "PEM"}, TrustStore: &Store{Location: ts, Type: "PEM"}}
+	cfg, err := s.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := handshake(cfg, addr, "localhost"); err == nil {
+		t.Error("handshake with an untrusted server succeeded")
+	}
+}
+
+func TestParseTLSSettings(t *testing.T) {
+	cases := []struct {
+		name, conf, err string
+		check           func(*TLSSettings) bool
+	}{
+		{name: "disabled by default", conf: "zookeeper.ssl.truststore.location=/x.jks\n", check: func(s *TLSSettings) bool { return !s.Enabled && s.TrustStore.Type == "JKS" }},
+		{name: "protocols", conf: "zookeeper.ssl.client.enable=true\nzookeeper.ssl.protocol=TLSv1.3\nzookeeper.ssl.enabled.protocols=TLSv1.2, TLSv1.3\n",
+			check: func(s *TLSSettings) bool { return s.Enabled && s.Protocol == "TLSv1.3" && len(s.EnabledProtocols) == 2 }},
+		{name: "cipher suites", conf: "zookeeper.ssl.cipher.suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384\n",
+			check: func(s *TLSSettings) bool { return len(s.CipherSuites) == 2 }},
+		{name: "p12 extension", conf: "zookeeper.ssl.keystore.location=/a/b.P12\n", check: func(s *TLSSettings) bool { return s.KeyStore.Type == "PKCS12" }},
+		{name: "bad enable", conf: "zookeeper.ssl.client.enable=yes\n", err: "zk-tls.properties:1: zookeeper.ssl.client.enable"},
+		{name: "bad type", conf: "\nzookeeper.ssl.keystore.location=/x\nzookeeper.ssl.keystore.type=BCFKS\n", err: "zk-tls.properties:3: unsupported store type"},
+		{name: "bad protocol", conf: "zookeeper.ssl.protocol=SSLv3\n", err: "unsupported TLS protocol"},
+		{name: "bad cipher", conf: "zookeeper.ssl.cipher.suites=TLS_FAKE\n", err: "not supported by Go"},
+		{name: "crl", conf: "zookeeper.ssl.crl.enable=true\n", err: "not supported by zkmigrate"},
+		{name: "bad identification", conf: "zookeeper.ssl.endpoint.identification.algorithm=LDAPS\n", err: "HTTPS or empty"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := props.Parse("zk-tls.properties", strings.NewReader(c.conf))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := ParseTLSSettings(f)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("err = %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil || !c.check(s) {
+				t.Fatalf("settings %+v, err %v", s, err)
+			}
+		})
+	}
+}
+
+func FuzzParseTLSSettings(f *testing.F) {
+	f.Add("zookeeper.ssl.client.enable=true\nzookeeper.ssl.keystore.location=/k.jks\nzookeeper.ssl.keystore.password=x\nzookeeper.ssl.protocol=TLSv1.2\n")
+	f.Add("zookeeper.ssl.cipher.suites=TLS_AES_128_GCM_SHA256\nzookeeper.ssl.endpoint.identification.algorithm=\n")
+	f.Fuzz(func(t *testing.T, conf string) {
+		pf, err := props.Parse("f", strings.NewReader(conf))
+		if err != nil {
+			return
+		}
+		s, err := ParseTLSSettings(pf)
+		if err == nil && s.Enabled && s.KeyStore == nil && s.TrustStore == nil {
+			if _, err := s.Config(); err != nil {
+				t.Fatalf("config without stores: %v", err)
+			}
+		}
+	})
+}
+
+func FuzzParseStores(f *testing.F) {
+	p := newPKI(&testing.T{}, "localhost")
+	for _, typ := range []string{"PEM", "PKCS12", "JKS"} {
+		dir, _ := os.MkdirTemp("", "zkconn-fuzz")
+		ks, ts := writeStores(&testing.T{}, dir, p, typ)
+		for _, file := range []string{ks, ts} {
+			b, _ := os.ReadFile(file)
+			f.Add(b, typ)
+		}
+		os.RemoveAll(dir)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, typ string) {
+		_, _ = ParseKeyStore(data, typ, storePass)
+		_, _ = ParseTrustStore(data, typ, storePass)
+	})
+}
