@@ -43,6 +43,8 @@ func TestTLSStoresDial(t *testing.T) {
 		"PEM string":  "ssl.truststore.type=PEM\nssl.truststore.certificates=" + pemOneLine(certPEM(p.ca)) + "\n",
 		"PKCS12":      "ssl.truststore.type=PKCS12\nssl.truststore.location=" + st["trust.p12"] + "\nssl.truststore.password=" + storePass + "\n",
 		"JKS default": "ssl.truststore.location=" + st["trust.jks"] + "\nssl.truststore.password=" + storePass + "\n",
+		// Java reads a JKS truststore without its password (no integrity check).
+		"JKS no password": "ssl.truststore.type=JKS\nssl.truststore.location=" + st["trust.jks"] + "\n",
 	}
 	keys := map[string]string{
 		"PEM file": "ssl.keystore.type=PEM\nssl.keystore.location=" + st["client.pem"] + "\n",
@@ -171,8 +173,14 @@ func TestBrokenStores(t *testing.T) {
 			"kafkaconn: DIR/client.properties:2: ssl.truststore.location: JKS truststore " + st["trust.pem"] + ": not a JKS keystore (the file is PEM; set ssl.truststore.type=PEM)"},
 		{"JKS wrong password", "ssl.truststore.location=" + st["trust.jks"] + "\nssl.truststore.password=wrong",
 			"kafkaconn: DIR/client.properties:2: ssl.truststore.location: JKS truststore " + st["trust.jks"] + ": integrity check failed: wrong password"},
-		{"JKS no password", "ssl.truststore.location=" + st["trust.jks"],
-			"kafkaconn: DIR/client.properties:2: ssl.truststore.location: JKS truststore " + st["trust.jks"] + ": integrity check failed: the password is not set"},
+		{"JKS truncated", "ssl.truststore.location=" + p.write(t, "short.jks", []byte{0xfe, 0xed, 0xfe, 0xed, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2, 0}),
+			"kafkaconn: DIR/client.properties:2: ssl.truststore.location: JKS truststore " + p.dir + "/short.jks: truncated JKS file"},
+		{"JKS keystore as truststore", "ssl.truststore.location=" + st["client.jks"],
+			"kafkaconn: DIR/client.properties:2: ssl.truststore.location: truststore holds no certificates"},
+		{"JKS keystore as truststore with password", "ssl.truststore.location=" + st["client.jks"] + "\nssl.truststore.password=" + storePass,
+			"kafkaconn: DIR/client.properties:2: ssl.truststore.location: truststore holds no certificates"},
+		{"JKS keystore without password", "ssl.keystore.location=" + st["client.jks"],
+			"kafkaconn: DIR/client.properties:2: ssl.keystore.location: JKS keystore " + st["client.jks"] + ": integrity check failed: the password is not set"},
 		{"PKCS12 wrong password", "ssl.truststore.type=PKCS12\nssl.truststore.location=" + st["trust.p12"] + "\nssl.truststore.password=wrong",
 			"kafkaconn: DIR/client.properties:3: ssl.truststore.location: PKCS12 truststore " + st["trust.p12"] + ": wrong password"},
 		{"JKS read as PKCS12", "ssl.truststore.type=PKCS12\nssl.truststore.location=" + st["trust.jks"] + "\nssl.truststore.password=" + storePass,
