@@ -43,6 +43,9 @@ func TestTLSStoresDial(t *testing.T) {
 		"PEM string":  "ssl.truststore.type=PEM\nssl.truststore.certificates=" + pemOneLine(certPEM(p.ca)) + "\n",
 		"PKCS12":      "ssl.truststore.type=PKCS12\nssl.truststore.location=" + st["trust.p12"] + "\nssl.truststore.password=" + storePass + "\n",
 		"JKS default": "ssl.truststore.location=" + st["trust.jks"] + "\nssl.truststore.password=" + storePass + "\n",
+		// Stores written by openssl lack Java's trust attribute; every
+		// certificate in them is trusted.
+		"PKCS12 without trust attribute": "ssl.truststore.type=PKCS12\nssl.truststore.location=" + st["client.p12"] + "\nssl.truststore.password=" + storePass + "\n",
 		// Java reads a JKS truststore without its password (no integrity check).
 		"JKS no password": "ssl.truststore.type=JKS\nssl.truststore.location=" + st["trust.jks"] + "\n",
 	}
