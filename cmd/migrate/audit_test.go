@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/csv"
@@ -57,12 +56,6 @@ func auditFixture(t *testing.T) (path, receipt string) {
 	return path, receipt
 }
 
-func runMigrate(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(context.Background(), args, strings.NewReader(""), &out, &errb, false)
-	return code, out.String(), errb.String()
-}
 
 func TestAuditCommands(t *testing.T) {
 	path, receipt := auditFixture(t)

@@ -44,6 +44,9 @@ type command struct {
 // commands is the table of subcommands. Each lives in its own file.
 var commands = map[string]command{
 	"version":  {"print the version", runVersion},
+	"plan":     {"compute the changes that bring the target in line with the source (diff, -o json, --out plan.json)", runPlan},
+	"apply":    {"apply a plan through the admin protocol (batched, validated, resumable, audited)", runApply},
+	"demo":     {"the whole flow on a bundled legacy cluster and an in-process Kafka, no servers needed", runDemo},
 	"audit":    {"the audit trail: log, show, export, verify (tamper evidence)", runAudit},
 	"check":    {"pre-upgrade audit: what breaks on KRaft/Kafka 4, what cannot move, ACL hygiene, policy", runCheck},
 	"snapshot": {"read the legacy cluster's metadata from ZooKeeper into a snapshot (summary, -o json, --out FILE)", runSnapshot},

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,12 +12,6 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
-func runMigrate(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(context.Background(), args, strings.NewReader(""), &out, &errb, false)
-	return code, out.String(), errb.String()
-}
 
 func writeFile(t *testing.T, dir, name, content string) string {
 	t.Helper()

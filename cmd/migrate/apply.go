@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/zkmigrate/zkmigrate/internal/apply"
+	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/render"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+type applyFlags struct {
+	planFlags
+	planFile     string
+	yes          bool
+	validateOnly bool
+	noPreflight  bool
+	batchSize    int
+	maxInFlight  int
+	rate         float64
+	verbose      bool
+}
+
+func (f *applyFlags) register(fs *flag.FlagSet) {
+	f.planFlags.register(fs)
+	fs.StringVar(&f.planFile, "plan", "", "apply a plan saved by 'migrate plan --out' (otherwise the plan is computed now from the plan flags)")
+	fs.BoolVar(&f.yes, "yes", false, "do not ask for confirmation")
+	fs.BoolVar(&f.validateOnly, "validate-only", false, "server-side dry run: send every change with validate_only where the RPC has it, change nothing")
+	fs.BoolVar(&f.noPreflight, "no-preflight", false, "skip the validate-only request sent before each real request")
+	fs.IntVar(&f.batchSize, "batch-size", 500, "resources per request")
+	fs.IntVar(&f.maxInFlight, "max-in-flight", 4, "concurrent requests")
+	fs.Float64Var(&f.rate, "rate", 0, "at most this many resources per second (0 = unlimited)")
+	fs.BoolVar(&f.verbose, "v", false, "print every RPC with its broker and duration")
+}
+
+func runApply(ctx context.Context, e *env) int {
+	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var f applyFlags
+	f.register(fs)
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, `Usage: migrate apply --plan plan.json --bootstrap-server ... [flags]
+       migrate apply (--zookeeper ... | --snapshot FILE) --bootstrap-server ... [plan flags]
+
+Apply a plan through the admin protocol: batched, validated server-side
+first, retried on retriable errors, results per resource. Re-running is
+safe: the target is read again, changes already applied are skipped, and a
+resource in neither its planned before- nor after-state refuses the run.
+Ctrl-C finishes the batch in flight and stops.
+Exit codes: 0 success or nothing to do, 1 error (nothing changed), 3 some resources failed.
+
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(e.args); err != nil {
+		return exitError
+	}
+	if f.planFile == "" && f.targetSnapshot != "" {
+		return fail(e, "apply", errors.New("--target-snapshot is for offline review; apply needs --bootstrap-server"))
+	}
+	progress := io.Discard
+	if e.tty {
+		progress = e.stderr
+	}
+	rec := f.audit.begin(ctx, e, "apply")
+	code, err := f.run(ctx, e, progress, rec)
+	if err != nil {
+		rec.finish(ctx, e, "error", exitError)
+		return fail(e, "apply", err)
+	}
+	return code
+}
+
+func (f *applyFlags) run(ctx context.Context, e *env, progress io.Writer, rec *recorder) (int, error) {
+	var pl *planned
+	var err error
+	if f.planFile != "" {
+		pl, err = f.loadSaved(ctx, progress)
+	} else {
+		pl, err = f.compute(ctx, progress)
+	}
+	if err != nil {
+		return exitError, err
+	}
+	defer pl.close()
+	if pl.conn == nil {
+		return exitError, errors.New("apply needs --bootstrap-server")
+	}
+	rec.plan(ctx, pl)
+	p := pl.plan
+
+	// One apply per target at a time; a killed earlier run is resumed.
+	if rec.ok() {
+		release, err := rec.store.AcquireTargetLock(ctx, targetKey(pl), rec.id())
+		if err != nil {
+			return exitError, err
+		}
+		defer release()
+		if prev, err := rec.store.IncompleteRuns(ctx, targetKey(pl)); err == nil {
+			for _, r := range prev {
+				if r.ID != rec.id() {
+					_ = rec.run.MarkResumes(ctx, r.ID)
+					fmt.Fprintf(e.stderr, "Resuming after interrupted run %d: changes it completed are skipped.\n", r.ID)
+				}
+			}
+		}
+	}
+
+	if f.interactive {
+		res, err := sessionInteractive(ctx, e, p, f.applyFunc(pl), rec.id())
+		if err != nil {
+			return exitError, err
+		}
+		return f.exit(ctx, e, rec, res.Failed, res.Canceled), nil
+	}
+	if !p.Runnable() {
+		_ = render.PlanText(e.stdout, p)
+		rec.finish(ctx, e, "nothing-to-do", exitOK)
+		return exitOK, nil
+	}
+	if f.output != "json" {
+		_ = render.PlanText(e.stdout, p)
+	}
+	if !f.yes && !f.validateOnly {
+		if !e.tty {
+			return exitError, errors.New("refusing to apply without confirmation: not a terminal; pass --yes")
+		}
+		if !confirm(e, fmt.Sprintf("Apply %d change(s) to %s?", len(p.Changes), strings.Join(pl.conn.Bootstrap, ","))) {
+			fmt.Fprintln(e.stderr, "Nothing applied.")
+			rec.finish(ctx, e, "declined", exitOK)
+			return exitOK, nil
+		}
+	}
+	var obs apply.Observers
+	var js *render.ApplyJSON
+	if f.output == "json" {
+		js = &render.ApplyJSON{}
+		obs = append(obs, js)
+	} else {
+		obs = append(obs, &render.ApplyText{W: e.stdout, Verbose: f.verbose})
+	}
+	if o := rec.observer(); o != nil {
+		obs = append(obs, o)
+	}
+	res, err := apply.Run(ctx, pl.conn.Client, p, pl.target, f.applyOptions(pl), obs)
+	if err != nil {
+		return exitError, err
+	}
+	if js != nil {
+		js.Summary.AuditRun = rec.id()
+		_ = js.Write(e.stdout)
+	}
+	return f.exit(ctx, e, rec, res.Failed, res.Canceled), nil
+}
+
+func (f *applyFlags) exit(ctx context.Context, e *env, rec *recorder, failed int, canceled bool) int {
+	switch {
+	case failed > 0:
+		rec.finish(ctx, e, "partial", exitPartial)
+		return exitPartial
+	case canceled:
+		rec.finish(ctx, e, "canceled", exitPartial)
+		return exitPartial
+	}
+	outcome := "applied"
+	if f.validateOnly {
+		outcome = "validated"
+	}
+	rec.finish(ctx, e, outcome, exitOK)
+	return exitOK
+}
+
+func (f *applyFlags) applyOptions(pl *planned) apply.Options {
+	return apply.Options{ValidateOnly: f.validateOnly, NoPreflight: f.noPreflight, BatchSize: f.batchSize,
+		MaxInFlight: f.maxInFlight, Rate: f.rate, Secrets: pl.resolve}
+}
+
+func (f *applyFlags) applyFunc(pl *planned) func(ctx context.Context, p *plan.Plan, obs apply.Observer) error {
+	return func(ctx context.Context, p *plan.Plan, obs apply.Observer) error {
+		_, err := apply.Run(ctx, pl.conn.Client, p, pl.target, f.applyOptions(pl), obs)
+		return err
+	}
+}
+
+func targetKey(pl *planned) string {
+	if pl.target.ClusterID != "" {
+		return "kafka:" + pl.target.ClusterID
+	}
+	return "kafka:" + strings.Join(pl.conn.Bootstrap, ",")
+}
+
+// loadSaved reads a saved plan and the live target; secrets referenced by
+// the plan are resolved from the source flags and --scram-credentials.
+func (f *applyFlags) loadSaved(ctx context.Context, progress io.Writer) (*planned, error) {
+	data, err := os.ReadFile(f.planFile)
+	if err != nil {
+		return nil, err
+	}
+	var p plan.Plan
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("%s: not a plan file: %v", f.planFile, err)
+	}
+	if p.Format != plan.FormatVersion {
+		return nil, fmt.Errorf("%s: plan format %d not supported (this tool writes %d)", f.planFile, p.Format, plan.FormatVersion)
+	}
+	creds, err := loadCredentials(f.scramCreds)
+	if err != nil {
+		return nil, err
+	}
+	var src *snapshot.Snapshot
+	if f.source.zookeeper != "" || f.source.snapshotFile != "" {
+		if src, err = f.source.load(ctx, progress); err != nil {
+			return nil, err
+		}
+	}
+	conn, err := f.target.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if p.Target.ClusterID != "" {
+		fmt.Fprintf(progress, "Reading target %s ...\n", strings.Join(conn.Bootstrap, ","))
+	}
+	tgt, err := kread.Read(ctx, conn, kread.Options{})
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	if p.Target.ClusterID != "" && tgt.ClusterID != "" && p.Target.ClusterID != tgt.ClusterID {
+		conn.Close()
+		return nil, fmt.Errorf("%s was planned against cluster %s but %s is cluster %s", f.planFile, p.Target.ClusterID, strings.Join(conn.Bootstrap, ","), tgt.ClusterID)
+	}
+	return &planned{plan: &p, source: orEmpty(src), target: tgt, conn: conn, creds: creds, resolve: newResolver(src, creds)}, nil
+}
+
+func orEmpty(s *snapshot.Snapshot) *snapshot.Snapshot {
+	if s == nil {
+		return &snapshot.Snapshot{Format: snapshot.FormatVersion, Source: "plan-file"}
+	}
+	return s
+}
+
+func confirm(e *env, question string) bool {
+	fmt.Fprintf(e.stderr, "%s [y/N] ", question)
+	line, _ := bufio.NewReader(e.stdin).ReadString('\n')
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes"
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/zkmigrate/zkmigrate/internal/apply"
+	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
+	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/render"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/zkread"
+	"github.com/zkmigrate/zkmigrate/internal/zktree"
+)
+
+// The demo's legacy cluster: a ZooKeeper tree captured from a real Kafka 3.9
+// cluster of the test bed, its password encoder secret and the SCRAM
+// passwords the test bed set (test values, published on purpose).
+var (
+	//go:embed demodata/legacy.json
+	demoTree []byte
+	//go:embed demodata/legacy.encoder-secret
+	demoEncoderSecret string
+	//go:embed demodata/legacy.scram.json
+	demoScram []byte
+)
+
+func runDemo(ctx context.Context, e *env) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	noTUI := fs.Bool("no-tui", false, "plain text output even on a terminal")
+	brokers := fs.Int("brokers", 3, "brokers in the in-process target cluster")
+	var af auditFlags
+	af.register(fs)
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, `Usage: migrate demo [--no-tui]
+
+The whole flow with no servers: a legacy ZooKeeper-mode cluster captured
+from a real Kafka 3.9 (bundled in the binary) is read, planned against an
+in-process Kafka (franz-go kfake), applied, and planned again to show there
+is nothing left to do. On a terminal the plan is reviewed in the TUI.
+
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(e.args); err != nil {
+		return exitError
+	}
+	if af.path == "" && !af.off {
+		// The demo keeps its audit trail out of the operator's real one.
+		af.path = filepath.Join(os.TempDir(), "zkmigrate-demo-audit.db")
+	}
+	rec := af.begin(ctx, e, "demo")
+	code, err := demo(ctx, e, *brokers, e.tty && !*noTUI, rec)
+	if err != nil {
+		rec.finish(ctx, e, "error", exitError)
+		return fail(e, "demo", err)
+	}
+	return code
+}
+
+func demo(ctx context.Context, e *env, brokers int, interactive bool, rec *recorder) (int, error) {
+	w := e.stdout
+	tree, err := zktree.Decode(bytes.NewReader(demoTree))
+	if err != nil {
+		return exitError, fmt.Errorf("bundled legacy tree: %w", err)
+	}
+	src, err := zkread.Read(ctx, tree, zkread.Options{Full: true, Address: "bundled Kafka 3.9 capture", EncoderSecrets: []string{strings.TrimSpace(demoEncoderSecret)}})
+	if err != nil {
+		return exitError, err
+	}
+	adaptForKfake(src, w)
+
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(brokers), kfake.ClusterID("zkmigrate-demo"))
+	if err != nil {
+		return exitError, fmt.Errorf("start in-process Kafka: %w", err)
+	}
+	defer cluster.Close()
+	conn, err := kafkaconn.Dial(ctx, cluster.ListenAddrs(), kafkaconn.Default())
+	if err != nil {
+		return exitError, err
+	}
+	defer conn.Close()
+	fmt.Fprintf(w, "Source: %s (cluster %s): %d topics, %d ACLs, %d quota entities, %d SCRAM users\n",
+		src.Address, src.ClusterID, len(src.Topics), len(src.ACLs), len(src.Quotas), len(src.ScramUsers))
+	fmt.Fprintf(w, "Target: in-process Kafka (kfake) with %d brokers at %s\n\n", brokers, strings.Join(cluster.ListenAddrs(), ","))
+
+	creds, err := demoCredentials()
+	if err != nil {
+		return exitError, err
+	}
+	build := func() (*plan.Plan, *snapshot.Snapshot, error) {
+		tgt, err := kread.Read(ctx, conn, kread.Options{})
+		if err != nil {
+			return nil, nil, err
+		}
+		p, err := plan.Build(plan.Input{Source: src, Target: tgt, Credentials: creds,
+			SourceEndpoint: endpointOf(src), TargetEndpoint: endpointOf(tgt), Options: plan.Options{Principal: conn.Principal}})
+		return p, tgt, err
+	}
+	p, tgt, err := build()
+	if err != nil {
+		return exitError, err
+	}
+	pl := &planned{plan: p, source: src, target: tgt, conn: conn, creds: creds, resolve: newResolver(src, creds)}
+	rec.plan(ctx, pl)
+	opts := apply.Options{Secrets: pl.resolve}
+	if interactive {
+		run := func(ctx context.Context, p *plan.Plan, obs apply.Observer) error {
+			_, err := apply.Run(ctx, conn.Client, p, tgt, opts, obs)
+			return err
+		}
+		if _, err := sessionInteractive(ctx, e, p, run, rec.id()); err != nil {
+			return exitError, err
+		}
+	} else {
+		fmt.Fprintln(w, "== Plan ==")
+		if err := render.PlanText(w, p); err != nil {
+			return exitError, err
+		}
+		fmt.Fprintln(w, "\n== Apply ==")
+		obs := apply.Observers{&render.ApplyText{W: w}}
+		if o := rec.observer(); o != nil {
+			obs = append(obs, o)
+		}
+		res, err := apply.Run(ctx, conn.Client, p, tgt, opts, obs)
+		if err != nil {
+			return exitError, err
+		}
+		if res.Failed > 0 {
+			rec.finish(ctx, e, "partial", exitPartial)
+			return exitPartial, nil
+		}
+	}
+	again, _, err := build()
+	if err != nil {
+		return exitError, err
+	}
+	fmt.Fprintln(w, "\n== Plan again ==")
+	if err := render.PlanText(w, again); err != nil {
+		return exitError, err
+	}
+	code := exitOK
+	if again.Runnable() {
+		code = exitPending
+	}
+	rec.finish(ctx, e, "applied", code)
+	return code, nil
+}
+
+// adaptForKfake drops what the in-process Kafka cannot hold (see
+// docs: kfake has no User or DelegationToken ACL resources) and says so.
+func adaptForKfake(s *snapshot.Snapshot, w io.Writer) {
+	kept := s.ACLs[:0]
+	dropped := 0
+	for _, a := range s.ACLs {
+		if a.ResourceType == "User" || a.ResourceType == "DelegationToken" {
+			dropped++
+			continue
+		}
+		kept = append(kept, a)
+	}
+	s.ACLs = kept
+	if dropped > 0 {
+		fmt.Fprintf(w, "(demo: %d ACL(s) on User/DelegationToken resources left out: the in-process Kafka cannot store them)\n", dropped)
+	}
+}
+
+func demoCredentials() ([]plan.Credential, error) {
+	return parseCredentials("bundled SCRAM credentials", demoScram)
+}

@@ -1,0 +1,372 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
+	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/policy"
+	"github.com/zkmigrate/zkmigrate/internal/render"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+// planFlags are the flags that shape a plan, shared by plan and apply.
+type planFlags struct {
+	source         sourceFlags
+	target         targetFlags
+	targetSnapshot string
+	policyFile     string
+	include        string
+	exclude        string
+	topics         string
+	principals     string
+	brokerIDMap    string
+	reassign       bool
+	prune          bool
+	resendSecrets  bool
+	scramCreds     string
+	scramResets    string
+	output         string
+	interactive    bool
+	audit          auditFlags
+}
+
+func (f *planFlags) register(fs *flag.FlagSet) {
+	f.source.register(fs)
+	f.target.register(fs)
+	fs.StringVar(&f.targetSnapshot, "target-snapshot", "", "plan against a saved target snapshot instead of --bootstrap-server (offline review)")
+	fs.StringVar(&f.policyFile, "policy", "", "TopicActionPolicy file (YAML) evaluated on every topic change")
+	fs.StringVar(&f.include, "include", "", "only these change kinds (comma list: "+kindList()+")")
+	fs.StringVar(&f.exclude, "exclude", "", "leave out these change kinds (comma list)")
+	fs.StringVar(&f.topics, "topics", "", "only topics whose name matches this regular expression")
+	fs.StringVar(&f.principals, "principals", "", "only ACLs, quotas and SCRAM users whose principal (User:alice) matches this regular expression")
+	fs.StringVar(&f.brokerIDMap, "broker-id-map", "", "place replicas explicitly, mapping source to target broker ids: 1=101,2=102")
+	fs.BoolVar(&f.reassign, "reassign", false, "with --broker-id-map: move replicas of existing target topics to the mapped layout")
+	fs.BoolVar(&f.prune, "prune", false, "also delete what the target has and the source does not (never internal topics)")
+	fs.BoolVar(&f.resendSecrets, "resend-secrets", false, "send sensitive configs and SCRAM credentials even when present on the target")
+	fs.StringVar(&f.scramCreds, "scram-credentials", "", "JSON list of {user, mechanism, password, iterations} to recreate SCRAM users")
+	fs.StringVar(&f.scramResets, "scram-resets", "", "write the users whose SCRAM password must be reset (no password given) to this file")
+	fs.StringVar(&f.output, "o", "text", "output: text or json")
+	fs.BoolVar(&f.interactive, "interactive", false, "review the plan in the terminal UI")
+	f.audit.register(fs)
+}
+
+func kindList() string {
+	var ks []string
+	for _, k := range plan.Kinds {
+		ks = append(ks, string(k))
+	}
+	return strings.Join(ks, ",")
+}
+
+func parseKinds(flagName, s string) ([]plan.Kind, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []plan.Kind
+	for _, part := range strings.Split(s, ",") {
+		k := plan.Kind(strings.TrimSpace(part))
+		if !slices.Contains(plan.Kinds, k) {
+			return nil, fmt.Errorf("--%s: unknown kind %q (kinds: %s)", flagName, k, kindList())
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// planned is a computed plan with what it was computed from.
+type planned struct {
+	plan    *plan.Plan
+	source  *snapshot.Snapshot
+	target  *snapshot.Snapshot
+	conn    *kafkaconn.Conn // nil with --target-snapshot
+	creds   []plan.Credential
+	resolve secretResolver
+}
+
+func (p *planned) close() {
+	if p != nil && p.conn != nil {
+		p.conn.Close()
+	}
+}
+
+// options turns the flags into plan.Options.
+func (f *planFlags) options() (plan.Options, error) {
+	var o plan.Options
+	var err error
+	if o.Include, err = parseKinds("include", f.include); err != nil {
+		return o, err
+	}
+	if o.Exclude, err = parseKinds("exclude", f.exclude); err != nil {
+		return o, err
+	}
+	if o.BrokerIDMap, err = plan.ParseBrokerIDMap(f.brokerIDMap); err != nil {
+		return o, err
+	}
+	if f.reassign && o.BrokerIDMap == nil {
+		return o, errors.New("--reassign needs --broker-id-map (the layout to move replicas to)")
+	}
+	o.TopicRegex, o.PrincipalRegex = f.topics, f.principals
+	o.Reassign, o.Prune, o.ResendSecrets = f.reassign, f.prune, f.resendSecrets
+	return o, nil
+}
+
+// readTarget reads the target through the admin protocol, or from a file.
+func (f *planFlags) readTarget(ctx context.Context, progress io.Writer) (*snapshot.Snapshot, *kafkaconn.Conn, error) {
+	if f.targetSnapshot != "" {
+		s, err := snapshot.Load(f.targetSnapshot)
+		return s, nil, err
+	}
+	conn, err := f.target.connect(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(progress, "Reading target %s ...\n", strings.Join(conn.Bootstrap, ","))
+	s, err := kread.Read(ctx, conn, kread.Options{})
+	if err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	return s, conn, nil
+}
+
+// compute reads both sides and builds the plan.
+func (f *planFlags) compute(ctx context.Context, progress io.Writer) (*planned, error) {
+	opts, err := f.options()
+	if err != nil {
+		return nil, err
+	}
+	var pol *policy.Policy
+	if f.policyFile != "" {
+		if pol, err = policy.Load(f.policyFile); err != nil {
+			return nil, err
+		}
+	}
+	creds, err := loadCredentials(f.scramCreds)
+	if err != nil {
+		return nil, err
+	}
+	src, err := f.source.load(ctx, progress)
+	if err != nil {
+		return nil, err
+	}
+	tgt, conn, err := f.readTarget(ctx, progress)
+	if err != nil {
+		return nil, err
+	}
+	out := &planned{source: src, target: tgt, conn: conn, creds: creds, resolve: newResolver(src, creds)}
+	principal := f.target.principal
+	if principal == "" && conn != nil {
+		principal = conn.Principal
+	}
+	opts.Principal = principal
+	in := plan.Input{Source: src, Target: tgt, Options: opts, Credentials: creds,
+		SourceEndpoint: endpointOf(src), TargetEndpoint: endpointOf(tgt)}
+	if pol != nil {
+		in.Policy = policyAdapter{pol}
+		in.PolicyNotes = pol.Notes()
+	}
+	p, err := plan.Build(in)
+	if err != nil {
+		out.close()
+		return nil, err
+	}
+	out.plan = p
+	if f.scramResets != "" {
+		if err := writeScramResets(f.scramResets, p); err != nil {
+			out.close()
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func endpointOf(s *snapshot.Snapshot) plan.Endpoint {
+	return plan.Endpoint{Kind: s.Source, Address: s.Address, ClusterID: s.ClusterID, Digest: snapshot.Digest(s)}
+}
+
+// policyAdapter lets the plan evaluate a loaded TopicActionPolicy.
+type policyAdapter struct{ p *policy.Policy }
+
+func (a policyAdapter) Evaluate(action, topic, principal string, pre, post *plan.TopicState) plan.Verdict {
+	d := a.p.Evaluate(policy.Request{Action: policy.Action(action), Topic: topic, Principal: principal,
+		Pre: (*policy.TopicState)(pre), Post: (*policy.TopicState)(post)})
+	return plan.Verdict{Allowed: d.Allowed, Rule: d.Rule, Message: d.Message}
+}
+
+func runPlan(ctx context.Context, e *env) int {
+	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var f planFlags
+	f.register(fs)
+	out := fs.String("out", "", "save the plan (with the before-states apply checks) to this file")
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, `Usage: migrate plan (--zookeeper ... | --snapshot FILE) (--bootstrap-server ... | --target-snapshot FILE) [flags]
+
+Compute the changes that bring the target in line with the source, show them
+as a diff (+ create, ~ update, - delete), and optionally save them for apply.
+Exit codes: 0 nothing to do, 2 runnable changes pending, 1 error.
+
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(e.args); err != nil {
+		return exitError
+	}
+	progress := io.Discard
+	if e.tty {
+		progress = e.stderr
+	}
+	rec := f.audit.begin(ctx, e, "plan")
+	pl, err := f.compute(ctx, progress)
+	if err != nil {
+		rec.finish(ctx, e, "error", exitError)
+		return fail(e, "plan", err)
+	}
+	defer pl.close()
+	rec.plan(ctx, pl)
+	p := pl.plan
+	if f.interactive {
+		sel, ok, err := reviewInteractive(ctx, e, p)
+		if err != nil {
+			return fail(e, "plan", err)
+		}
+		if !ok {
+			fmt.Fprintln(e.stderr, "Nothing saved.")
+			rec.finish(ctx, e, "canceled", exitOK)
+			return exitOK
+		}
+		p = sel
+	}
+	if *out != "" {
+		data, err := json.MarshalIndent(p, "", "  ")
+		if err == nil {
+			err = snapshot.WriteFileAtomic(*out, append(data, '\n'), 0o600)
+		}
+		if err != nil {
+			rec.finish(ctx, e, "error", exitError)
+			return fail(e, "plan", fmt.Errorf("save %s: %w", *out, err))
+		}
+	}
+	switch f.output {
+	case "json":
+		err = render.PlanJSON(e.stdout, p)
+	default:
+		err = render.PlanText(e.stdout, p)
+		if err == nil && *out != "" {
+			fmt.Fprintf(e.stdout, "Saved to %s. Apply it with: migrate apply --plan %s\n", *out, *out)
+		}
+	}
+	if err != nil {
+		return fail(e, "plan", err)
+	}
+	code := exitOK
+	if p.Runnable() {
+		code = exitPending
+	}
+	rec.finish(ctx, e, "planned", code)
+	return code
+}
+
+// credentialFile is one entry of --scram-credentials.
+type credentialFile struct {
+	User       string `json:"user"`
+	Mechanism  string `json:"mechanism"`
+	Password   string `json:"password"`
+	Iterations int32  `json:"iterations"`
+}
+
+func loadCredentials(path string) ([]plan.Credential, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseCredentials(path, data)
+}
+
+// parseCredentials reads the --scram-credentials JSON; name is used in errors.
+func parseCredentials(path string, data []byte) ([]plan.Credential, error) {
+	var entries []credentialFile
+	if err := json.Unmarshal(data, &entries); err != nil {
+		return nil, fmt.Errorf("%s: not a JSON list of {user, mechanism, password, iterations}: %v", path, err)
+	}
+	var out []plan.Credential
+	for i, c := range entries {
+		if c.User == "" || c.Password == "" {
+			return nil, fmt.Errorf("%s: entry %d: user and password are required", path, i+1)
+		}
+		if c.Mechanism == "" {
+			c.Mechanism = "SCRAM-SHA-256"
+		}
+		if c.Mechanism != "SCRAM-SHA-256" && c.Mechanism != "SCRAM-SHA-512" {
+			return nil, fmt.Errorf("%s: entry %d (%s): mechanism %q is not SCRAM-SHA-256 or SCRAM-SHA-512", path, i+1, c.User, c.Mechanism)
+		}
+		if c.Iterations != 0 && (c.Iterations < 4096 || c.Iterations > 16384) {
+			return nil, fmt.Errorf("%s: entry %d (%s): iterations %d outside Kafka's 4096..16384", path, i+1, c.User, c.Iterations)
+		}
+		ref := "scram-credentials:" + c.User + "/" + c.Mechanism
+		out = append(out, plan.Credential{User: c.User, Mechanism: c.Mechanism, Iterations: c.Iterations, Password: snapshot.NewSecret(ref, c.Password)})
+	}
+	return out, nil
+}
+
+// writeScramResets writes the users whose passwords must be reset.
+func writeScramResets(path string, p *plan.Plan) error {
+	type reset struct {
+		User      string `json:"user"`
+		Mechanism string `json:"mechanism"`
+	}
+	list := []reset{}
+	for _, b := range p.Blockers {
+		if b.ID == "scram-no-password" {
+			user, mech, _ := strings.Cut(strings.TrimPrefix(b.Resource, "User:"), " SCRAM-")
+			list = append(list, reset{User: user, Mechanism: "SCRAM-" + mech})
+		}
+	}
+	data, _ := json.MarshalIndent(list, "", "  ")
+	return snapshot.WriteFileAtomic(path, append(data, '\n'), 0o644)
+}
+
+// secretResolver finds secret values by reference in the inputs given this
+// run: the source snapshot (decrypted broker passwords) and the SCRAM
+// credentials file.
+type secretResolver map[string]string
+
+func newResolver(src *snapshot.Snapshot, creds []plan.Credential) secretResolver {
+	r := secretResolver{}
+	add := func(s *snapshot.Secret) {
+		if s != nil {
+			if v, ok := s.Reveal(); ok {
+				r[s.Ref()] = v
+			}
+		}
+	}
+	if src != nil {
+		for _, bc := range src.BrokerConfigs {
+			for i := range bc.Configs {
+				add(bc.Configs[i].Secret)
+			}
+		}
+	}
+	for i := range creds {
+		add(&creds[i].Password)
+	}
+	return r
+}
+
+func (r secretResolver) Resolve(ref string) (string, bool) {
+	v, ok := r[ref]
+	return v, ok
+}
