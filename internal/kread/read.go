@@ -116,6 +116,9 @@ func Read(ctx context.Context, conn *kafkaconn.Conn, opts Options) (*snapshot.Sn
 	}
 	s.Features = features
 
+	// Controller is the id the cluster reports to clients (in KRaft a
+	// broker it picks, since controllers are not reachable by clients);
+	// the admin protocol does not expose a controller epoch, hence -1.
 	if cluster != nil {
 		s.ClusterID = cluster.ClusterID
 		if cluster.ControllerID >= 0 {
