@@ -571,6 +571,7 @@ cmd_capture() {
 	(cd "$ROOT" && go run ./cmd/zkcapture -zk "127.0.0.1:$ZK_PORT" -out "$dir/kafka39-legacy.json")
 	cp "$TB/scram-credentials.json" "$dir/kafka39-legacy.scram.json"
 	cp "$TB/encoder.secret" "$dir/kafka39-legacy.encoder-secret"
+	chmod 644 "$dir/kafka39-legacy.encoder-secret"
 	cp "$CONF/source.properties" "$dir/kafka39-server.properties"
 	say "captured into $dir: kafka39-legacy.json, kafka39-legacy.scram.json, kafka39-legacy.encoder-secret, kafka39-server.properties"
 }
