@@ -17,7 +17,7 @@ import (
 
 // BusyTimeout is how long a writer waits for another process's write lock
 // before failing.
-const BusyTimeout = 10 * time.Second
+const BusyTimeout = 30 * time.Second
 
 // DefaultLockStaleAfter is how long a target lock may go without a heartbeat
 // before another run may reclaim it.
@@ -64,7 +64,10 @@ func dsn(path, txlock string, queryOnly bool) string {
 	if queryOnly {
 		q += "&_query_only=1"
 	}
-	return "file:" + path + "?" + q
+	// SQLite decodes %HH in URI file names, and the driver splits the DSN
+	// at the first '?': escape both, and '#'.
+	esc := strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path)
+	return "file:" + esc + "?" + q
 }
 
 // Open opens (creating if needed) the audit database at path, or at
@@ -83,9 +86,6 @@ func open(ctx context.Context, path string, maxVersion int) (*Store, error) {
 		if path == "" {
 			return nil, errors.New("audit: no audit database path: set --audit-db, or HOME or XDG_STATE_HOME")
 		}
-	}
-	if strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("audit: database path %q: '?' and '#' are not allowed in the file name", path)
 	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -149,6 +149,15 @@ func TestVerifyDetectsTampering(t *testing.T) {
 			wantReason: "chain head record",
 		},
 		{
+			name: "drop the chain head",
+			tamper: func(t *testing.T, db *sql.DB) int64 {
+				seq := seqOf(t, db, `SELECT seq FROM chain_head`)
+				mustExec(t, db, `DROP TABLE chain_head`)
+				return seq + 1
+			},
+			wantReason: "chain head record is missing",
+		},
+		{
 			name:   "delete the newest rows and fix the head: only the anchor tells",
 			anchor: receipt2,
 			tamper: func(t *testing.T, db *sql.DB) int64 {

@@ -186,7 +186,7 @@ func (s *Store) Verify(ctx context.Context, anchor string) (VerifyResult, error)
 		var hh string
 		err := tx.QueryRowContext(ctx, `SELECT seq, hash FROM chain_head WHERE id = 1`).Scan(&hs, &hh)
 		switch {
-		case errors.Is(err, sql.ErrNoRows):
+		case errors.Is(err, sql.ErrNoRows), err != nil && strings.Contains(err.Error(), "no such table"):
 			res.Broken = &Break{Seq: res.HeadSeq + 1, Reason: "the chain head record is missing"}
 		case err != nil:
 			return res, fmt.Errorf("audit: %s: verify: read chain head: %v", s.path, err)
