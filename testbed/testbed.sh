@@ -556,7 +556,7 @@ EOF
 
 cmd_clean() {
 	cmd_stop all
-	rm -rf "$DATA" "$LOGS" "$RUN" "$CONF" "$SETTINGS" "$TB/target.cluster-id" \
+	rm -rf "$DATA" "$LOGS" "$RUN" "$CONF" "$SETTINGS" "$TB/target.cluster-id" "$TB/stop.log" \
 		"$TB/scram-credentials.json" "$TB/encoder.secret" "$TB"/*-client.properties
 	say "removed data, logs and settings under $TB (jars kept)"
 }
