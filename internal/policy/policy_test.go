@@ -396,3 +396,26 @@ func TestMissingKeyForms(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluateConcurrent: a Policy is shared by plan workers; run with -race.
+func TestEvaluateConcurrent(t *testing.T) {
+	p, err := Parse("eval.yaml", []byte(evalPolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan Decision)
+	for i := 0; i < 8; i++ {
+		go func(i int) {
+			var d Decision
+			for j := 0; j < 200; j++ {
+				d = p.Evaluate(Request{Action: Modify, Topic: "keyed", Pre: st(3, 3, map[string]string{"cleanup.policy": "compact"}), Post: st(int32(4+i), 3, map[string]string{"cleanup.policy": "compact"})})
+			}
+			done <- d
+		}(i)
+	}
+	for i := 0; i < 8; i++ {
+		if d := <-done; d.Allowed || d.Rule != "compacted-partitions-fixed" {
+			t.Errorf("concurrent Evaluate = %+v, want denied by compacted-partitions-fixed", d)
+		}
+	}
+}
