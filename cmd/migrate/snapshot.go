@@ -155,7 +155,7 @@ func writeSnapshotSummary(w io.Writer, s *snapshot.Snapshot, saved string) {
 	if b := s.ProducerIDBlock; b != nil {
 		p("Producer id block", "%d..%d (broker %d)", b.BlockStart, b.BlockEnd, b.Broker)
 	}
-	p("Static configs", "%d files", len(s.StaticConfigs))
+	p("Static configs", "%d file(s)", len(s.StaticConfigs))
 	counts := map[string]int{}
 	for _, f := range s.Findings {
 		counts[f.Severity]++

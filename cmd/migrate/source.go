@@ -34,6 +34,7 @@ type sourceFlags struct {
 	snapshotFile      string
 	full              bool
 	workers           int
+	zkTimeout         time.Duration
 }
 
 func (f *sourceFlags) register(fs *flag.FlagSet) {
@@ -45,6 +46,7 @@ func (f *sourceFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.snapshotFile, "snapshot", "", "read a saved snapshot `file` instead of ZooKeeper")
 	fs.BoolVar(&f.full, "full", false, "full read for audits: also partition state, old /consumers groups, notification queues")
 	fs.IntVar(&f.workers, "zk-requests-in-flight", zkread.DefaultWorkers, "ZooKeeper requests kept in flight on the connection")
+	fs.DurationVar(&f.zkTimeout, "zk-timeout", 15*time.Second, "give up connecting to ZooKeeper after this long")
 }
 
 // load reads the source: ZooKeeper or the snapshot file, then the
@@ -91,7 +93,7 @@ func (f *sourceFlags) load(ctx context.Context, progress io.Writer) (*snapshot.S
 				Fix:     "read from --zookeeper to resolve encrypted broker passwords"})
 		}
 	} else {
-		conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile})
+		conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile, ConnectTimeout: f.zkTimeout})
 		if err != nil {
 			return nil, err
 		}
