@@ -159,8 +159,11 @@ func (s *Store) Verify(ctx context.Context, anchor string) (VerifyResult, error)
 			res.Broken = &Break{Seq: c.seq, Table: c.table, RunID: c.runID,
 				Reason: "two rows hold this chain position (a row was copied or renumbered)"}
 		case c.seq != lastSeq+1:
-			res.Broken = &Break{Seq: c.seq, Table: c.table, RunID: c.runID,
-				Reason: fmt.Sprintf("rows at chain positions %d..%d are missing (deleted)", lastSeq+1, c.seq-1)}
+			missing := fmt.Sprintf("rows at chain positions %d..%d are missing (deleted)", lastSeq+1, c.seq-1)
+			if c.seq-1 == lastSeq+1 {
+				missing = fmt.Sprintf("the row at chain position %d is missing (deleted)", lastSeq+1)
+			}
+			res.Broken = &Break{Seq: c.seq, Table: c.table, RunID: c.runID, Reason: missing}
 		default:
 			if got := rowHashOrdered(prev, c.table, c.cols, c.vals, c.order); got != c.hash {
 				res.Broken = &Break{Seq: c.seq, Table: c.table, RunID: c.runID,

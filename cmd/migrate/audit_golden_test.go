@@ -1,0 +1,113 @@
+package main
+
+import (
+	"database/sql"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func init() {
+	// Shared with other golden tests in this package, whichever file
+	// declares it first.
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files in testdata/")
+	}
+}
+
+func updating() bool {
+	f := flag.Lookup("update")
+	if f == nil {
+		return false
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return false
+	}
+	b, _ := g.Get().(bool)
+	return b
+}
+
+// normalizeAudit replaces what changes from run to run (times, pids,
+// hashes, paths, column widths that depend on them) with placeholders.
+var auditVolatile = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	{regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ`), "<TIME>"},
+	{regexp.MustCompile(`\(pid \d+\)`), "(pid <PID>)"},
+	{regexp.MustCompile(`[0-9a-f]{64}`), "<HASH>"},
+	{regexp.MustCompile(`\b[0-9a-f]{16}\b`), "<HASH16>"},
+	{regexp.MustCompile(`\S*/audit\.db`), "<DB>"},
+	{regexp.MustCompile(` +\n`), "\n"},
+	{regexp.MustCompile(`  +`), "  "},
+}
+
+func normalizeAudit(s string) string {
+	for _, v := range auditVolatile {
+		s = v.re.ReplaceAllString(s, v.repl)
+	}
+	return s
+}
+
+func TestAuditGolden(t *testing.T) {
+	path, _ := auditFixture(t)
+	tampered := filepath.Join(t.TempDir(), "audit.db")
+	{
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(tampered, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		db, err := sql.Open("sqlite3", "file:"+tampered)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`DELETE FROM rpcs WHERE batch = 2`); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+	}
+	tests := []struct {
+		golden string
+		args   []string
+		code   int
+	}{
+		{"log.golden", []string{"audit", "log", "--audit-db", path}, exitOK},
+		{"show.golden", []string{"audit", "show", "1", "--audit-db", path}, exitOK},
+		{"show-failed.golden", []string{"audit", "show", "1", "--status", "failed", "--audit-db", path}, exitOK},
+		{"verify.golden", []string{"audit", "verify", "--audit-db", path}, exitOK},
+		{"verify-tampered.golden", []string{"audit", "verify", "--audit-db", tampered}, exitPartial},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			code, out, errs := runMigrate(t, tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr %s", code, tt.code, errs)
+			}
+			got := normalizeAudit(out)
+			file := filepath.Join("testdata", "audit", tt.golden)
+			if updating() {
+				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("%s mismatch (-want +got):\n%s", file, diff)
+			}
+		})
+	}
+}
