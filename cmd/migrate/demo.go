@@ -173,6 +173,15 @@ func adaptForKfake(s *snapshot.Snapshot, w io.Writer) {
 	if dropped > 0 {
 		fmt.Fprintf(w, "(demo: %d ACL(s) on User/DelegationToken resources left out: the in-process Kafka cannot store them)\n", dropped)
 	}
+	perBroker := s.BrokerConfigs[:0]
+	for _, bc := range s.BrokerConfigs {
+		if bc.Broker == "" {
+			fmt.Fprintf(w, "(demo: %d cluster-default broker config(s) left out: the in-process Kafka keeps one config map for all brokers)\n", len(bc.Configs))
+			continue
+		}
+		perBroker = append(perBroker, bc)
+	}
+	s.BrokerConfigs = perBroker
 }
 
 func demoCredentials() ([]plan.Credential, error) {

@@ -36,6 +36,7 @@ type planFlags struct {
 	scramCreds     string
 	scramResets    string
 	output         string
+	targetVersion  string
 	interactive    bool
 	audit          auditFlags
 }
@@ -56,6 +57,7 @@ func (f *planFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.scramCreds, "scram-credentials", "", "JSON list of {user, mechanism, password, iterations} to recreate SCRAM users")
 	fs.StringVar(&f.scramResets, "scram-resets", "", "write the users whose SCRAM password must be reset (no password given) to this file")
 	fs.StringVar(&f.output, "o", "text", "output: text or json")
+	fs.StringVar(&f.targetVersion, "target-version", "4.1", "Kafka version of the target (4.0, 4.1, ...): values it would refuse become blockers")
 	fs.BoolVar(&f.interactive, "interactive", false, "review the plan in the terminal UI")
 	f.audit.register(fs)
 }
@@ -117,6 +119,7 @@ func (f *planFlags) options() (plan.Options, error) {
 	}
 	o.TopicRegex, o.PrincipalRegex = f.topics, f.principals
 	o.Reassign, o.Prune, o.ResendSecrets = f.reassign, f.prune, f.resendSecrets
+	o.TargetVersion = f.targetVersion
 	return o, nil
 }
 

@@ -212,6 +212,11 @@ func (b *builder) topic(st *snapshot.Topic, tt *snapshot.Topic) error {
 			fmt.Sprintf("config %s=%s is removed in Kafka 4 and is dropped", c.Key, c.Value),
 			"nothing: the key has no effect on Kafka 4; remove it from the source if it is re-applied elsewhere")
 	})
+	if reason := b.invalidOnTarget(configs); reason != "" {
+		b.block("config-invalid-on-target", KindTopic, st.Name, reason,
+			"fix the value in the source (or create the topic by hand with a valid value) and plan again", nil)
+		return nil
+	}
 	if v, ok := lookup(configs, "remote.storage.enable"); ok && v == "true" {
 		b.block("tiered-storage-topic", KindTopic, st.Name,
 			"topic has remote.storage.enable=true; recreating it gives a new topic id, which orphans its remote log segments",
@@ -239,6 +244,21 @@ func (b *builder) topic(st *snapshot.Topic, tt *snapshot.Topic) error {
 		return b.createTopic(st, configs, want, rf)
 	}
 	return b.modifyTopic(st, tt, configs, want, rf)
+}
+
+// invalidOnTarget returns why a topic config value would be refused by the
+// target's Kafka version, or "". Kafka 4.1 raised the floor of topic-level
+// segment.bytes to 1 MiB (KAFKA-19080); an empty TargetVersion means 4.1.
+func (b *builder) invalidOnTarget(configs []snapshot.Config) string {
+	v := b.in.Options.TargetVersion
+	if v == "" || v >= "4.1" {
+		if val, ok := lookup(configs, "segment.bytes"); ok {
+			if n, err := strconv.ParseInt(val, 10, 64); err == nil && n < 1<<20 {
+				return fmt.Sprintf("segment.bytes=%s is below Kafka 4.1's minimum of 1048576 (1 MiB); the target would refuse the topic", val)
+			}
+		}
+	}
+	return ""
 }
 
 // desiredAssignment maps the source's target replicas through the broker-id

@@ -49,6 +49,7 @@ func legacy() *snapshot.Snapshot {
 			{Name: "doomed", Partitions: parts([]int32{1})},
 			{Name: "__consumer_offsets", Internal: true, Partitions: parts([]int32{1})},
 			{Name: "wide", Partitions: parts([]int32{1, 2, 3})},
+			{Name: "tiny-segments", Partitions: parts([]int32{1}), Configs: cfg("segment.bytes", "524288")},
 		},
 		PendingDeletes: []string{"doomed"},
 		BrokerConfigs: []snapshot.BrokerConfig{
@@ -134,6 +135,7 @@ func cases() map[string]plan.Input {
 		"broker-map-reassign": {Source: legacy(), Target: partialTargetMapped(), Options: plan.Options{BrokerIDMap: map[int32]int32{1: 101, 2: 102, 3: 103}, Reassign: true, Include: []plan.Kind{plan.KindTopic, plan.KindPartitions, plan.KindReassignment, plan.KindBrokerConfig}}},
 		"policy-denies-one":   {Source: legacy(), Target: partialTarget(), Policy: denyPolicy{"orders"}, Options: plan.Options{Principal: "User:admin"}},
 		"filters":             {Source: legacy(), Target: emptyTarget(), Options: plan.Options{TopicRegex: "^pay", PrincipalRegex: "^User:alice$", Exclude: []plan.Kind{plan.KindQuota}}},
+		"target-4.0":          {Source: legacy(), Target: emptyTarget(), Credentials: creds(), Options: plan.Options{TargetVersion: "4.0", Include: []plan.Kind{plan.KindTopic}}},
 		"in-sync":             {Source: legacy(), Target: plan.Simulate(partialTarget(), mustBuild(plan.Input{Source: legacy(), Target: partialTarget(), Credentials: creds()}).Changes), Credentials: creds()},
 	}
 }
