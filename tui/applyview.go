@@ -36,6 +36,7 @@ type problem struct {
 // applyScreen runs the apply function and shows its progress, then the
 // results (the end screen).
 type applyScreen struct {
+	navigator
 	c          *Common
 	p          *plan.Plan
 	run        ApplyFunc
@@ -138,7 +139,8 @@ func (a *applyScreen) updateKey(k tea.KeyPressMsg) tea.Cmd {
 	if a.finished {
 		switch {
 		case key.Matches(k, km.Quit), key.Matches(k, km.Confirm), key.Matches(k, km.Back):
-			return func() tea.Msg { return quitMsg{} }
+			a.navigate(quitMsg{})
+			return nil
 		case key.Matches(k, km.Up):
 			a.errOffset = max(a.errOffset-1, 0)
 		case key.Matches(k, km.Down):

@@ -12,6 +12,21 @@ type component interface {
 	View() string
 	SetSize(w, h int)
 	help.KeyMap
+	takeNav() tea.Msg
+}
+
+// navigator is embedded by every screen. A screen asks the root to move
+// (to the confirmation, back, out) by setting a message with navigate; the
+// root handles it within the same update, so keys typed ahead land on the
+// next screen.
+type navigator struct{ nav tea.Msg }
+
+func (n *navigator) navigate(msg tea.Msg) { n.nav = msg }
+
+func (n *navigator) takeNav() tea.Msg {
+	m := n.nav
+	n.nav = nil
+	return m
 }
 
 // helpView renders the help bar for km: one line, or every key when all.

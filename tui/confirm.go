@@ -16,6 +16,7 @@ type confirmMsg struct{ yes bool }
 
 // confirmScreen shows exactly what was selected and asks to go on.
 type confirmScreen struct {
+	navigator
 	c        *Common
 	p        *plan.Plan // the selection
 	purpose  string     // "apply" or "save"
@@ -41,11 +42,14 @@ func (s *confirmScreen) Update(msg tea.Msg) tea.Cmd {
 	km := s.c.KeyMap
 	switch {
 	case key.Matches(k, km.Yes):
-		return func() tea.Msg { return confirmMsg{yes: true} }
+		s.navigate(confirmMsg{yes: true})
+		return nil
 	case key.Matches(k, km.No):
-		return func() tea.Msg { return confirmMsg{yes: false} }
+		s.navigate(confirmMsg{yes: false})
+		return nil
 	case key.Matches(k, km.Quit):
-		return func() tea.Msg { return quitMsg{} }
+		s.navigate(quitMsg{})
+		return nil
 	case key.Matches(k, km.Up):
 		s.offset--
 	case key.Matches(k, km.Down):

@@ -11,7 +11,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+// -update rewrites the golden files. The flag is x/exp/golden's when that
+// package is linked in (teatest imports it), else ours.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the golden files under testdata/")
+	}
+}
+
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // requireGolden compares got with testdata/<test name>.golden, after
 // stripping ANSI escapes; -update rewrites the file.
@@ -25,7 +36,7 @@ func requireGolden(t *testing.T, got string) {
 	}
 	got = strings.Join(lines, "\n") + "\n"
 	path := filepath.Join("testdata", filepath.FromSlash(t.Name())+".golden")
-	if *update {
+	if updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -23,6 +23,7 @@ type runLoadedMsg struct {
 
 // historyScreen lists past runs and opens one to its changes and RPCs.
 type historyScreen struct {
+	navigator
 	c   *Common
 	ctx context.Context // for the HistorySource calls, run in tea.Cmds
 	src HistorySource
@@ -80,7 +81,8 @@ func (h *historyScreen) updateList(k tea.KeyPressMsg) tea.Cmd {
 	km := h.c.KeyMap
 	switch {
 	case key.Matches(k, km.Quit), key.Matches(k, km.Back):
-		return func() tea.Msg { return quitMsg{} }
+		h.navigate(quitMsg{})
+		return nil
 	case key.Matches(k, km.Up):
 		h.cursor--
 	case key.Matches(k, km.Down):
@@ -134,7 +136,8 @@ func (h *historyScreen) updateDetail(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, km.Back):
 		h.detail = nil
 	case key.Matches(k, km.Quit):
-		return func() tea.Msg { return quitMsg{} }
+		h.navigate(quitMsg{})
+		return nil
 	case key.Matches(k, km.SwitchPane):
 		h.pane = 1 - h.pane
 		h.dOffset = 0

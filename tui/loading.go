@@ -26,6 +26,7 @@ type loadingMsg struct {
 // loadingScreen shows the progress of work that runs before a review
 // (reading ZooKeeper and the target).
 type loadingScreen struct {
+	navigator
 	c      *Common
 	title  string
 	ctx    context.Context

@@ -66,6 +66,7 @@ var verdictNames = []string{"all", "selectable", "blocked/denied"}
 // reviewScreen shows a plan grouped by kind, with a detail pane, filters
 // and selection.
 type reviewScreen struct {
+	navigator
 	c       *Common
 	p       *plan.Plan
 	purpose string // "apply" or "save"
@@ -413,7 +414,8 @@ func (r *reviewScreen) Update(msg tea.Msg) tea.Cmd {
 	km := r.c.KeyMap
 	switch {
 	case key.Matches(k, km.Quit):
-		return func() tea.Msg { return quitMsg{} }
+		r.navigate(quitMsg{})
+		return nil
 	case key.Matches(k, km.Up):
 		r.move(-1)
 	case key.Matches(k, km.Down):
@@ -466,7 +468,8 @@ func (r *reviewScreen) Update(msg tea.Msg) tea.Cmd {
 			r.status = "nothing selected: space includes a change"
 			return nil
 		}
-		return func() tea.Msg { return reviewDoneMsg{} }
+		r.navigate(reviewDoneMsg{})
+		return nil
 	}
 	r.clampOffset()
 	return nil
@@ -486,7 +489,8 @@ func (r *reviewScreen) updateSearch(k tea.KeyPressMsg) tea.Cmd {
 			r.refilter()
 		}
 	case "ctrl+c":
-		return func() tea.Msg { return quitMsg{} }
+		r.navigate(quitMsg{})
+		return nil
 	default:
 		if k.Text != "" {
 			r.query += k.Text

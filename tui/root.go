@@ -88,7 +88,13 @@ func (m *root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case confirmMsg:
 		return m, m.updateConfirm(msg)
 	}
-	return m, m.active().Update(msg)
+	s := m.active()
+	cmd := s.Update(msg)
+	if nav := s.takeNav(); nav != nil {
+		_, next := m.Update(nav)
+		return m, tea.Batch(cmd, next)
+	}
+	return m, cmd
 }
 
 func isNil(c component) bool {

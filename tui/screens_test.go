@@ -47,31 +47,10 @@ func drive(t *testing.T, m *root, keys ...string) {
 	}
 }
 
-// send updates m with msg. Only the commands of key presses are run (they
-// navigate); the commands that follow other messages wait on a worker
-// (apply, loading) and are dropped.
-func send(m *root, msg tea.Msg) {
-	_, cmd := m.Update(msg)
-	if _, ok := msg.(tea.KeyPressMsg); ok {
-		runCmd(m, cmd, 0)
-	}
-}
-
-// runCmd runs the synchronous commands screens return for navigation
-// (reviewDoneMsg, confirmMsg, quitMsg); it never runs an apply.
-func runCmd(m *root, cmd tea.Cmd, depth int) {
-	if cmd == nil || depth > 3 {
-		return
-	}
-	switch msg := cmd().(type) {
-	case reviewDoneMsg, confirmMsg, quitMsg:
-		_, next := m.Update(msg)
-		if _, isApply := msg.(confirmMsg); isApply && m.state == stateApply {
-			return // start() launches the apply: not in value tests
-		}
-		runCmd(m, next, depth+1)
-	}
-}
+// send updates m with msg. Commands are not run: navigation is
+// synchronous, and the commands that follow other messages wait on a worker
+// (apply, loading) that the value tests replace by feeding messages.
+func send(m *root, msg tea.Msg) { m.Update(msg) }
 
 func newTestRoot(w, h int, p *plan.Plan, purpose string) *root {
 	c := newCommon(true, w, h)
@@ -158,7 +137,9 @@ func events(p *plan.Plan, fail func(*plan.Change) bool) []apply.Event {
 	return evs
 }
 
-func failPayments(c *plan.Change) bool { return c.Kind == plan.KindTopicConfig && c.Resource.Name == "payments" }
+func failPayments(c *plan.Change) bool {
+	return c.Kind == plan.KindTopicConfig && c.Resource.Name == "payments"
+}
 
 func TestApplyScreens(t *testing.T) {
 	cases := []struct {

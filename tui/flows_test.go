@@ -1,0 +1,201 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/tui/internal/fixture"
+)
+
+// The key flows run the whole program with teatest/v2: keys go in as
+// messages, the screen comes out of the renderer, the final model is
+// checked. Waits have generous deadlines and assert nothing about time.
+
+func typeKeys(tm *teatest.TestModel, keys ...string) {
+	for _, k := range keys {
+		for _, msg := range press(k) {
+			tm.Send(msg)
+		}
+	}
+}
+
+// waitText waits until the output written since the last wait holds every
+// text.
+func waitText(t *testing.T, tm *teatest.TestModel, texts ...string) {
+	t.Helper()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		for _, text := range texts {
+			if !bytes.Contains(b, []byte(text)) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+}
+
+func sessionRoot(run ApplyFunc) *root {
+	c := newCommon(true, 100, 30)
+	m := newReviewRoot(context.Background(), c, fixture.Plan(), "apply")
+	m.run, m.auditRunID = run, 7
+	return m
+}
+
+func kindsOf(p *plan.Plan) map[plan.Kind]int {
+	out := map[plan.Kind]int{}
+	for _, c := range p.Changes {
+		out[c.Kind]++
+	}
+	return out
+}
+
+func TestFlowFilterExcludeGroupConfirmApplyWithFailure(t *testing.T) {
+	var applied *plan.Plan
+	fake := fixture.FakeApply(fixture.ApplyOptions{BatchSize: 2, Fail: failPayments})
+	run := func(ctx context.Context, p *plan.Plan, obs applyObserver) error {
+		applied = p
+		return fake(ctx, p, obs)
+	}
+	m := sessionRoot(run)
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
+	waitText(t, tm, "Plan review")
+	// Filter to the ACLs, exclude them all, clear the filter, exclude the
+	// topic group (the cursor is on it), and go on.
+	typeKeys(tm, "/", "acl", "enter")
+	waitText(t, tm, "filter: /acl")
+	typeKeys(tm, "-", "esc", "g", "x", "enter")
+	waitText(t, tm, "Apply these 8 changes")
+	typeKeys(tm, "y")
+	waitText(t, tm, "Apply finished with failures", "audit run id 7")
+	typeKeys(tm, "enter")
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*root)
+
+	if applied == nil {
+		t.Fatal("the apply function was not called")
+	}
+	got := kindsOf(applied)
+	if got[plan.KindACL] != 0 || got[plan.KindTopic] != 0 {
+		t.Errorf("applied kinds %v: ACLs and topics were excluded", got)
+	}
+	if len(applied.Changes) != 8 {
+		t.Errorf("applied %d changes, want 8", len(applied.Changes))
+	}
+	r := fm.apply.result()
+	if want := (Result{Succeeded: 7, Failed: 1}); r != want {
+		t.Errorf("result %+v, want %+v", r, want)
+	}
+}
+
+func TestFlowCancelStopsAfterBatch(t *testing.T) {
+	release := make(chan struct{})
+	fake := fixture.FakeApply(fixture.ApplyOptions{BatchSize: 1})
+	started := make(chan struct{})
+	// The first batch waits until the test has asked to stop; the apply then
+	// sees the canceled context and skips the rest.
+	run := func(ctx context.Context, p *plan.Plan, obs applyObserver) error {
+		close(started)
+		<-release
+		return fake(ctx, p, obs)
+	}
+	m := sessionRoot(run)
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
+	waitText(t, tm, "Plan review")
+	typeKeys(tm, "enter", "y")
+	<-started
+	waitText(t, tm, "Applying 13 changes")
+	typeKeys(tm, "ctrl+c")
+	waitText(t, tm, "Stop after the batch in flight?")
+	typeKeys(tm, "y")
+	waitText(t, tm, "stopping after the batch in flight")
+	close(release)
+	waitText(t, tm, "Apply stopped")
+	typeKeys(tm, "q")
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*root)
+	r := fm.apply.result()
+	if !r.Canceled || r.Skipped != 13 || r.Succeeded != 0 {
+		t.Errorf("result %+v, want canceled with 13 skipped", r)
+	}
+}
+
+func TestFlowCancelDialogKeepGoing(t *testing.T) {
+	release := make(chan struct{})
+	fake := fixture.FakeApply(fixture.ApplyOptions{BatchSize: 4})
+	run := func(ctx context.Context, p *plan.Plan, obs applyObserver) error { <-release; return fake(ctx, p, obs) }
+	m := sessionRoot(run)
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
+	waitText(t, tm, "Plan review")
+	typeKeys(tm, "enter", "y")
+	waitText(t, tm, "Applying 13 changes")
+	typeKeys(tm, "ctrl+c")
+	waitText(t, tm, "Stop after the batch in flight?")
+	typeKeys(tm, "n")
+	close(release)
+	waitText(t, tm, "Apply finished")
+	typeKeys(tm, "q")
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*root)
+	if r := fm.apply.result(); r.Canceled || r.Succeeded != 13 {
+		t.Errorf("result %+v, want 13 succeeded, not canceled", r)
+	}
+}
+
+// TestReviewAPI drives the public Review through Options.Input and Output
+// with raw terminal bytes.
+func TestReviewAPI(t *testing.T) {
+	cases := []struct {
+		name      string
+		input     string
+		confirmed bool
+		changes   int
+	}{
+		{"keep everything", "\ry", true, 13},
+		{"exclude topics", "x\ry", true, 10},
+		{"exclude one then back and quit", " \rnq", false, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pr, pw := io.Pipe()
+			go func() {
+				for _, b := range []byte(tc.input) {
+					time.Sleep(20 * time.Millisecond) // one key per read
+					if _, err := pw.Write([]byte{b}); err != nil {
+						return
+					}
+				}
+			}()
+			var out bytes.Buffer
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			sel, ok, err := Review(ctx, fixture.Plan(), Options{NoColor: true, Width: 80, Height: 24, Input: pr, Output: &out})
+			pw.Close()
+			if err != nil {
+				t.Fatalf("Review: %v", err)
+			}
+			if ok != tc.confirmed {
+				t.Fatalf("confirmed = %v, want %v", ok, tc.confirmed)
+			}
+			if ok && len(sel.Changes) != tc.changes {
+				t.Errorf("selected %d changes, want %d", len(sel.Changes), tc.changes)
+			}
+			if !strings.Contains(ansi.Strip(out.String()), "Plan review") {
+				t.Error("the output never showed the review screen")
+			}
+			if ok {
+				for _, c := range sel.Changes {
+					if c.Verdict != nil && !c.Verdict.Allowed {
+						t.Errorf("policy-denied change %s was selected", c.ID)
+					}
+				}
+			}
+		})
+	}
+}
+
+var _ tea.Model = (*root)(nil)
