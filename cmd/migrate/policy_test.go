@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/testbed"
 )
-
 
 func writeFile(t *testing.T, dir, name, content string) string {
 	t.Helper()
@@ -200,24 +200,10 @@ note: adapter org.x.Create (CREATE) is enforced by the target's controllers, not
 	}
 }
 
-// policyTestbedEnv returns a test-bed variable; the test skips when it is
-// unset locally and fails when CI is set (CI always starts the test bed).
-func policyTestbedEnv(t *testing.T, name string) string {
-	t.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not set (CI must start the test bed: testbed/testbed.sh start all && testbed/testbed.sh legacy)", name)
-		}
-		t.Skipf("%s not set; start the test bed (testbed/testbed.sh start all; testbed/testbed.sh legacy; eval $(testbed/testbed.sh env))", name)
-	}
-	return v
-}
-
 // TestPolicyTestTestbed runs `migrate policy test --zookeeper` against the
 // topics Kafka 3.9 itself wrote (testbed/LegacyState.java).
 func TestPolicyTestTestbed(t *testing.T) {
-	zkAddr := policyTestbedEnv(t, "ZKM_TEST_ZK")
+	zkAddr := testbed.ZK(t)
 	dir := t.TempDir()
 	pol := writeFile(t, dir, "policy.yaml", `version: 1
 rules:
