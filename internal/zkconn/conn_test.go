@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zkmigrate/zkmigrate/internal/zkread"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
 
@@ -127,3 +128,9 @@ func TestLive(t *testing.T) {
 	}
 	t.Logf("rejected auth: %v", err)
 }
+
+// Conn is what zkread reads through, and knows the server's last zxid.
+var (
+	_ zkread.Source     = (*Conn)(nil)
+	_ zkread.ZxidSource = (*Conn)(nil)
+)

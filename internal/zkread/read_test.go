@@ -268,3 +268,7 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// The reader's Source is implemented by a captured tree (and, in package
+// zkconn, by the live connection).
+var _ Source = (*zktree.Tree)(nil)
