@@ -121,6 +121,9 @@ func (p *Policy) Rules() []string {
 // Adapters returns the legacy classes the file names. They are enforced
 // server-side and never deny anything here.
 func (p *Policy) Adapters() []Adapter {
+	if p == nil {
+		return nil
+	}
 	out := make([]Adapter, len(p.adapters))
 	copy(out, p.adapters)
 	return out
@@ -129,6 +132,9 @@ func (p *Policy) Adapters() []Adapter {
 // Notes returns one line per adapter saying who enforces it, to be reported
 // once per run.
 func (p *Policy) Notes() []string {
+	if p == nil {
+		return nil
+	}
 	var out []string
 	for _, a := range p.adapters {
 		acts := make([]string, len(a.Actions))
@@ -151,7 +157,12 @@ func (p *Policy) EvaluateExisting(topic string, s TopicState) Decision {
 // (an error, or a result that is not a bool) denies with the reason: the
 // policy fails closed. A request whose shape does not fit its action (a
 // CREATE without Post, a MODIFY without Pre, ...) is denied too.
+//
+// A nil *Policy allows everything.
 func (p *Policy) Evaluate(r Request) Decision {
+	if p == nil {
+		return Decision{Allowed: true}
+	}
 	bit := r.Action.bit()
 	if bit == 0 {
 		return Decision{Message: fmt.Sprintf("unknown action %q (denied: the policy fails closed)", r.Action)}

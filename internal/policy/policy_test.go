@@ -150,6 +150,16 @@ func TestEvaluateEmptyPolicy(t *testing.T) {
 	}
 }
 
+func TestNilPolicy(t *testing.T) {
+	var p *Policy
+	if d := p.Evaluate(Request{Action: Delete, Topic: "t", Pre: st(1, 1, nil)}); !d.Allowed {
+		t.Errorf("nil policy Evaluate = %+v, want allowed", d)
+	}
+	if p.Notes() != nil || p.Adapters() != nil {
+		t.Error("nil policy has notes or adapters")
+	}
+}
+
 func TestEvaluateExisting(t *testing.T) {
 	p, err := Parse("p.yaml", []byte(`version: 1
 rules:
