@@ -12,6 +12,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 TB=testbed/testbed.sh
+if ! command -v "${GO:-go}" >/dev/null && [[ -x /usr/local/go/bin/go ]]; then
+	PATH=/usr/local/go/bin:$PATH
+fi
 GO=${GO:-go}
 # -p 1: packages share one set of servers (and fault tests restart the
 # target), so their test binaries run one at a time.

@@ -45,7 +45,7 @@ fi
 ZK_HEAP=${ZK_HEAP:-512m}
 KAFKA_HEAP=${KAFKA_HEAP:-512m}
 ZK_JVM_OPTS=${ZK_JVM_OPTS:-}
-WAIT_SECS=${TESTBED_WAIT:-120}
+WAIT_SECS=${TESTBED_WAIT:-180}
 STOP_SECS=${TESTBED_STOP_WAIT:-60}
 
 ALL=(zk source source1 target)
@@ -327,6 +327,13 @@ wait_ready() {
 	say "$name ready on 127.0.0.1:$(port_of "$name") ($((SECONDS - t0))s)"
 }
 
+# port_free NAME: fails when the server's port is taken by another process.
+port_free() {
+	if port_open "$(port_of "$1")"; then
+		die "127.0.0.1:$(port_of "$1") is in use by a process this test bed did not start (set ${1^^}_PORT, or stop that process)"
+	fi
+}
+
 # launch NAME HEAP LIBDIR LOGPROP MAIN ARGS...: start a JVM in the background
 # in $TB (relative paths in the configs), record its pid; prints the log
 # offset the readiness check must look after.
@@ -371,6 +378,7 @@ tool() {
 
 start_zk() {
 	if running zk; then say "zk already running (pid $(pid_of zk))"; return 0; fi
+	port_free zk
 	write_zk_conf
 	mkdir -p "$DATA/zk"
 	local off
@@ -399,6 +407,7 @@ ensure_admin_scram() {
 start_source_broker() {
 	local name=$1 id=$2 port=$3 rack=$4
 	if running "$name"; then say "$name already running (pid $(pid_of "$name"))"; return 0; fi
+	port_free "$name"
 	running zk || start_zk
 	ensure_admin_scram
 	write_source_conf "$name" "$id" "$port" "$rack"
@@ -422,6 +431,7 @@ new_cluster_id() {
 
 start_target() {
 	if running target; then say "target already running (pid $(pid_of target))"; return 0; fi
+	port_free target
 	if [[ ! -f $DATA/target/meta.properties ]]; then
 		write_target_conf
 		local cid
