@@ -50,6 +50,7 @@ type benchResult struct {
 	Seconds  float64 `json:"seconds"`
 	Znodes   int64   `json:"znodes"`
 	Requests int64   `json:"requests,omitempty"`
+	CPU      float64 `json:"cpu_seconds,omitempty"` // user+system time of the measuring process (connect included)
 	MaxRSSKB int64   `json:"max_rss_kb"`
 	PeakHeap uint64  `json:"peak_heap_bytes"`
 	Check    string  `json:"check,omitempty"` // what a zkread snapshot held, compared with the generator's summary
@@ -60,6 +61,7 @@ type benchRow struct {
 	Runs    []benchResult `json:"runs"`
 	Median  float64       `json:"median_seconds"`
 	Rate    float64       `json:"znodes_per_second"`
+	CPU     float64       `json:"median_cpu_seconds,omitempty"`
 	RSSMiB  float64       `json:"max_rss_mib"`
 	HeapMiB float64       `json:"peak_heap_mib"`
 	Ratio   string        `json:"ratio,omitempty"`
@@ -88,8 +90,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	chroot := fs.String("chroot", "", "where the benchmark tree lives (default /zkgen-bench-<size>-s<seed>)")
 	runs := fs.Int("runs", 3, "runs per mode; the median is reported")
 	modes := fs.String("modes", strings.Join(benchModes, ","), "comma-separated modes")
-	inflight := fs.Int("inflight", zkread.DefaultWorkers, "requests in flight for the raw walks")
-	conns := fs.Int("conns", 1, "connections for the raw walks")
+	inflight := fs.Int("inflight", 128, "requests in flight for the raw walks")
+	conns := fs.Int("conns", 4, "connections for the raw walks (go-zookeeper pipelines one session; several go faster)")
 	jsonOut := fs.String("json", "", "also write the results as JSON to this file")
 	cleanup := fs.Bool("cleanup", false, "delete the benchmark tree at the end (it is kept by default for the next run)")
 	if err := fs.Parse(args); err != nil {
@@ -167,16 +169,19 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	ratios(rows)
 
 	tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mode\tznodes\trequests\tmedian s\tznodes/s\tmax RSS MiB\tpeak heap MiB\tratio\t")
+	fmt.Fprintln(tw, "mode\tznodes\trequests\tmedian s\tznodes/s\tCPU s\tmax RSS MiB\tpeak heap MiB\tratio\t")
 	for _, r := range rows {
-		reqs, rss, heap := "-", "-", "-"
+		reqs, rss, heap, cpu := "-", "-", "-", "-"
+		if r.CPU > 0 {
+			cpu = fmt.Sprintf("%.1f", r.CPU)
+		}
 		if r.Runs[0].Requests > 0 {
 			reqs = fmt.Sprint(r.Runs[0].Requests)
 		}
 		if r.RSSMiB > 0 {
 			rss, heap = fmt.Sprintf("%.0f", r.RSSMiB), fmt.Sprintf("%.0f", r.HeapMiB)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%.2f\t%.0f\t%s\t%s\t%s\t\n", r.Mode, r.Runs[0].Znodes, reqs, r.Median, r.Rate, rss, heap, r.Ratio)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.2f\t%.0f\t%s\t%s\t%s\t%s\t\n", r.Mode, r.Runs[0].Znodes, reqs, r.Median, r.Rate, cpu, rss, heap, r.Ratio)
 	}
 	tw.Flush()
 	bad := false
@@ -321,19 +326,24 @@ func mustJSON(v any) []byte {
 
 func summarize(row benchRow) benchRow {
 	secs := make([]float64, len(row.Runs))
+	cpus := make([]float64, len(row.Runs))
 	for i, r := range row.Runs {
-		secs[i] = r.Seconds
+		secs[i], cpus[i] = r.Seconds, r.CPU
 		row.RSSMiB = max(row.RSSMiB, float64(r.MaxRSSKB)/1024)
 		row.HeapMiB = max(row.HeapMiB, float64(r.PeakHeap)/(1<<20))
 	}
-	slices.Sort(secs)
-	n := len(secs)
-	row.Median = secs[n/2]
-	if n%2 == 0 {
-		row.Median = (secs[n/2-1] + secs[n/2]) / 2
-	}
+	row.Median, row.CPU = median(secs), median(cpus)
 	row.Rate = float64(row.Runs[0].Znodes) / row.Median
 	return row
+}
+
+func median(v []float64) float64 {
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+	return v[n/2]
 }
 
 // ratios relates each reader mode to the raw walk of the same znodes.
@@ -386,6 +396,7 @@ func runBenchOne(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		res.MaxRSSKB = ru.Maxrss
+		res.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 	}
 	stdout.Write(mustJSON(res))
 	return 0
