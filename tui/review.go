@@ -84,6 +84,10 @@ type reviewScreen struct {
 	actionF  int // index into filterActions
 	verdictF int // index into verdictNames
 
+	lastFilter filterState
+	filtered   bool // vis was computed with lastFilter
+	listH      int  // list height of the last layout
+
 	detailFull bool
 	showHelp   bool
 	status     string
@@ -243,7 +247,8 @@ func (r *reviewScreen) matchItem(rw *row) bool {
 
 // refilter recomputes the visible rows. It is the only O(rows) step, run
 // when a filter changes; the cursor stays on the same row when it is still
-// visible.
+// visible. When the search text only grew (typing), it narrows the rows
+// visible so far instead of scanning them all.
 func (r *reviewScreen) refilter() {
 	keep := int32(-1)
 	if r.cursor < len(r.vis) {
@@ -251,10 +256,25 @@ func (r *reviewScreen) refilter() {
 	}
 	q := strings.ToLower(r.query)
 	r.query = q
-	vis := r.vis[:0]
+	f := filterState{q, r.kindF, r.actionF, r.verdictF}
+	narrow := r.filtered && f.narrows(r.lastFilter)
+	r.lastFilter, r.filtered = f, true
+	var candidates []int32
+	if narrow {
+		candidates = r.vis
+	}
+	n := len(r.rows)
+	if narrow {
+		n = len(candidates)
+	}
+	vis := make([]int32, 0, min(n, 1024))
 	r.heads = r.heads[:0]
-	header := -1 // index in rows of the pending header
-	for i := range r.rows {
+	header := int32(-1) // index in rows of the pending header
+	for j := 0; j < n; j++ {
+		i := int32(j)
+		if narrow {
+			i = candidates[j]
+		}
 		rw := &r.rows[i]
 		ok := false
 		switch rw.t {
@@ -275,10 +295,10 @@ func (r *reviewScreen) refilter() {
 		}
 		if header >= 0 {
 			r.heads = append(r.heads, len(vis))
-			vis = append(vis, int32(header))
+			vis = append(vis, header)
 			header = -1
 		}
-		vis = append(vis, int32(i))
+		vis = append(vis, i)
 	}
 	r.vis = vis
 	r.cursor = 0
@@ -292,9 +312,25 @@ func (r *reviewScreen) refilter() {
 	r.clampOffset()
 }
 
+// filterState is the filter a visible list was computed with.
+type filterState struct {
+	query                 string
+	kind, action, verdict int
+}
+
+// narrows reports whether f shows a subset of what prev showed: the same
+// choices and a search that only grew.
+func (f filterState) narrows(prev filterState) bool {
+	return f.kind == prev.kind && f.action == prev.action && f.verdict == prev.verdict &&
+		strings.HasPrefix(f.query, prev.query)
+}
+
 // Layout.
 
-func (r *reviewScreen) SetSize(w, h int) { r.clampOffset() }
+func (r *reviewScreen) SetSize(w, h int) {
+	r.listH = 0
+	r.clampOffset()
+}
 
 func (r *reviewScreen) headerLines() []string {
 	s := r.c.Styles
@@ -373,9 +409,13 @@ func (r *reviewScreen) layout() (header, footer []string, listH, detailH int) {
 	return header, footer, max(listH, 1), detailH
 }
 
+// listHeight is the list height of the last frame (the header's height
+// depends on its text, so it is measured when drawing).
 func (r *reviewScreen) listHeight() int {
-	_, _, h, _ := r.layout()
-	return h
+	if r.listH == 0 {
+		_, _, r.listH, _ = r.layout()
+	}
+	return r.listH
 }
 
 func (r *reviewScreen) clampOffset() {

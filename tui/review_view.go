@@ -15,6 +15,10 @@ var _ tea.Msg = reviewDoneMsg{}
 // status line, detail pane and help bar.
 func (r *reviewScreen) View() string {
 	header, footer, listH, detailH := r.layout()
+	if !r.detailFull && listH != r.listH {
+		r.listH = listH
+		r.clampOffset()
+	}
 	w := r.c.Width
 	lines := make([]string, 0, r.c.Height)
 	lines = append(lines, header...)
