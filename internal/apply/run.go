@@ -106,9 +106,10 @@ func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snaps
 	var todo []*plan.Change
 	var done []*plan.Change
 	var stale []string
+	ix := plan.NewTarget(target)
 	for i := range p.Changes {
 		c := &p.Changes[i]
-		switch st, observed := plan.Check(target, c); st {
+		switch st, observed := ix.Check(c); st {
 		case plan.Pending:
 			todo = append(todo, c)
 		case plan.Done:

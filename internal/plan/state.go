@@ -38,10 +38,47 @@ func (s Status) String() string {
 	return "stale"
 }
 
+// Target is a target snapshot indexed for checking many changes against
+// it: ACLs, quotas, SCRAM credentials and broker configs by key.
+type Target struct {
+	s       *snapshot.Snapshot
+	acls    map[string]bool
+	quotas  map[string]map[string]float64
+	scram   map[[2]string]int32
+	brokers map[string][]snapshot.Config
+}
+
+// NewTarget indexes a target snapshot (which must be sorted).
+func NewTarget(s *snapshot.Snapshot) *Target {
+	t := &Target{s: s, acls: make(map[string]bool, len(s.ACLs)), quotas: make(map[string]map[string]float64, len(s.Quotas)),
+		scram: map[[2]string]int32{}, brokers: map[string][]snapshot.Config{}}
+	for _, a := range s.ACLs {
+		t.acls[a.Key()] = true
+	}
+	for _, q := range s.Quotas {
+		t.quotas[q.Entity.String()] = q.Values
+	}
+	for _, u := range s.ScramUsers {
+		for _, c := range u.Credentials {
+			t.scram[[2]string{u.Name, c.Mechanism}] = c.Iterations
+		}
+	}
+	for _, bc := range s.BrokerConfigs {
+		t.brokers[bc.Broker] = bc.Configs
+	}
+	return t
+}
+
 // Check compares a change with the target's current state. For a stale
-// change it also returns what was observed, for the message.
+// change it also returns what was observed, for the message. For many
+// changes, index the target once with NewTarget and call Target.Check.
 func Check(target *snapshot.Snapshot, c *Change) (Status, string) {
-	obs := Observe(target, c)
+	return NewTarget(target).Check(c)
+}
+
+// Check compares a change with the indexed target's current state.
+func (t *Target) Check(c *Change) (Status, string) {
+	obs := t.Observe(c)
 	if matches(c.Kind, obs, c.Before) {
 		return Pending, ""
 	}
@@ -62,7 +99,8 @@ func describe(s *State) string {
 // Observe returns the target's current state of c's resource, shaped like
 // c.Before and c.After (only the fields and keys the change is about). It
 // returns nil when the resource is absent.
-func Observe(t *snapshot.Snapshot, c *Change) *State {
+func (ix *Target) Observe(c *Change) *State {
+	t := ix.s
 	ref := c.After
 	if ref == nil {
 		ref = c.Before
@@ -108,13 +146,7 @@ func Observe(t *snapshot.Snapshot, c *Change) *State {
 		}
 		return &State{Configs: pick(tt.Configs, touchedKeys(c))}
 	case KindBrokerConfig:
-		var have []snapshot.Config
-		for _, bc := range t.BrokerConfigs {
-			if bc.Broker == c.Resource.Name {
-				have = bc.Configs
-			}
-		}
-		return &State{Configs: pick(have, touchedKeys(c))}
+		return &State{Configs: pick(ix.brokers[c.Resource.Name], touchedKeys(c))}
 	case KindQuota:
 		keys := map[string]bool{}
 		for _, s := range []*State{c.Before, c.After} {
@@ -125,13 +157,9 @@ func Observe(t *snapshot.Snapshot, c *Change) *State {
 			}
 		}
 		out := map[string]float64{}
-		for _, q := range t.Quotas {
-			if q.Entity.String() == c.Resource.Name {
-				for k, v := range q.Values {
-					if keys[k] {
-						out[k] = v
-					}
-				}
+		for k, v := range ix.quotas[c.Resource.Name] {
+			if keys[k] {
+				out[k] = v
 			}
 		}
 		return &State{Quota: out}
@@ -139,23 +167,13 @@ func Observe(t *snapshot.Snapshot, c *Change) *State {
 		if c.Resource.ACL == nil {
 			return nil
 		}
-		key := c.Resource.ACL.Key()
-		for _, a := range t.ACLs {
-			if a.Key() == key {
-				return &State{Present: true}
-			}
+		if ix.acls[c.Resource.ACL.Key()] {
+			return &State{Present: true}
 		}
 		return nil
 	case KindScramUser:
-		for _, u := range t.ScramUsers {
-			if u.Name != c.Resource.Name {
-				continue
-			}
-			for _, cr := range u.Credentials {
-				if cr.Mechanism == c.Resource.Mechanism {
-					return &State{Iterations: cr.Iterations}
-				}
-			}
+		if it, ok := ix.scram[[2]string{c.Resource.Name, c.Resource.Mechanism}]; ok {
+			return &State{Iterations: it}
 		}
 		return nil
 	}
@@ -289,10 +307,26 @@ func (p *Plan) Runnable() bool { return len(p.Changes) > 0 }
 // (no explicit assignment) is simulated round-robin over its brokers.
 func Simulate(target *snapshot.Snapshot, changes []Change) *snapshot.Snapshot {
 	t := cloneSnapshot(target)
-	for i := range changes {
-		simulate(t, &changes[i])
-		t.Sort()
+	sim := &simulator{t: t, topics: map[string]int{}, deleted: map[string]bool{}, acls: map[string]snapshot.ACL{}, quotas: map[string]int{}}
+	for i, tp := range t.Topics {
+		sim.topics[tp.Name] = i
 	}
+	for _, a := range t.ACLs {
+		sim.acls[a.Key()] = a
+	}
+	for i, q := range t.Quotas {
+		sim.quotas[q.Entity.String()] = i
+	}
+	for i := range changes {
+		sim.apply(&changes[i])
+	}
+	t.Topics = slices.DeleteFunc(t.Topics, func(x snapshot.Topic) bool { return sim.deleted[x.Name] })
+	t.Quotas = slices.DeleteFunc(t.Quotas, func(q snapshot.Quota) bool { return len(q.Values) == 0 })
+	t.ACLs = t.ACLs[:0]
+	for _, a := range sim.acls {
+		t.ACLs = append(t.ACLs, a)
+	}
+	t.Sort()
 	return t
 }
 
@@ -303,11 +337,30 @@ func cloneSnapshot(s *snapshot.Snapshot) *snapshot.Snapshot {
 	return &c
 }
 
-func simulate(t *snapshot.Snapshot, c *Change) {
+// simulator applies changes to a snapshot through indexes, so that a
+// full-scale plan simulates in linear time.
+type simulator struct {
+	t       *snapshot.Snapshot
+	topics  map[string]int
+	deleted map[string]bool
+	acls    map[string]snapshot.ACL
+	quotas  map[string]int
+}
+
+func (sim *simulator) topic(name string) *snapshot.Topic {
+	i, ok := sim.topics[name]
+	if !ok || sim.deleted[name] {
+		return nil
+	}
+	return &sim.t.Topics[i]
+}
+
+func (sim *simulator) apply(c *Change) {
+	t := sim.t
 	switch c.Kind {
 	case KindTopic:
 		if c.Action == ActionDelete {
-			t.Topics = slices.DeleteFunc(t.Topics, func(x snapshot.Topic) bool { return x.Name == c.Resource.Name })
+			sim.deleted[c.Resource.Name] = true
 			return
 		}
 		a := c.After
@@ -315,20 +368,22 @@ func simulate(t *snapshot.Snapshot, c *Change) {
 		for p := int32(0); p < a.Partitions; p++ {
 			nt.Partitions = append(nt.Partitions, snapshot.Partition{ID: p, Replicas: placement(t, a.Assignment, int(p), a.ReplicationFactor)})
 		}
+		delete(sim.deleted, nt.Name)
+		sim.topics[nt.Name] = len(t.Topics)
 		t.Topics = append(t.Topics, nt)
 	case KindPartitions:
-		tt := t.Topic(c.Resource.Name)
+		tt := sim.topic(c.Resource.Name)
 		rf := tt.ReplicationFactor()
 		for p := int32(len(tt.Partitions)); p < c.After.Partitions; p++ {
 			tt.Partitions = append(tt.Partitions, snapshot.Partition{ID: p, Replicas: placement(t, c.After.Assignment, int(p-c.Before.Partitions), rf)})
 		}
 	case KindReassignment:
-		tt := t.Topic(c.Resource.Name)
+		tt := sim.topic(c.Resource.Name)
 		for i, rs := range c.After.Assignment {
 			tt.Partitions[i].Replicas = slices.Clone(rs)
 		}
 	case KindTopicConfig:
-		tt := t.Topic(c.Resource.Name)
+		tt := sim.topic(c.Resource.Name)
 		tt.Configs = mergeConfigs(tt.Configs, c)
 	case KindBrokerConfig:
 		for i := range t.BrokerConfigs {
@@ -339,26 +394,21 @@ func simulate(t *snapshot.Snapshot, c *Change) {
 		}
 		t.BrokerConfigs = append(t.BrokerConfigs, snapshot.BrokerConfig{Broker: c.Resource.Name, Configs: mergeConfigs(nil, c)})
 	case KindQuota:
-		for i := range t.Quotas {
-			if t.Quotas[i].Entity.String() == c.Resource.Name {
-				for k := range c.Before.Quota {
-					delete(t.Quotas[i].Values, k)
-				}
-				maps.Copy(t.Quotas[i].Values, c.After.Quota)
-				if len(t.Quotas[i].Values) == 0 {
-					t.Quotas = slices.Delete(t.Quotas, i, i+1)
-				}
-				return
-			}
+		i, ok := sim.quotas[c.Resource.Name]
+		if !ok {
+			i = len(t.Quotas)
+			sim.quotas[c.Resource.Name] = i
+			t.Quotas = append(t.Quotas, snapshot.Quota{Entity: c.Resource.Entity, Values: map[string]float64{}})
 		}
-		if len(c.After.Quota) > 0 {
-			t.Quotas = append(t.Quotas, snapshot.Quota{Entity: c.Resource.Entity, Values: maps.Clone(c.After.Quota)})
+		for k := range c.Before.Quota {
+			delete(t.Quotas[i].Values, k)
 		}
+		maps.Copy(t.Quotas[i].Values, c.After.Quota)
 	case KindACL:
-		key := c.Resource.ACL.Key()
-		t.ACLs = slices.DeleteFunc(t.ACLs, func(a snapshot.ACL) bool { return a.Key() == key })
-		if c.Action != ActionDelete {
-			t.ACLs = append(t.ACLs, *c.Resource.ACL)
+		if c.Action == ActionDelete {
+			delete(sim.acls, c.Resource.ACL.Key())
+		} else {
+			sim.acls[c.Resource.ACL.Key()] = *c.Resource.ACL
 		}
 	case KindScramUser:
 		cred := snapshot.ScramCredential{Mechanism: c.Resource.Mechanism, Iterations: c.After.Iterations}
