@@ -27,10 +27,15 @@ func (r *reviewScreen) detailLines() []string {
 			s.Subtle.Render("x or space includes/excludes the whole group"),
 		}
 	case rowSection:
-		if rw.g == -1 {
+		switch rw.g {
+		case -1:
 			return []string{"Blockers are wanted changes the tool will not or cannot make;", "each names the reason and the fix. They are never applied."}
+		case -2:
+			return []string{"Findings are facts worth knowing before the migration."}
 		}
-		return []string{"Findings are facts worth knowing before the migration."}
+		return []string{"Policy notes are not verdicts on one change (for example legacy", "policy classes, which the target's controllers enforce)."}
+	case rowNote:
+		return []string{"[policy] " + r.p.PolicyNotes[rw.i]}
 	case rowBlocker:
 		b := &r.p.Blockers[rw.i]
 		out := []string{s.Blocked.Render("✗ blocker "+b.ID) + " · " + string(b.Kind) + " " + b.Resource,

@@ -28,18 +28,51 @@ func typeKeys(tm *teatest.TestModel, keys ...string) {
 	}
 }
 
-// waitText waits until the output written since the last wait holds every
-// text.
+// probeMsg asks the running program for its current screen. The program
+// filter (probeFilter) answers it from the event loop, so the test reads
+// the view without racing the program, and without decoding the
+// renderer's cursor moves (which split text across escape sequences).
+type probeMsg struct{ screen chan string }
+
+func probeFilter(m tea.Model, msg tea.Msg) tea.Msg {
+	if p, ok := msg.(probeMsg); ok {
+		p.screen <- ansi.Strip(m.View().Content)
+		return nil
+	}
+	return msg
+}
+
+func newFlow(t *testing.T, m *root) *teatest.TestModel {
+	return teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30),
+		teatest.WithProgramOptions(tea.WithFilter(probeFilter)))
+}
+
+// waitText waits until the screen shows every text.
 func waitText(t *testing.T, tm *teatest.TestModel, texts ...string) {
 	t.Helper()
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	screen := ""
+	for time.Now().Before(deadline) {
+		p := probeMsg{screen: make(chan string, 1)}
+		tm.Send(p)
+		select {
+		case screen = <-p.screen:
+		case <-time.After(time.Second):
+			continue
+		}
+		ok := true
 		for _, text := range texts {
-			if !bytes.Contains(b, []byte(text)) {
-				return false
+			if !strings.Contains(screen, text) {
+				ok = false
+				break
 			}
 		}
-		return true
-	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+		if ok {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("the screen does not show %q:\n%s", texts, screen)
 }
 
 func sessionRoot(run ApplyFunc) *root {
@@ -65,7 +98,7 @@ func TestFlowFilterExcludeGroupConfirmApplyWithFailure(t *testing.T) {
 		return fake(ctx, p, obs)
 	}
 	m := sessionRoot(run)
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
+	tm := newFlow(t, m)
 	waitText(t, tm, "Plan review")
 	// Filter to the ACLs, exclude them all, clear the filter, exclude the
 	// topic group (the cursor is on it), and go on.
@@ -106,7 +139,7 @@ func TestFlowCancelStopsAfterBatch(t *testing.T) {
 		return fake(ctx, p, obs)
 	}
 	m := sessionRoot(run)
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
+	tm := newFlow(t, m)
 	waitText(t, tm, "Plan review")
 	typeKeys(tm, "enter", "y")
 	<-started
@@ -130,7 +163,7 @@ func TestFlowCancelDialogKeepGoing(t *testing.T) {
 	fake := fixture.FakeApply(fixture.ApplyOptions{BatchSize: 4})
 	run := func(ctx context.Context, p *plan.Plan, obs applyObserver) error { <-release; return fake(ctx, p, obs) }
 	m := sessionRoot(run)
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
+	tm := newFlow(t, m)
 	waitText(t, tm, "Plan review")
 	typeKeys(tm, "enter", "y")
 	waitText(t, tm, "Applying 13 changes")

@@ -26,6 +26,7 @@ const (
 	rowSection
 	rowBlocker
 	rowFinding
+	rowNote // a plan-wide policy note
 )
 
 // row is one line of the review list. The list holds every row once; a
@@ -187,6 +188,12 @@ func newReview(c *Common, p *plan.Plan, purpose string) *reviewScreen {
 				lower: strings.ToLower(strings.Join([]string{f.ID, f.Severity, f.Resource, f.Message}, " "))})
 		}
 	}
+	if len(p.PolicyNotes) > 0 {
+		r.rows = append(r.rows, row{t: rowSection, g: -3})
+		for i, n := range p.PolicyNotes {
+			r.rows = append(r.rows, row{t: rowNote, g: -3, i: int32(i), lower: strings.ToLower(n)})
+		}
+	}
 	r.refilter()
 	return r
 }
@@ -287,7 +294,7 @@ func (r *reviewScreen) refilter() {
 			b := &r.p.Blockers[rw.i]
 			ok = r.actionF == 0 && r.verdictF != 1 &&
 				(r.kindF < 0 || b.Kind == r.groups[r.kindF].kind) && (q == "" || strings.Contains(rw.lower, q))
-		case rowFinding:
+		case rowFinding, rowNote:
 			ok = r.actionF == 0 && r.verdictF == 0 && r.kindF < 0 && (q == "" || strings.Contains(rw.lower, q))
 		}
 		if !ok {

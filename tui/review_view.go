@@ -130,10 +130,13 @@ func (r *reviewScreen) renderRow(rw *row, cur bool, w int) string {
 		plain = text + stripAnsi(r.actionCounts(g.actions))
 		styled = s.Group.Render(text) + r.actionCounts(g.actions)
 	case rowSection:
-		if rw.g == -1 {
+		switch rw.g {
+		case -1:
 			plain = fmt.Sprintf("Blockers (%d): wanted changes the tool will not or cannot make", len(r.p.Blockers))
-		} else {
+		case -2:
 			plain = fmt.Sprintf("Findings (%d)", len(r.p.Findings))
+		default:
+			plain = fmt.Sprintf("Policy notes (%d)", len(r.p.PolicyNotes))
 		}
 		styled = s.Group.Render(plain)
 	case rowChange:
@@ -160,6 +163,9 @@ func (r *reviewScreen) renderRow(rw *row, cur bool, w int) string {
 		b := &r.p.Blockers[rw.i]
 		plain = fmt.Sprintf("  ✗ %s %s: %s", b.Kind, b.Resource, b.Reason)
 		styled = s.Blocked.Render(plain)
+	case rowNote:
+		plain = "  [policy] " + r.p.PolicyNotes[rw.i]
+		styled = s.Subtle.Render(plain)
 	case rowFinding:
 		f := &r.p.Findings[rw.i]
 		plain = fmt.Sprintf("  %s %s: %s", severityMark(f.Severity), f.Resource, f.Message)
