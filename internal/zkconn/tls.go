@@ -331,7 +331,15 @@ func ParseKeyStore(data []byte, typ, password string) (tls.Certificate, error) {
 				}
 				out.PrivateKey = k
 			case "ENCRYPTED PRIVATE KEY":
-				return out, errors.New("encrypted PEM private keys are not supported; use an unencrypted PEM key, PKCS12 or JKS")
+				der, err := decryptPKCS8(b.Bytes, password)
+				if err != nil {
+					return out, err
+				}
+				k, err := x509.ParsePKCS8PrivateKey(der)
+				if err != nil {
+					return out, fmt.Errorf("encrypted private key: wrong password? (%v)", err)
+				}
+				out.PrivateKey = k
 			}
 		}
 		if out.PrivateKey == nil {
