@@ -173,14 +173,20 @@ func adaptForKfake(s *snapshot.Snapshot, w io.Writer) {
 	if dropped > 0 {
 		fmt.Fprintf(w, "(demo: %d ACL(s) on User/DelegationToken resources left out: the in-process Kafka cannot store them)\n", dropped)
 	}
-	perBroker := s.BrokerConfigs[:0]
+	// kfake keeps one broker config map for all brokers: keep one broker's.
+	var kept1 []snapshot.BrokerConfig
+	left := 0
 	for _, bc := range s.BrokerConfigs {
-		if bc.Broker == "" {
-			fmt.Fprintf(w, "(demo: %d cluster-default broker config(s) left out: the in-process Kafka keeps one config map for all brokers)\n", len(bc.Configs))
+		if bc.Broker != "" && len(kept1) == 0 {
+			kept1 = append(kept1, bc)
 			continue
 		}
-		perBroker = append(perBroker, bc)
+		left++
 	}
+	if left > 0 {
+		fmt.Fprintf(w, "(demo: dynamic configs of %d broker entries (the cluster default and other brokers) left out: the in-process Kafka keeps one config map for all brokers)\n", left)
+	}
+	perBroker := kept1
 	s.BrokerConfigs = perBroker
 }
 

@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -154,8 +155,18 @@ func unescape(s string) (string, error) {
 			if err != nil {
 				return "", fmt.Errorf("malformed \\uxxxx escape")
 			}
-			b.WriteRune(rune(n))
+			r := rune(n)
 			i += 4
+			// A UTF-16 surrogate pair is written as two escapes.
+			if utf16.IsSurrogate(r) && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+				if lo, err := strconv.ParseUint(s[i+3:i+7], 16, 16); err == nil {
+					if pair := utf16.DecodeRune(r, rune(lo)); pair != utf8.RuneError {
+						r = pair
+						i += 6
+					}
+				}
+			}
+			b.WriteRune(r)
 		default:
 			b.WriteByte(s[i])
 		}
