@@ -49,7 +49,6 @@ type applyScreen struct {
 	started, ended time.Time
 	kinds          []kindProgress
 	kindIdx        map[plan.Kind]int
-	batchKind      map[int]plan.Kind
 	total          int
 	ok, failed     int
 	skipped        int
@@ -67,7 +66,7 @@ type applyScreen struct {
 func newApply(c *Common, ctx context.Context, p *plan.Plan, run ApplyFunc, auditRunID int64) *applyScreen {
 	actx, cancel := context.WithCancel(ctx)
 	a := &applyScreen{c: c, p: p, run: run, ctx: actx, cancel: cancel, q: newQueue[apply.Event](), now: time.Now,
-		auditRunID: auditRunID, kindIdx: map[plan.Kind]int{}, batchKind: map[int]plan.Kind{}, total: len(p.Changes)}
+		auditRunID: auditRunID, kindIdx: map[plan.Kind]int{}, total: len(p.Changes)}
 	var order []plan.Kind
 	count := map[plan.Kind]int{}
 	for i := range p.Changes {
@@ -207,9 +206,6 @@ func (a *applyScreen) observe(e apply.Event) {
 			s += fmt.Sprintf(" · attempt %d", e.Attempt)
 		}
 		a.batch = s
-		if len(e.Changes) > 0 {
-			a.batchKind[e.Batch] = e.Changes[0].Kind
-		}
 	case apply.BatchDone:
 		if e.Err != nil {
 			a.problems = append(a.problems, problem{mark: "✗", what: fmt.Sprintf("batch %d %s", e.Batch, e.RPC), msg: e.Err.Error()})

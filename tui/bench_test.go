@@ -1,8 +1,12 @@
 package tui
 
 import (
+	"context"
+	"errors"
+	"syscall"
 	"testing"
 
+	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/tui/internal/fixture"
 )
 
@@ -13,6 +17,7 @@ const benchChanges = 100_000
 func BenchmarkReviewBuild(b *testing.B) {
 	p := fixture.Large(benchChanges)
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		newReview(newCommon(true, 120, 40), p, "apply")
 	}
@@ -26,6 +31,7 @@ func BenchmarkReviewScrollFrame(b *testing.B) {
 			m := newTestRoot(sz.w, sz.h, fixture.Large(benchChanges), "apply")
 			keys := [][]string{{"j"}, {"pgdown"}, {"k"}}
 			b.ReportAllocs()
+			defer reportCPU(b)()
 			i := 0
 			for b.Loop() {
 				for _, msg := range press(keys[i%len(keys)][0]) {
@@ -46,6 +52,7 @@ func BenchmarkReviewFilterFrame(b *testing.B) {
 	drive(nil, m, "/")
 	queries := []string{"t", "to", "top", "topi", "topic-00", "topic-000", "topic-0001", "acl u4", ""}
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	i := 0
 	for b.Loop() {
 		m.review.query = queries[i%len(queries)]
@@ -60,6 +67,7 @@ func BenchmarkReviewFilterFrame(b *testing.B) {
 func BenchmarkReviewToggleGroupFrame(b *testing.B) {
 	m := newTestRoot(120, 40, fixture.Large(benchChanges), "apply")
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		for _, msg := range press("x") {
 			m.Update(msg)
@@ -108,3 +116,48 @@ func TestFrameWorkIndependentOfPlanSize(t *testing.T) {
 		t.Errorf("allocations per frame: %.0f with 100,000 changes, %.0f with 1,000: the frame does work per change", large, small)
 	}
 }
+
+// cpuTime is the process's user+system CPU time. The benchmarks report it
+// per op (cpu-ms/op) next to wall time: on a shared, loaded machine the
+// wall time mostly measures the wait for a core.
+func cpuTime() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
+}
+
+// reportCPU wraps a benchmark loop: call the returned func after the loop.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
+	return func() { b.ReportMetric((cpuTime()-start)/float64(b.N), "cpu-ms/op") }
+}
+
+// BenchmarkApplyFrame measures the apply screen of a 100,000-change run:
+// taking in a batch of 500 results (1% failing) and drawing the frame.
+func BenchmarkApplyFrame(b *testing.B) {
+	p := fixture.Large(benchChanges)
+	c := newCommon(true, 120, 40)
+	a := newApply(c, context.Background(), p, nil, 1)
+	evs := make([]apply.Event, 0, 500)
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	i := 0
+	for b.Loop() {
+		evs = evs[:0]
+		for j := 0; j < 500; j++ {
+			ch := &p.Changes[i%len(p.Changes)]
+			r := apply.ResourceResult{Change: ch, Batch: i / 500}
+			if i%100 == 0 {
+				r.ErrorCode, r.ErrorName, r.Err = 44, "POLICY_VIOLATION", errBench
+			}
+			evs = append(evs, r)
+			i++
+		}
+		a.Update(applyEventsMsg{events: evs})
+		_ = a.View()
+	}
+}
+
+var errBench = errors.New("policy violation")

@@ -23,11 +23,39 @@ type confirmScreen struct {
 	excluded int        // selectable changes the user excluded
 	blocked  int        // changes never selectable
 	offset   int
+	kinds    []string // per-kind counts, computed once (the selection can hold 100,000 changes)
 }
 
 func newConfirm(c *Common, r *reviewScreen) *confirmScreen {
-	return &confirmScreen{c: c, p: r.selectedPlan(), purpose: r.purpose,
+	s := &confirmScreen{c: c, p: r.selectedPlan(), purpose: r.purpose,
 		excluded: r.selectable - r.selected, blocked: len(r.items) - r.selectable}
+	s.kinds = kindCounts(c.Styles, s.p)
+	return s
+}
+
+// kindCounts renders "kind +n ~n -n" for each kind of p, in plan.Kinds order.
+func kindCounts(st Styles, p *plan.Plan) []string {
+	byKind := map[plan.Kind]map[plan.Action]int{}
+	var order []plan.Kind
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if byKind[c.Kind] == nil {
+			byKind[c.Kind] = map[plan.Action]int{}
+			order = append(order, c.Kind)
+		}
+		byKind[c.Kind][c.Action]++
+	}
+	var kinds []string
+	for _, k := range orderKinds(order) {
+		var parts []string
+		for _, a := range []plan.Action{plan.ActionCreate, plan.ActionUpdate, plan.ActionDelete} {
+			if m := byKind[k][a]; m > 0 {
+				parts = append(parts, st.action(a).Render(fmt.Sprintf("%s%d", actionSymbol(a), m)))
+			}
+		}
+		kinds = append(kinds, string(k)+" "+strings.Join(parts, " "))
+	}
+	return kinds
 }
 
 func (s *confirmScreen) SetSize(w, h int) {}
@@ -71,28 +99,8 @@ func (s *confirmScreen) View() string {
 	if s.purpose != "apply" {
 		title = fmt.Sprintf("Keep this selection of %d changes?", n)
 	}
-	byKind := map[plan.Kind]map[plan.Action]int{}
-	var order []plan.Kind
-	for i := range s.p.Changes {
-		c := &s.p.Changes[i]
-		if byKind[c.Kind] == nil {
-			byKind[c.Kind] = map[plan.Action]int{}
-			order = append(order, c.Kind)
-		}
-		byKind[c.Kind][c.Action]++
-	}
-	var kinds []string
-	for _, k := range orderKinds(order) {
-		var parts []string
-		for _, a := range []plan.Action{plan.ActionCreate, plan.ActionUpdate, plan.ActionDelete} {
-			if m := byKind[k][a]; m > 0 {
-				parts = append(parts, st.action(a).Render(fmt.Sprintf("%s%d", actionSymbol(a), m)))
-			}
-		}
-		kinds = append(kinds, string(k)+" "+strings.Join(parts, " "))
-	}
 	lines := []string{st.Title.Render(trunc(title, w))}
-	kl := limitLines(wrapTokens(kinds, st.Subtle.Render(" · "), w), 2)
+	kl := limitLines(wrapTokens(s.kinds, st.Subtle.Render(" · "), w), 2)
 	lines = append(lines, kl...)
 	lines = append(lines, st.Subtle.Render(trunc(fmt.Sprintf("not in the selection: %d excluded by you · %d blocked or denied by policy", s.excluded, s.blocked), w)))
 	lines = append(lines, st.Subtle.Render(strings.Repeat("─", w)))
