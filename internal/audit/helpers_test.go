@@ -136,23 +136,32 @@ func applyBatches(o apply.Observer, p *plan.Plan, size int, fail func(i int) boo
 // receipt.
 func recordRun(t testing.TB, s *Store, n int) (int64, string) {
 	t.Helper()
+	id, head, err := recordRunE(s, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, head
+}
+
+// recordRunE is recordRun for goroutines: it returns the error.
+func recordRunE(s *Store, n int) (int64, string, error) {
 	ctx := context.Background()
 	r, err := s.BeginRun(ctx, RunInfo{Command: "apply", Args: []string{"--plan", "plan.json"}, User: "ops", Host: "bastion", ToolVersion: "test",
 		Target: Endpoint{Kind: "kafka", Address: "b1:9092", ClusterID: "dst-id", Principal: "User:admin"}})
 	if err != nil {
-		t.Fatal(err)
+		return 0, "", err
 	}
 	p := testPlan(n)
 	if err := r.RecordSnapshot(ctx, "source", "sha256:src", map[string]int{"topics": n}); err != nil {
-		t.Fatal(err)
+		return 0, "", err
 	}
 	if err := r.RecordPlan(ctx, p); err != nil {
-		t.Fatal(err)
+		return 0, "", err
 	}
 	applyBatches(r.Observer(), p, 2, func(i int) bool { return i == 1 })
-	head, err := r.Finish(ctx, "partial", 3)
-	if err != nil {
-		t.Fatal(err)
+	if err := r.Err(); err != nil {
+		return 0, "", err
 	}
-	return r.ID(), head
+	head, err := r.Finish(ctx, "partial", 3)
+	return r.ID(), head, err
 }
