@@ -772,7 +772,7 @@ var actionOrder = map[Action]int{ActionCreate: 0, ActionUpdate: 1, ActionDelete:
 func kindIndex(k Kind) int { return slices.Index(Kinds, k) }
 
 func (b *builder) finish() {
-	slices.SortStableFunc(b.p.Changes, func(x, y Change) int {
+	slices.SortFunc(b.p.Changes, func(x, y Change) int {
 		return cmp.Or(cmp.Compare(kindIndex(x.Kind), kindIndex(y.Kind)), cmp.Compare(actionOrder[x.Action], actionOrder[y.Action]), strings.Compare(x.ID, y.ID))
 	})
 	slices.SortStableFunc(b.p.Blockers, func(x, y Blocker) int {
