@@ -103,6 +103,9 @@ func Read(ctx context.Context, src Source, opt Options) (*snapshot.Snapshot, err
 		r.s.Read.StartZxid = r.startZxid
 	}
 	root, err := src.Children("/")
+	if errors.Is(err, zktree.ErrNoAuth) {
+		return nil, errors.New("zkread: ZooKeeper ACLs deny listing the root; connect with --zk-auth as a digest superuser or as the brokers' identity")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("zkread: list /: %w", err)
 	}
