@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,10 +20,14 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata fixtures")
 
-// fixedClock returns a clock that advances one millisecond per call.
+// fixedClock returns a clock that advances one millisecond per call; safe
+// for concurrent use.
 func fixedClock() func() time.Time {
+	var mu sync.Mutex
 	t := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
 		t = t.Add(time.Millisecond)
 		return t
 	}
