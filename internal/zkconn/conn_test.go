@@ -122,6 +122,21 @@ func TestLive(t *testing.T) {
 		t.Fatalf("chroot get: %v", err)
 	}
 
+	// Digest credentials are added to the session (ZooKeeper checks them
+	// only against znode ACLs, so any user:password is accepted here).
+	authFile := t.TempDir() + "/zk-auth"
+	if err := os.WriteFile(authFile, []byte("digest:zkmigrate:pw\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	da, err := Dial(ctx, Options{Connect: addr, Auth: "@" + authFile})
+	if err != nil {
+		t.Fatalf("digest auth: %v", err)
+	}
+	if _, _, err := da.Get("/cluster/id"); err != nil {
+		t.Fatalf("read with digest auth: %v", err)
+	}
+	da.Close()
+
 	_, err = Dial(ctx, Options{Connect: addr, Auth: "nosuchscheme:x"})
 	if err == nil || !strings.Contains(err.Error(), addr) {
 		t.Fatalf("rejected auth: %v", err)
