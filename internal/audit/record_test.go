@@ -231,3 +231,21 @@ func TestRecordSnapshotRole(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestFinishAfterCancel(t *testing.T) {
+	s, _ := openTest(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := s.BeginRun(ctx, RunInfo{Command: "apply"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel() // Ctrl-C
+	head, err := r.Finish(ctx, "canceled", 3)
+	if err != nil || head == "" {
+		t.Fatalf("Finish with a canceled context = %q, %v; want the end recorded", head, err)
+	}
+	run, err := s.Run(context.Background(), r.ID())
+	if err != nil || run.Outcome != "canceled" {
+		t.Errorf("run = %+v, %v; want outcome canceled", run, err)
+	}
+}

@@ -410,8 +410,13 @@ func (r *Run) Note(ctx context.Context, kind, detail string) error {
 // `migrate audit verify --anchor`. Events still buffered by the Observer
 // are written first. If some events could not be recorded, Finish still
 // records the end and returns the head, with an error wrapping
-// ErrIncomplete.
+// ErrIncomplete. Finish ignores the cancellation of ctx (an interrupted run
+// still records its end), within a time limit.
 func (r *Run) Finish(ctx context.Context, outcome string, exitCode int) (head string, err error) {
+	// A run interrupted with Ctrl-C still records how it ended: the caller's
+	// context is usually canceled by then.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*BusyTimeout)
+	defer cancel()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if outcome == "" {
