@@ -39,6 +39,7 @@ type Options struct {
 // connect string's chroot. It is safe for concurrent use; concurrent calls
 // are pipelined on one TCP connection.
 type Conn struct {
+	ctx     context.Context // Dial's: retries stop when it is done
 	zk      *zk.Conn
 	hosts   []string
 	chroot  string
@@ -111,7 +112,7 @@ func Dial(ctx context.Context, opt Options) (*Conn, error) {
 			return nil, err
 		}
 	}
-	c := &Conn{hosts: hosts, chroot: chroot, retry: opt.RetryTimeout}
+	c := &Conn{ctx: ctx, hosts: hosts, chroot: chroot, retry: opt.RetryTimeout}
 	log := &errLogger{}
 	dial := func(network, addr string, timeout time.Duration) (net.Conn, error) {
 		d := &net.Dialer{Timeout: timeout}
@@ -217,7 +218,8 @@ func transient(err error) bool {
 }
 
 // do runs op, retrying with backoff while the connection or session is
-// being re-established, for at most c.retry.
+// being re-established, for at most c.retry, and not after Dial's context
+// is done.
 func (c *Conn) do(op func() error) error {
 	deadline := time.Now().Add(c.retry)
 	backoff := 50 * time.Millisecond
@@ -229,7 +231,15 @@ func (c *Conn) do(op func() error) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("zkconn: lost the connection to ZooKeeper at %s and could not restore it within %s: %w", strings.Join(c.hosts, ","), c.retry, err)
 		}
-		time.Sleep(backoff)
+		ctx := c.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+			return fmt.Errorf("zkconn: %w (while reconnecting to %s)", ctx.Err(), strings.Join(c.hosts, ","))
+		}
 		backoff = min(backoff*2, time.Second)
 	}
 }

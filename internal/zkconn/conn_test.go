@@ -149,3 +149,19 @@ var (
 	_ zkread.Source     = (*Conn)(nil)
 	_ zkread.ZxidSource = (*Conn)(nil)
 )
+
+func TestRetryStopsOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Conn{ctx: ctx, hosts: []string{"h1:2181"}, retry: time.Hour}
+	n := 0
+	err := c.do(func() error {
+		n++
+		if n == 3 {
+			cancel()
+		}
+		return zk.ErrConnectionClosed
+	})
+	if !errors.Is(err, context.Canceled) || n != 3 {
+		t.Fatalf("err = %v after %d tries", err, n)
+	}
+}
