@@ -56,7 +56,6 @@ func auditFixture(t *testing.T) (path, receipt string) {
 	return path, receipt
 }
 
-
 func TestAuditCommands(t *testing.T) {
 	path, receipt := auditFixture(t)
 
