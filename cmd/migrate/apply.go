@@ -72,6 +72,18 @@ Exit codes: 0 success or nothing to do, 1 error (nothing changed), 3 some resour
 		progress = e.stderr
 	}
 	rec := f.audit.begin(ctx, e, "apply")
+	if rec.err != nil {
+		return fail(e, "apply", fmt.Errorf("refusing to apply without an audit trail (%v); fix --audit-db or pass --no-audit", rec.err))
+	}
+	// An apply whose journal cannot be written stops after the batch in flight.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if rec.ok() {
+		rec.run.SetOnError(func(err error) {
+			fmt.Fprintf(e.stderr, "migrate apply: audit journal write failed, stopping: %v\n", err)
+			cancel()
+		})
+	}
 	code, err := f.run(ctx, e, progress, rec)
 	if err != nil {
 		rec.finish(ctx, e, "error", exitError)
@@ -191,11 +203,13 @@ func (f *applyFlags) applyFunc(pl *planned) func(ctx context.Context, p *plan.Pl
 	}
 }
 
+// targetKey names the target for the apply lock and for finding killed
+// runs to resume: its cluster id, as the audit trail records it.
 func targetKey(pl *planned) string {
 	if pl.target.ClusterID != "" {
-		return "kafka:" + pl.target.ClusterID
+		return pl.target.ClusterID
 	}
-	return "kafka:" + strings.Join(pl.conn.Bootstrap, ",")
+	return strings.Join(pl.conn.Bootstrap, ",")
 }
 
 // loadSaved reads a saved plan and the live target; secrets referenced by

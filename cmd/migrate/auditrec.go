@@ -25,8 +25,8 @@ func (f *auditFlags) register(fs *flag.FlagSet) {
 
 // recorder records one run; a nil or failed recorder does nothing, so
 // commands call it unconditionally. An audit database that cannot be opened
-// is reported once and the command goes on only for read-only commands;
-// apply refuses to run unaudited unless --no-audit.
+// is reported once; read-only commands go on, apply refuses to run
+// unaudited unless --no-audit.
 type recorder struct {
 	store *audit.Store
 	run   *audit.Run
