@@ -35,13 +35,13 @@ func (r *reviewScreen) detailLines() []string {
 		}
 		return []string{"Policy notes are not verdicts on one change (for example legacy", "policy classes, which the target's controllers enforce)."}
 	case rowNote:
-		return []string{"[policy] " + r.p.PolicyNotes[rw.i]}
+		return r.wrap("[policy] " + r.p.PolicyNotes[rw.i])
 	case rowBlocker:
 		b := &r.p.Blockers[rw.i]
-		out := []string{s.Blocked.Render("✗ blocker "+b.ID) + " · " + string(b.Kind) + " " + b.Resource,
-			"reason: " + b.Reason}
+		out := []string{s.Blocked.Render("✗ blocker "+b.ID) + " · " + string(b.Kind) + " " + b.Resource}
+		out = append(out, r.wrap("reason: "+b.Reason)...)
 		if b.Fix != "" {
-			out = append(out, "fix:    "+b.Fix)
+			out = append(out, r.wrap("fix: "+b.Fix)...)
 		}
 		if b.Change != nil {
 			out = append(out, "blocked change:")
@@ -50,9 +50,10 @@ func (r *reviewScreen) detailLines() []string {
 		return out
 	case rowFinding:
 		f := &r.p.Findings[rw.i]
-		out := []string{severityMark(f.Severity) + " " + f.ID + " · " + f.Resource, f.Message}
+		out := []string{severityMark(f.Severity) + " " + f.ID + " · " + f.Resource}
+		out = append(out, r.wrap(f.Message)...)
 		if f.Fix != "" {
-			out = append(out, "fix: "+f.Fix)
+			out = append(out, r.wrap("fix: "+f.Fix)...)
 		}
 		return out
 	}
@@ -63,7 +64,9 @@ func (r *reviewScreen) detailLines() []string {
 		s.Subtle.Render(" · "+c.RPC+" · id "+c.ID)}
 	switch {
 	case !it.selectable:
-		out = append(out, s.Blocked.Render("[!] not selectable: "+it.reason))
+		for _, l := range r.wrap("[!] not selectable: " + it.reason) {
+			out = append(out, s.Blocked.Render(l))
+		}
 	case it.selected:
 		out = append(out, "[x] selected (space excludes)")
 	default:
@@ -74,7 +77,9 @@ func (r *reviewScreen) detailLines() []string {
 	}
 	out = append(out, changeDetail(s, c)...)
 	for _, n := range c.Notes {
-		out = append(out, s.Subtle.Render("note: "+n))
+		for _, l := range r.wrap("note: " + n) {
+			out = append(out, s.Subtle.Render(l))
+		}
 	}
 	return out
 }
@@ -355,4 +360,10 @@ func quotaDiff(s Styles, b, a map[string]float64) []string {
 		out = append(out, st.Render(fmt.Sprintf("%s %-28s %s → %s", mark, k, bs, as)))
 	}
 	return out
+}
+
+// wrap word-wraps prose (reasons, messages, notes) to the screen width;
+// tables and titles are truncated instead.
+func (r *reviewScreen) wrap(text string) []string {
+	return wrapLines([]string{text}, r.c.Width)
 }

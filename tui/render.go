@@ -154,3 +154,17 @@ func rule(title string, w int) string {
 	}
 	return ansi.Truncate(s, w, "")
 }
+
+// wrapLines word-wraps each line to w cells (hard-wrapping words longer
+// than w), keeping styles.
+func wrapLines(lines []string, w int) []string {
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		if ansi.StringWidth(l) <= w {
+			out = append(out, l)
+			continue
+		}
+		out = append(out, strings.Split(ansi.Wrap(l, w, " "), "\n")...)
+	}
+	return out
+}
