@@ -3,8 +3,10 @@ package zkconn
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -56,8 +58,12 @@ func TestRetry(t *testing.T) {
 	n := 0
 	err := c.do(func() error {
 		n++
-		if n < 3 {
+		switch n {
+		case 1:
 			return zk.ErrConnectionClosed
+		case 2:
+			// what go-zookeeper returns when writing to a reset socket
+			return &net.OpError{Op: "write", Net: "tcp", Err: syscall.ECONNRESET}
 		}
 		return nil
 	})

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
 )
 
@@ -71,7 +72,8 @@ func (p *flakyProxy) serve() {
 
 // TestConnectionLossDuringRead cuts the TCP connection in the middle of a
 // read: the requests in flight are retried on the reconnected session and
-// the snapshot equals a read without the cut.
+// the snapshot equals a read without the cut (compared while the cluster is
+// quiet: equal zxids before and after).
 func TestConnectionLossDuringRead(t *testing.T) {
 	addr := liveZK(t)
 	ctx := context.Background()
@@ -79,28 +81,40 @@ func TestConnectionLossDuringRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := zkread.Read(ctx, direct, zkread.Options{Full: true})
-	direct.Close()
-	if err != nil {
-		t.Fatal(err)
+	defer direct.Close()
+	read := func(src zkread.Source) *snapshot.Snapshot {
+		t.Helper()
+		s, err := zkread.Read(ctx, src, zkread.Options{Full: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Read = snapshot.ReadInfo{Znodes: s.Read.Znodes, ZxidMax: s.Read.ZxidMax}
+		return s
 	}
-	p := newFlakyProxy(t, addr, 1, 6000, 0)
-	c, err := Dial(ctx, Options{Connect: p.ln.Addr().String()})
-	if err != nil {
-		t.Fatal(err)
+	for range 5 {
+		before := read(direct)
+		p := newFlakyProxy(t, addr, 1, 6000, 0)
+		c, err := Dial(ctx, Options{Connect: p.ln.Addr().String()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := read(c)
+		c.Close()
+		if p.conns.Load() < 2 {
+			t.Fatalf("the connection was never cut (%d connections)", p.conns.Load())
+		}
+		after := read(direct)
+		if before.Read.ZxidMax != after.Read.ZxidMax {
+			continue // the cluster changed meanwhile; try again
+		}
+		got.Address, before.Address = "", ""
+		if snapshot.Digest(got) != snapshot.Digest(before) || got.Read.Znodes != before.Read.Znodes {
+			t.Fatalf("after reconnecting the snapshot differs: %d topics %d ACLs %d znodes; direct: %d %d %d",
+				len(got.Topics), len(got.ACLs), got.Read.Znodes, len(before.Topics), len(before.ACLs), before.Read.Znodes)
+		}
+		return
 	}
-	defer c.Close()
-	got, err := zkread.Read(ctx, c, zkread.Options{Full: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.conns.Load() < 2 {
-		t.Fatalf("the connection was never cut (%d connections)", p.conns.Load())
-	}
-	if len(got.Topics) != len(want.Topics) || len(got.ACLs) != len(want.ACLs) || len(got.Quotas) != len(want.Quotas) || got.Read.Znodes != want.Read.Znodes {
-		t.Errorf("after reconnecting: %d topics %d ACLs %d quotas %d znodes; direct: %d %d %d %d", len(got.Topics), len(got.ACLs), len(got.Quotas),
-			got.Read.Znodes, len(want.Topics), len(want.ACLs), len(want.Quotas), want.Read.Znodes)
-	}
+	t.Skip("the test bed kept changing during five attempts")
 }
 
 // TestConnectionLostForGood: the ensemble goes away mid-read; the read
