@@ -230,12 +230,12 @@ func summary(c *plan.Change) string {
 		if st == nil {
 			return ""
 		}
-		s := fmt.Sprintf("%d partitions, RF %d", st.Partitions, st.ReplicationFactor)
+		s := fmt.Sprintf("%s, RF %d", plural(int(st.Partitions), "partition"), st.ReplicationFactor)
 		if len(st.Assignment) > 0 {
 			s += ", placed"
 		}
 		if len(st.Configs) > 0 {
-			s += fmt.Sprintf(", %d configs", len(st.Configs))
+			s += ", " + plural(len(st.Configs), "config")
 		}
 		return s
 	case plan.KindPartitions:
@@ -252,7 +252,7 @@ func summary(c *plan.Change) string {
 		if a != nil {
 			n = len(a.Assignment)
 		}
-		return fmt.Sprintf("%d partitions reassigned", n)
+		return plural(n, "partition") + " reassigned"
 	case plan.KindTopicConfig, plan.KindBrokerConfig:
 		return strings.Join(configKeys(c), ", ")
 	case plan.KindQuota:
