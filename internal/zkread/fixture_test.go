@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
@@ -31,12 +32,24 @@ func handmadeSecretStrings() []string {
 		"Ym9iLXNhbHQtMjU2", "Ym9iLXN0b3JlZC1rZXktMjU2LXZhbHVl", "Ym9iLXNlcnZlci1rZXktMjU2LXZhbHVl"}
 }
 
+// The fixture's encrypted passwords, computed once (PBKDF2 is slow on
+// purpose).
+var (
+	handmadeMu               sync.Mutex
+	handmadeCBC, handmadeGCM string
+)
+
 // handmadeTree is a small tree with every znode kind and format version,
 // including malformed, unknown-version and unreadable znodes.
 func handmadeTree(t testing.TB) *zktree.Tree {
-	salt := seq(256, 11)
-	ksCBC := encryptPassword(t, handmadeEncoderSecret, handmadeKeystorePass, "PBKDF2WithHmacSHA512", "AES/CBC/PKCS5Padding", 128, 4096, salt, seq(16, 5))
-	jaasGCM := encryptPassword(t, handmadeEncoderSecret, handmadeJaas, "PBKDF2WithHmacSHA512", "AES/GCM/NoPadding", 256, 2048, salt, seq(12, 40))
+	handmadeMu.Lock()
+	if handmadeCBC == "" {
+		salt := seq(256, 11)
+		handmadeCBC = encryptPassword(t, handmadeEncoderSecret, handmadeKeystorePass, "PBKDF2WithHmacSHA512", "AES/CBC/PKCS5Padding", 128, 4096, salt, seq(16, 5))
+		handmadeGCM = encryptPassword(t, handmadeEncoderSecret, handmadeJaas, "PBKDF2WithHmacSHA512", "AES/GCM/NoPadding", 256, 2048, salt, seq(12, 40))
+	}
+	ksCBC, jaasGCM := handmadeCBC, handmadeGCM
+	handmadeMu.Unlock()
 	var zx int64 = 0x100
 	tr := &zktree.Tree{}
 	add := func(path, data string, mods ...func(*zktree.Node)) {
