@@ -87,3 +87,7 @@ func TestNoColor(t *testing.T) {
 }
 
 var _ apply.Observer = apply.ObserverFunc(nil)
+
+func TestKeyHelp(t *testing.T) {
+	requireGolden(t, KeyHelp())
+}
