@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -132,5 +133,20 @@ func TestHistoryAPI(t *testing.T) {
 	pw.Close()
 	if err != nil {
 		t.Errorf("History: %v", err)
+	}
+}
+
+// TestSessionApplyPanics checks that a panicking apply function ends the
+// session with an error instead of killing the process in raw mode.
+func TestSessionApplyPanics(t *testing.T) {
+	run := func(context.Context, *plan.Plan, applyObserver) error { panic("boom") }
+	pr, pw := io.Pipe()
+	stop := make(chan struct{})
+	go typist(pw, "\ry", "\r", stop)
+	_, err := Session(context.Background(), fixture.Plan(), run, 0, Options{NoColor: true, Width: 80, Height: 24, Input: pr, Output: io.Discard})
+	close(stop)
+	pw.Close()
+	if err == nil || !strings.Contains(err.Error(), "panicked: boom") {
+		t.Errorf("Session with a panicking apply: %v, want a panicked error", err)
 	}
 }

@@ -88,10 +88,7 @@ func newApply(c *Common, ctx context.Context, p *plan.Plan, run ApplyFunc, audit
 func (a *applyScreen) start() tea.Cmd {
 	a.started = a.now()
 	launch := func() tea.Msg {
-		go func() {
-			err := a.run(a.ctx, a.p, apply.ObserverFunc(a.q.push))
-			a.q.close(err)
-		}()
+		go runWorker(a.q, "apply", func() error { return a.run(a.ctx, a.p, apply.ObserverFunc(a.q.push)) })
 		return a.wait()
 	}
 	return tea.Batch(launch, a.tick())

@@ -50,10 +50,9 @@ func newLoading(c *Common, ctx context.Context, title string, work func(ctx cont
 
 func (l *loadingScreen) init() tea.Cmd {
 	launch := func() tea.Msg {
-		go func() {
-			err := l.work(l.ctx, func(msg string, done, total int) { l.q.push(loadingStep{msg, done, total}) })
-			l.q.close(err)
-		}()
+		go runWorker(l.q, "loading", func() error {
+			return l.work(l.ctx, func(msg string, done, total int) { l.q.push(loadingStep{msg, done, total}) })
+		})
 		return l.wait()
 	}
 	return tea.Batch(launch, l.spin.Tick)

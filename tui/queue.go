@@ -1,6 +1,9 @@
 package tui
 
-import "sync"
+import (
+	"fmt"
+	"sync"
+)
 
 // queue passes values from a worker goroutine (an apply, a loading step) to
 // the UI without ever blocking the worker: push appends, wait takes every
@@ -54,4 +57,17 @@ func (q *queue[T]) wait() ([]T, bool, error) {
 			return items, closed, err
 		}
 	}
+}
+
+// runWorker runs f and closes q with its error. A panic in f becomes an
+// error, so that the program can restore the terminal and report it.
+func runWorker[T any](q *queue[T], what string, f func() error) {
+	var err error
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("tui: %s panicked: %v", what, r)
+		}
+		q.close(err)
+	}()
+	err = f()
 }

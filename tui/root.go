@@ -72,10 +72,8 @@ func (m *root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.c.Width, m.c.Height = max(msg.Width, 20), max(msg.Height, 8)
-		for _, s := range []component{m.review, m.confirm, m.apply, m.history, m.loading} {
-			if s != nil && !isNil(s) {
-				s.SetSize(m.c.Width, m.c.Height)
-			}
+		for _, s := range m.screens() {
+			s.SetSize(m.c.Width, m.c.Height)
 		}
 		return m, nil
 	case quitMsg:
@@ -97,20 +95,25 @@ func (m *root) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-func isNil(c component) bool {
-	switch s := c.(type) {
-	case *reviewScreen:
-		return s == nil
-	case *confirmScreen:
-		return s == nil
-	case *applyScreen:
-		return s == nil
-	case *historyScreen:
-		return s == nil
-	case *loadingScreen:
-		return s == nil
+// screens lists the screens that exist.
+func (m *root) screens() []component {
+	var out []component
+	if m.review != nil {
+		out = append(out, m.review)
 	}
-	return c == nil
+	if m.confirm != nil {
+		out = append(out, m.confirm)
+	}
+	if m.apply != nil {
+		out = append(out, m.apply)
+	}
+	if m.history != nil {
+		out = append(out, m.history)
+	}
+	if m.loading != nil {
+		out = append(out, m.loading)
+	}
+	return out
 }
 
 func (m *root) updateConfirm(msg confirmMsg) tea.Cmd {
