@@ -516,6 +516,14 @@ cmd_restart() {
 	cmd_start "$what"
 }
 
+# reset target: an empty target cluster (new cluster id, only the admin user).
+cmd_reset() {
+	[[ ${1:-} == target ]] || die "reset takes only 'target' (the source's state lives in ZooKeeper: use clean)"
+	stop_one target
+	rm -rf "$DATA/target" "$TB/target.cluster-id"
+	cmd_start target
+}
+
 cmd_status() {
 	local n pid state
 	for n in "${ALL[@]}"; do
@@ -647,6 +655,7 @@ Usage: testbed/testbed.sh <command> [args]
   stop  [zk|source|source1|target|all]   SIGTERM the pids this script recorded
   restart <name>             stop then start one server (data kept)
   kill <name>                SIGKILL one server (fault tests)
+  reset target               stop the target, delete its data, start it empty (new cluster id)
   status                     state of each server
   wait                       wait until every running server is ready
   logs [name|tools]          tail of the logs in \$TESTBED_DIR/logs
@@ -673,6 +682,7 @@ main() {
 	stop) cmd_stop "$@" ;;
 	restart) cmd_restart "$@" ;;
 	kill) cmd_kill "$@" ;;
+	reset) cmd_reset "$@" ;;
 	status) cmd_status ;;
 	wait) cmd_wait ;;
 	logs) cmd_logs "$@" ;;

@@ -138,3 +138,8 @@ func StartTarget(t testing.TB) { t.Helper(); run(t, "start", "target") }
 // RestartTarget stops the target node with SIGTERM, starts it again on the
 // same data and waits until it is ready.
 func RestartTarget(t testing.TB) { t.Helper(); run(t, "restart", "target") }
+
+// ResetTarget replaces the target cluster with an empty one (new cluster id,
+// only AdminUser) and waits until it is ready. Other packages' tests share the
+// target, so use it only where a test needs the target empty.
+func ResetTarget(t testing.TB) { t.Helper(); run(t, "reset", "target") }
