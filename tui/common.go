@@ -76,7 +76,7 @@ func newStyles(noColor bool) Styles {
 		Delete:   fg("1"),
 		NoOp:     fg("8"),
 		Blocked:  fg("5"),
-		Cursor:   lipgloss.NewStyle().Bold(true).Reverse(noColor),
+		Cursor:   cursorStyle(noColor),
 		Group:    fg("4").Bold(true),
 		Error:    fg("1"),
 		OK:       fg("2"),
@@ -136,4 +136,13 @@ func defaultKeyMap() KeyMap {
 		SwitchPane:      b([]string{"tab"}, "tab", "changes/RPCs"),
 		Open:            b([]string{"enter"}, "enter", "open"),
 	}
+}
+
+// cursorStyle marks the line under the cursor: a background colour, or
+// reverse video without colour.
+func cursorStyle(noColor bool) lipgloss.Style {
+	if noColor {
+		return lipgloss.NewStyle().Bold(true).Reverse(true)
+	}
+	return lipgloss.NewStyle().Bold(true).Background(lipgloss.Color("237")).Foreground(lipgloss.Color("15"))
 }

@@ -99,6 +99,14 @@ func TestReviewScreens(t *testing.T) {
 	}
 }
 
+func TestConfirmScreenSave(t *testing.T) {
+	forSizes(t, func(t *testing.T, w, h int) {
+		m := newTestRoot(w, h, fixture.Plan(), "save") // plan --interactive
+		drive(t, m, "j", "space", "enter")             // exclude the first topic
+		requireGolden(t, view(m))
+	})
+}
+
 func TestConfirmScreen(t *testing.T) {
 	forSizes(t, func(t *testing.T, w, h int) {
 		m := newTestRoot(w, h, fixture.Plan(), "apply")
@@ -214,6 +222,38 @@ func (fakeHistory) Run(_ context.Context, id int64) (RunDetail, error) {
 		}
 	}
 	return RunDetail{}, errors.New("no such run")
+}
+
+type failingHistory struct{}
+
+func (failingHistory) Runs(context.Context) ([]RunRow, error) {
+	return nil, errors.New("audit: open /var/lib/zkmigrate/audit.db: permission denied")
+}
+
+func (failingHistory) Run(context.Context, int64) (RunDetail, error) { return RunDetail{}, nil }
+
+type emptyHistory struct{}
+
+func (emptyHistory) Runs(context.Context) ([]RunRow, error)        { return nil, nil }
+func (emptyHistory) Run(context.Context, int64) (RunDetail, error) { return RunDetail{}, nil }
+
+func TestHistoryStates(t *testing.T) {
+	cases := []struct {
+		name string
+		src  HistorySource
+	}{
+		{"error", failingHistory{}},
+		{"empty", emptyHistory{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCommon(true, 80, 24)
+			hs := newHistory(c, context.Background(), tc.src)
+			m := &root{c: c, state: stateHistory, history: hs}
+			send(m, hs.init()())
+			requireGolden(t, view(m))
+		})
+	}
 }
 
 func TestHistoryScreens(t *testing.T) {
