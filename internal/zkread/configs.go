@@ -161,8 +161,25 @@ func (r *reader) quota(path string, data []byte, e snapshot.QuotaEntity, users b
 		return
 	}
 	r.rmu.Lock()
-	r.quotas[e.String()] = q
+	r.quotas[entityKey(e)] = q
 	r.rmu.Unlock()
+}
+
+// entityKey identifies a quota entity uniquely. QuotaEntity.String renders
+// the default user and a user literally named "<default>" alike; this key
+// does not.
+func entityKey(e snapshot.QuotaEntity) string {
+	var b strings.Builder
+	for _, c := range e {
+		b.WriteString(c.Type)
+		if c.Default {
+			b.WriteString("\x00d")
+		} else {
+			b.WriteString("\x00n" + c.Name)
+		}
+		b.WriteString("\x00")
+	}
+	return b.String()
 }
 
 // brokerConfigs turns a /config/brokers znode's map into configs. Password

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -288,21 +289,29 @@ func ParseEntityConfig(data []byte) (map[string]string, error) {
 		return map[string]string{}, nil
 	}
 	var z struct {
-		Version flexInt                    `json:"version"`
-		Config  map[string]json.RawMessage `json:"config"`
+		Version flexInt           `json:"version"`
+		Config  map[string]string `json:"config"`
 	}
 	if err := json.Unmarshal(data, &z); err != nil {
-		return nil, errors.New("zkread: bad JSON in config znode")
-	}
-	m := make(map[string]string, len(z.Config))
-	for k, raw := range z.Config {
-		var v string
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, fmt.Errorf("zkread: config %q is not a string", k)
+		// Say which key is not a string; never quote a value.
+		var raw struct {
+			Config map[string]json.RawMessage `json:"config"`
 		}
-		m[k] = v
+		if json.Unmarshal(data, &raw) != nil {
+			return nil, errors.New("zkread: bad JSON in config znode")
+		}
+		for _, k := range slices.Sorted(maps.Keys(raw.Config)) {
+			var v string
+			if json.Unmarshal(raw.Config[k], &v) != nil {
+				return nil, fmt.Errorf("zkread: config %q is not a string", k)
+			}
+		}
+		return nil, errors.New("zkread: bad config znode")
 	}
-	return m, checkVersion(z.Version, 1, 1)
+	if z.Config == nil {
+		z.Config = map[string]string{}
+	}
+	return z.Config, checkVersion(z.Version, 1, 1)
 }
 
 // ParseReassignPartitions parses the legacy /admin/reassign_partitions.

@@ -144,6 +144,18 @@ func TestEntityNames(t *testing.T) {
 			t.Errorf("quota %s: present %v, default %v; want default %v", entity, ok, d, isDefault)
 		}
 	}
+	var defaultUser, userNamedDefault float64
+	for _, q := range s.Quotas {
+		if len(q.Entity) == 1 && q.Entity[0].Type == "user" && q.Entity[0].Default {
+			defaultUser = q.Values["producer_byte_rate"]
+		}
+		if len(q.Entity) == 1 && q.Entity[0].Type == "user" && !q.Entity[0].Default && q.Entity[0].Name == "<default>" {
+			userNamedDefault = q.Values["producer_byte_rate"]
+		}
+	}
+	if defaultUser != 524288 || userNamedDefault != 3000 {
+		t.Errorf("default user quota %v, user named <default> %v; want both, 524288 and 3000", defaultUser, userNamedDefault)
+	}
 	if len(s.ScramUsers) != 2 || s.ScramUsers[0].Name != "alice" || len(s.ScramUsers[0].Credentials) != 2 {
 		t.Errorf("SCRAM users %+v", s.ScramUsers)
 	}
@@ -272,3 +284,20 @@ func TestDeterministic(t *testing.T) {
 // The reader's Source is implemented by a captured tree (and, in package
 // zkconn, by the live connection).
 var _ Source = (*zktree.Tree)(nil)
+
+// TestCompareACLMatchesKey: the reader's pre-sort orders ACLs exactly as
+// snapshot.ACL.Key does.
+func TestCompareACLMatchesKey(t *testing.T) {
+	s := readHandmade(t, Options{})
+	acls := append(s.ACLs, snapshot.ACL{ResourceType: "Topic", ResourceName: "orders", PatternType: "LITERAL", Principal: "User:alice", Host: "*", Operation: "Read", Permission: "Allow"},
+		snapshot.ACL{ResourceType: "Topic", ResourceName: "order", PatternType: "LITERAL", Principal: "User:alicea", Host: "*", Operation: "Read", Permission: "Allow"},
+		snapshot.ACL{ResourceType: "Topic", ResourceName: "orders", PatternType: "LITERAL", Principal: "User:alice", Host: "*", Operation: "Read", Permission: "Deny"})
+	sign := func(n int) int { return min(max(n, -1), 1) }
+	for _, a := range acls {
+		for _, b := range acls {
+			if got, want := sign(compareACL(a, b)), sign(strings.Compare(a.Key(), b.Key())); got != want {
+				t.Fatalf("compareACL(%v, %v) = %d, Key order %d", a, b, got, want)
+			}
+		}
+	}
+}
