@@ -210,6 +210,9 @@ offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 group.initial.rebalance.delay.ms=0
+# Partitions with a replica on the offline broker 1 cannot move at shutdown;
+# retry controlled shutdown quickly instead of 3 x 5 s.
+controlled.shutdown.retry.backoff.ms=500
 EOF
 }
 
