@@ -60,16 +60,13 @@ Exit codes: 0 success or nothing to do, 1 error (nothing changed), 3 some resour
 
 `)
 		fs.PrintDefaults()
+		fmt.Fprint(e.stderr, keyHelp())
 	}
 	if err := fs.Parse(e.args); err != nil {
-		return exitError
+		return parseExit(err)
 	}
 	if f.planFile == "" && f.targetSnapshot != "" {
 		return fail(e, "apply", errors.New("--target-snapshot is for offline review; apply needs --bootstrap-server"))
-	}
-	progress := io.Discard
-	if e.tty {
-		progress = e.stderr
 	}
 	rec := f.audit.begin(ctx, e, "apply")
 	if rec.err != nil {
@@ -84,7 +81,7 @@ Exit codes: 0 success or nothing to do, 1 error (nothing changed), 3 some resour
 			cancel()
 		})
 	}
-	code, err := f.run(ctx, e, progress, rec)
+	code, err := f.run(ctx, e, rec)
 	if err != nil {
 		rec.finish(ctx, e, "error", exitError)
 		return fail(e, "apply", err)
@@ -92,14 +89,17 @@ Exit codes: 0 success or nothing to do, 1 error (nothing changed), 3 some resour
 	return code
 }
 
-func (f *applyFlags) run(ctx context.Context, e *env, progress io.Writer, rec *recorder) (int, error) {
+func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error) {
 	var pl *planned
-	var err error
-	if f.planFile != "" {
-		pl, err = f.loadSaved(ctx, progress)
-	} else {
-		pl, err = f.compute(ctx, progress)
-	}
+	err := withLoading(ctx, e, f.interactive, "Reading the source and the target", func(progress io.Writer) error {
+		var err error
+		if f.planFile != "" {
+			pl, err = f.loadSaved(ctx, progress)
+		} else {
+			pl, err = f.compute(ctx, progress)
+		}
+		return err
+	})
 	if err != nil {
 		return exitError, err
 	}
@@ -128,7 +128,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, progress io.Writer, rec *r
 	}
 
 	if f.interactive {
-		res, err := sessionInteractive(ctx, e, p, f.applyFunc(pl), rec.id())
+		res, err := sessionInteractive(ctx, e, p, f.applyFunc(pl, rec.observer()), rec.id())
 		if err != nil {
 			return exitError, err
 		}
@@ -196,9 +196,10 @@ func (f *applyFlags) applyOptions(pl *planned) apply.Options {
 		MaxInFlight: f.maxInFlight, Rate: f.rate, Secrets: pl.resolve}
 }
 
-func (f *applyFlags) applyFunc(pl *planned) func(ctx context.Context, p *plan.Plan, obs apply.Observer) error {
+// applyFunc is the apply the TUI runs; the audit trail sees its events too.
+func (f *applyFlags) applyFunc(pl *planned, audit apply.Observer) func(ctx context.Context, p *plan.Plan, obs apply.Observer) error {
 	return func(ctx context.Context, p *plan.Plan, obs apply.Observer) error {
-		_, err := apply.Run(ctx, pl.conn.Client, p, pl.target, f.applyOptions(pl), obs)
+		_, err := apply.Run(ctx, pl.conn.Client, p, pl.target, f.applyOptions(pl), apply.Observers{obs, audit})
 		return err
 	}
 }

@@ -34,6 +34,9 @@ link, or the anchor is not in the intact chain.
 
 // runAudit is `migrate audit`.
 func runAudit(ctx context.Context, e *env) int {
+	if e.tty && (len(e.args) == 0 || e.args[0] == "--audit-db" || strings.HasPrefix(e.args[0], "--audit-db=")) {
+		return auditBrowse(ctx, e) // on a terminal, plain `migrate audit` browses the history
+	}
 	if len(e.args) == 0 || e.args[0] == "-h" || e.args[0] == "--help" || e.args[0] == "help" {
 		fmt.Fprintf(e.stderr, auditUsage, audit.DefaultPath())
 		if len(e.args) == 0 {

@@ -66,7 +66,7 @@ func runCheck(ctx context.Context, e *env) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(e.args); err != nil {
-		return exitError
+		return parseExit(err)
 	}
 	if fs.NArg() > 0 {
 		return fail(e, "check", fmt.Errorf("unexpected argument %q", fs.Arg(0)))

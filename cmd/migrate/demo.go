@@ -51,9 +51,10 @@ is nothing left to do. On a terminal the plan is reviewed in the TUI.
 
 `)
 		fs.PrintDefaults()
+		fmt.Fprint(e.stderr, keyHelp())
 	}
 	if err := fs.Parse(e.args); err != nil {
-		return exitError
+		return parseExit(err)
 	}
 	if af.path == "" && !af.off {
 		// The demo keeps its audit trail out of the operator's real one.
@@ -116,7 +117,7 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, rec *recor
 	opts := apply.Options{Secrets: pl.resolve}
 	if interactive {
 		run := func(ctx context.Context, p *plan.Plan, obs apply.Observer) error {
-			_, err := apply.Run(ctx, conn.Client, p, tgt, opts, obs)
+			_, err := apply.Run(ctx, conn.Client, p, tgt, opts, apply.Observers{obs, rec.observer()})
 			return err
 		}
 		if _, err := sessionInteractive(ctx, e, p, run, rec.id()); err != nil {

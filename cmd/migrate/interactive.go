@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/tui"
@@ -30,3 +32,33 @@ func sessionInteractive(ctx context.Context, e *env, p *plan.Plan, run tui.Apply
 	}
 	return tui.Session(ctx, p, run, auditRun, tuiOptions(e))
 }
+
+// stepWriter turns progress lines into loading-screen steps.
+type stepWriter struct {
+	step func(msg string, done, total int)
+}
+
+func (w stepWriter) Write(b []byte) (int, error) {
+	if msg := strings.TrimSpace(string(b)); msg != "" {
+		w.step(msg, 0, 0)
+	}
+	return len(b), nil
+}
+
+// withLoading runs work behind the TUI's loading screen on a terminal, and
+// directly otherwise; work reports progress lines to the writer it gets.
+func withLoading(ctx context.Context, e *env, interactive bool, title string, work func(progress io.Writer) error) error {
+	if !interactive || !e.tty {
+		progress := io.Discard
+		if e.tty {
+			progress = e.stderr
+		}
+		return work(progress)
+	}
+	return tui.Loading(ctx, title, func(ctx context.Context, step func(string, int, int)) error {
+		return work(stepWriter{step})
+	}, tuiOptions(e))
+}
+
+// keyHelp is the TUI's key list for --help texts.
+func keyHelp() string { return "\nTerminal UI keys (--interactive):\n" + tui.KeyHelp() }

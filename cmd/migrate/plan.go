@@ -221,16 +221,18 @@ Exit codes: 0 nothing to do, 2 runnable changes pending, 1 error.
 
 `)
 		fs.PrintDefaults()
+		fmt.Fprint(e.stderr, keyHelp())
 	}
 	if err := fs.Parse(e.args); err != nil {
-		return exitError
-	}
-	progress := io.Discard
-	if e.tty {
-		progress = e.stderr
+		return parseExit(err)
 	}
 	rec := f.audit.begin(ctx, e, "plan")
-	pl, err := f.compute(ctx, progress)
+	var pl *planned
+	err := withLoading(ctx, e, f.interactive, "Reading the source and the target", func(progress io.Writer) error {
+		var err error
+		pl, err = f.compute(ctx, progress)
+		return err
+	})
 	if err != nil {
 		rec.finish(ctx, e, "error", exitError)
 		return fail(e, "plan", err)

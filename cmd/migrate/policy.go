@@ -76,7 +76,7 @@ func runPolicyConvert(_ context.Context, e *env) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(e.args); err != nil {
-		return exitError
+		return parseExit(err)
 	}
 	if fs.NArg() > 0 {
 		return fail(e, name, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
@@ -154,7 +154,7 @@ func runPolicyTest(ctx context.Context, e *env) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(e.args); err != nil {
-		return exitError
+		return parseExit(err)
 	}
 	if fs.NArg() > 0 {
 		return fail(e, name, fmt.Errorf("unexpected argument %q", fs.Arg(0)))

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/zkmigrate/zkmigrate/internal/audit"
+	"github.com/zkmigrate/zkmigrate/tui"
+)
+
+// historySource adapts the audit store to the TUI's history browser.
+type historySource struct{ s *audit.Store }
+
+func runRow(r audit.RunSummary) tui.RunRow {
+	row := tui.RunRow{ID: r.ID, Command: r.Command, Outcome: r.Outcome, Started: r.Started.Format(time.DateTime),
+		Target: r.Target.Address, Changes: r.Succeeded + r.Failed + r.Skipped}
+	if row.Outcome == "" {
+		row.Outcome = "unfinished"
+	}
+	if r.ExitCode != nil {
+		row.ExitCode = *r.ExitCode
+	}
+	return row
+}
+
+func (h historySource) Runs(ctx context.Context) ([]tui.RunRow, error) {
+	runs, err := h.s.Runs(ctx, 500)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]tui.RunRow, len(runs))
+	for i, r := range runs {
+		out[i] = runRow(r)
+	}
+	return out, nil
+}
+
+func (h historySource) Run(ctx context.Context, id int64) (tui.RunDetail, error) {
+	r, err := h.s.Run(ctx, id)
+	if err != nil {
+		return tui.RunDetail{}, err
+	}
+	d := tui.RunDetail{Run: runRow(r)}
+	changes, err := h.s.Changes(ctx, id, audit.ChangeFilter{})
+	if err != nil {
+		return d, err
+	}
+	for _, c := range changes {
+		msg := c.Message
+		if c.ErrorName != "" {
+			msg = c.ErrorName + ": " + msg
+		}
+		d.Changes = append(d.Changes, tui.ChangeRow{Kind: c.Kind, Action: c.Action, Resource: c.Resource, Status: c.Status, Error: msg})
+	}
+	rpcs, err := h.s.RPCs(ctx, id)
+	if err != nil {
+		return d, err
+	}
+	for _, r := range rpcs {
+		d.RPCs = append(d.RPCs, tui.RPCRow{API: r.API, Broker: int32(r.Broker), Started: r.Started.Format(time.TimeOnly),
+			DurationMS: r.Duration.Milliseconds(), Resources: r.Resources, Result: r.Result})
+	}
+	return d, nil
+}
+
+// auditBrowse opens the history browser: `migrate audit` on a terminal.
+func auditBrowse(ctx context.Context, e *env) int {
+	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	db := fs.String("audit-db", "", "audit database (default "+audit.DefaultPath()+")")
+	if err := fs.Parse(e.args); err != nil {
+		return parseExit(err)
+	}
+	path := *db
+	if path == "" {
+		path = audit.DefaultPath()
+	}
+	store, err := audit.Open(ctx, path)
+	if err != nil {
+		return fail(e, "audit", err)
+	}
+	defer store.Close()
+	if err := tui.History(ctx, historySource{store}, tuiOptions(e)); err != nil {
+		return fail(e, "audit", fmt.Errorf("history: %w", err))
+	}
+	return exitOK
+}
