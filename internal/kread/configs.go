@@ -163,12 +163,16 @@ func (r *reader) brokerConfigs(ctx context.Context, broker string) ([]snapshot.C
 	return nil, nil
 }
 
-// dynamicConfigs keeps the writable entries whose source is src. Sensitive
-// entries (flagged, or with no value) become secret references.
+// dynamicConfigs keeps the entries whose source is src, set at that level;
+// read-only topic entries are skipped. Kafka flags some dynamic broker keys
+// as read-only in DescribeConfigs (listener-prefixed passwords, replication
+// throttles) although they were set dynamically, so for brokers the source
+// is what counts.
+// Sensitive entries (flagged, or with no value) become secret references.
 func dynamicConfigs(cs []kmsg.DescribeConfigsResponseResourceConfig, src kmsg.ConfigSource, ref func(string) string) []snapshot.Config {
 	var out []snapshot.Config
 	for _, c := range cs {
-		if c.Source != src || c.ReadOnly {
+		if c.Source != src || (c.ReadOnly && src == kmsg.ConfigSourceDynamicTopicConfig) {
 			continue
 		}
 		sc := snapshot.Config{Key: c.Name, Source: src.String()}
