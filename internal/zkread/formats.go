@@ -220,15 +220,9 @@ func joinHostPort(h string, p int32) string {
 // ParseTopic parses /brokers/topics/<t> (v1, v2 with adding/removing
 // replicas, v3 with topic_id). Partitions come back sorted.
 func ParseTopic(name string, data []byte) (snapshot.Topic, error) {
-	var z struct {
-		Version    flexInt            `json:"version"`
-		Partitions map[string][]int32 `json:"partitions"`
-		Adding     map[string][]int32 `json:"adding_replicas"`
-		Removing   map[string][]int32 `json:"removing_replicas"`
-		TopicID    *string            `json:"topic_id"`
-	}
 	t := snapshot.Topic{Name: name, Internal: snapshot.IsInternalTopic(name)}
-	if err := decodeJSON(data, &z); err != nil {
+	z, err := decodeTopic(data)
+	if err != nil {
 		return t, err
 	}
 	if z.Partitions == nil {

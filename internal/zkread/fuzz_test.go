@@ -2,10 +2,12 @@ package zkread
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
 
@@ -157,5 +159,28 @@ func FuzzDesanitize(f *testing.F) {
 			t.Fatalf("Desanitize(Sanitize(%q)) = %q, %v", s, d, err)
 		}
 		_, _ = Desanitize(s)
+	})
+}
+
+// FuzzTopicFastPath: whenever the fast topic decoder accepts an input,
+// encoding/json accepts it too and decodes exactly the same value.
+func FuzzTopicFastPath(f *testing.F) {
+	seedZnodes(f, "/brokers/topics/")
+	for _, s := range []string{`{"version":3,"partitions":{"0":[-0,2147483647,-2147483648]},"topic_id":"x"}`, `{"version":1,"partitions":{"0":[1],"0":[2]}}`,
+		`{"version":1,"partitions":{"0":[]}} `, `{"version":01,"partitions":{}}`, "{\"version\":1,\"partitions\":{\"\xff\":[1]}}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, ok := fastTopic(data)
+		if !ok {
+			return
+		}
+		var slow topicJSON
+		if err := json.Unmarshal(data, &slow); err != nil {
+			t.Fatalf("fast path accepted what encoding/json rejects (%v): %q", err, data)
+		}
+		if d := cmp.Diff(slow, fast, cmp.AllowUnexported(flexInt{})); d != "" {
+			t.Fatalf("fast and encoding/json differ on %q:\n%s", data, d)
+		}
 	})
 }
