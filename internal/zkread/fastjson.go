@@ -230,3 +230,70 @@ func topicKeyIndex(k string) int {
 	}
 	return -1
 }
+
+// configJSON is a decoded /config/<type>/<entity> znode.
+type configJSON struct {
+	Version flexInt           `json:"version"`
+	Config  map[string]string `json:"config"`
+}
+
+// fastConfig decodes {"version":1,"config":{"k":"v",...}} in the exact
+// shape Kafka writes; anything else is left to encoding/json.
+func fastConfig(data []byte) (configJSON, bool) {
+	var z configJSON
+	s := &scanner{b: data}
+	if !s.next('{') || s.peek('}') {
+		return z, false
+	}
+	var seenVersion, seenConfig bool
+	for {
+		k, ok := s.str()
+		if !ok || !s.next(':') {
+			return z, false
+		}
+		switch {
+		case k == "version" && !seenVersion:
+			seenVersion = true
+			v, ok := s.int()
+			if !ok {
+				return z, false
+			}
+			z.Version = flexInt{v: v, set: true}
+		case k == "config" && !seenConfig:
+			seenConfig = true
+			if !s.next('{') {
+				return z, false
+			}
+			z.Config = map[string]string{}
+			if !s.next('}') {
+				for {
+					ck, ok := s.str()
+					if !ok || !s.next(':') {
+						return z, false
+					}
+					cv, ok := s.str()
+					if !ok {
+						return z, false
+					}
+					z.Config[ck] = cv
+					if s.next('}') {
+						break
+					}
+					if !s.next(',') {
+						return z, false
+					}
+				}
+			}
+		default:
+			return z, false
+		}
+		if s.next('}') {
+			break
+		}
+		if !s.next(',') {
+			return z, false
+		}
+	}
+	s.ws()
+	return z, s.i == len(s.b)
+}

@@ -282,10 +282,13 @@ func ParseEntityConfig(data []byte) (map[string]string, error) {
 	if len(bytes.TrimSpace(data)) == 0 || bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
 		return map[string]string{}, nil
 	}
-	var z struct {
-		Version flexInt           `json:"version"`
-		Config  map[string]string `json:"config"`
+	if z, ok := fastConfig(data); ok {
+		if z.Config == nil {
+			z.Config = map[string]string{}
+		}
+		return z.Config, checkVersion(z.Version, 1, 1)
 	}
+	var z configJSON
 	if err := json.Unmarshal(data, &z); err != nil {
 		// Say which key is not a string; never quote a value.
 		var raw struct {

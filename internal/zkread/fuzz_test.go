@@ -184,3 +184,25 @@ func FuzzTopicFastPath(f *testing.F) {
 		}
 	})
 }
+
+// FuzzConfigFastPath: whenever the fast config decoder accepts an input,
+// encoding/json decodes exactly the same value.
+func FuzzConfigFastPath(f *testing.F) {
+	seedZnodes(f, "/config/")
+	for _, s := range []string{`{"version":1,"config":{"a":"1","a":"2"}}`, `{"config":{},"version":1}`, `{"version":1,"config":{"k":"v\\u00e9"}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, ok := fastConfig(data)
+		if !ok {
+			return
+		}
+		var slow configJSON
+		if err := json.Unmarshal(data, &slow); err != nil {
+			t.Fatalf("fast path accepted what encoding/json rejects (%v): %q", err, data)
+		}
+		if d := cmp.Diff(slow, fast, cmp.AllowUnexported(flexInt{})); d != "" {
+			t.Fatalf("fast and encoding/json differ on %q:\n%s", data, d)
+		}
+	})
+}
