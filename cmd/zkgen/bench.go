@@ -379,12 +379,23 @@ func runBenchOne(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	peak := heapSampler()
 	res := benchResult{Mode: *mode}
+	// measured records memory and CPU right after the timed part, before
+	// any checking
+	measured := func() {
+		res.PeakHeap = peak()
+		var ru syscall.Rusage
+		if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+			res.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+		}
+		res.MaxRSSKB = peakRSS()
+	}
 	var err error
 	switch *mode {
 	case "raw", "raw-migration", "raw-seq", "raw-seq-migration":
 		err = rawWalk(ctx, *addr, *mode, *inflight, *nconns, &res)
+		measured()
 	case "migration", "full":
-		err = readSnapshot(ctx, *addr, *mode == "full", cfg, &res)
+		err = readSnapshot(ctx, *addr, *mode == "full", cfg, &res, measured)
 	default:
 		err = fmt.Errorf("unknown mode %q", *mode)
 	}
@@ -392,13 +403,25 @@ func runBenchOne(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, "bench one:", err)
 		return 1
 	}
-	res.PeakHeap = peak()
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		res.MaxRSSKB = ru.Maxrss
-		res.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-	}
 	stdout.Write(mustJSON(res))
+	return 0
+}
+
+// peakRSS is VmHWM from /proc/self/status, in KiB: the peak resident set
+// of this process image. (getrusage's ru_maxrss is not used: on Linux it
+// carries the parent's high-water mark across fork and exec.)
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
+			return kb
+		}
+	}
 	return 0
 }
 
@@ -482,7 +505,7 @@ func rawWalk(ctx context.Context, addr, mode string, inflight, nconns int, res *
 	return err
 }
 
-func readSnapshot(ctx context.Context, addr string, full bool, cfg zkgen.Config, res *benchResult) error {
+func readSnapshot(ctx context.Context, addr string, full bool, cfg zkgen.Config, res *benchResult, measured func()) error {
 	conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: addr})
 	if err != nil {
 		return err
@@ -491,6 +514,7 @@ func readSnapshot(ctx context.Context, addr string, full bool, cfg zkgen.Config,
 	start := time.Now()
 	s, err := zkread.Read(ctx, conn, zkread.Options{Full: full, Address: conn.Address(), EncoderSecrets: []string{zkgen.DefaultEncoderSecret}})
 	res.Seconds = time.Since(start).Seconds()
+	measured()
 	if err != nil {
 		return err
 	}
