@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
@@ -28,6 +29,7 @@ type applyFlags struct {
 	maxInFlight  int
 	rate         float64
 	verbose      bool
+	settle       time.Duration
 }
 
 func (f *applyFlags) register(fs *flag.FlagSet) {
@@ -40,6 +42,7 @@ func (f *applyFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxInFlight, "max-in-flight", 4, "concurrent requests")
 	fs.Float64Var(&f.rate, "rate", 0, "at most this many resources per second (0 = unlimited)")
 	fs.BoolVar(&f.verbose, "v", false, "print every RPC with its broker and duration")
+	fs.DurationVar(&f.settle, "verify-timeout", 60*time.Second, "after applying, re-read the target until it shows every applied change (KRaft brokers learn of changes asynchronously); 0 skips the check")
 }
 
 func runApply(ctx context.Context, e *env) int {
@@ -167,6 +170,14 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 	if err != nil {
 		return exitError, err
 	}
+	if res.Succeeded > 0 && !f.validateOnly && f.settle > 0 {
+		if err := f.verify(ctx, e, pl, p, res); err != nil {
+			fmt.Fprintf(e.stderr, "migrate apply: %v\n", err)
+			if rec.ok() {
+				_ = rec.run.Note(ctx, "verify", err.Error())
+			}
+		}
+	}
 	if js != nil {
 		js.Summary.AuditRun = rec.id()
 		_ = js.Write(e.stdout)
@@ -268,4 +279,40 @@ func confirm(e *env, question string) bool {
 	line, _ := bufio.NewReader(e.stdin).ReadString('\n')
 	a := strings.ToLower(strings.TrimSpace(line))
 	return a == "y" || a == "yes"
+}
+
+// verify re-reads the target until every change that succeeded is in its
+// After state, or the settle time runs out. KRaft brokers apply metadata
+// asynchronously, so a read right after the RPCs may lag behind them.
+func (f *applyFlags) verify(ctx context.Context, e *env, pl *planned, p *plan.Plan, res apply.Result) error {
+	failed := map[string]bool{}
+	for _, r := range res.Failures {
+		failed[r.Change.ID] = true
+	}
+	deadline := time.Now().Add(f.settle)
+	for delay := 250 * time.Millisecond; ; delay = min(2*delay, 5*time.Second) {
+		tgt, err := kread.Read(ctx, pl.conn, kread.Options{})
+		if err != nil {
+			return fmt.Errorf("verify: %w", err)
+		}
+		ix := plan.NewTarget(tgt)
+		var missing []string
+		for i := range p.Changes {
+			c := &p.Changes[i]
+			if failed[c.ID] {
+				continue
+			}
+			if st, _ := ix.Check(c); st != plan.Done {
+				missing = append(missing, c.ID)
+			}
+		}
+		if len(missing) == 0 {
+			fmt.Fprintf(e.stderr, "Verified: the target shows every applied change.\n")
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("verify: after %s the target still does not show %d applied change(s), e.g. %s", f.settle, len(missing), strings.Join(missing[:min(3, len(missing))], ", "))
+		}
+		time.Sleep(delay)
+	}
 }

@@ -324,10 +324,11 @@ func TestHelperProcess(t *testing.T) {
 	if args == "" {
 		return
 	}
-	var out bytes.Buffer
-	code := run(context.Background(), strings.Split(args, "\x00"), strings.NewReader(""), &out, os.Stderr, false)
-	os.Stdout.Write(out.Bytes())
-	os.Exit(code)
+	var argv []string
+	if err := json.Unmarshal([]byte(args), &argv); err != nil {
+		t.Fatal(err)
+	}
+	os.Exit(run(context.Background(), argv, strings.NewReader(""), os.Stdout, os.Stderr, false))
 }
 
 // TestFaultsRealKafka kills the apply process (SIGKILL) and the target
@@ -345,7 +346,8 @@ func TestFaultsRealKafka(t *testing.T) {
 
 	// Kill -9 the apply process once it has started sending.
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(os.Environ(), "ZKM_HELPER_ARGS="+strings.Join(append(applyArgs, "--batch-size", "5", "--max-in-flight", "1", "--rate", "60"), "\x00"))
+	argv, _ := json.Marshal(append(slices.Clone(applyArgs), "--batch-size", "5", "--max-in-flight", "1", "--rate", "60"))
+	cmd.Env = append(os.Environ(), "ZKM_HELPER_ARGS="+string(argv))
 	var childOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &childOut, &childOut
 	if err := cmd.Start(); err != nil {
@@ -407,6 +409,7 @@ func TestFaultsRealKafka(t *testing.T) {
 	if _, err := adm.CreateTopic(context.Background(), 2, 1, nil, prefix+"s-0001"); err != nil {
 		t.Fatal(err)
 	}
+	eventually(t, "the new topic to show", func() bool { return b.readTarget(t).Topic(prefix+"s-0001") != nil })
 	code, _, errs = b.migrate(t, append([]string{"apply", "--plan", planFile, "--yes"}, b.targetArgs()...)...)
 	if code != exitError || !strings.Contains(errs, prefix+"s-0001") {
 		t.Errorf("apply of a stale plan: exit %d, stderr %q; want exit 1 naming %s-0001", code, errs, prefix+"s")
@@ -437,7 +440,15 @@ func authorizationFailure(t *testing.T, b *bed, prefix string) {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(time.Second) // ACLs propagate to the broker's authorizer
+	eventually(t, "the grants to reach the broker", func() bool {
+		n := 0
+		for _, a := range b.readTarget(t).ACLs {
+			if a.Principal == p {
+				n++
+			}
+		}
+		return n == 5
+	})
 	s := &snapshot.Snapshot{Format: snapshot.FormatVersion, Source: snapshot.SourceZooKeeper, Topics: []snapshot.Topic{
 		{Name: prefix + "a-ok-1", Partitions: []snapshot.Partition{{ID: 0, Replicas: []int32{0}}}},
 		{Name: prefix + "a-no-1", Partitions: []snapshot.Partition{{ID: 0, Replicas: []int32{0}}}},
@@ -471,5 +482,16 @@ func authorizationFailure(t *testing.T, b *bed, prefix string) {
 	if !strings.HasPrefix(status[prefix+"a-ok-1"], "succeeded") || !strings.HasPrefix(status[prefix+"a-ok-2"], "succeeded") ||
 		status[prefix+"a-no-1"] != "failed TOPIC_AUTHORIZATION_FAILED" {
 		t.Errorf("per-resource results %v: want the two ok topics created and the other refused", status)
+	}
+}
+
+// eventually waits for cond: a KRaft broker learns of metadata changes
+// asynchronously, after the controller commits them.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
 	}
 }

@@ -362,6 +362,9 @@ func alreadyDone(c *plan.Change, code int16) bool {
 }
 
 func retriable(code int16) bool {
+	if code == requestFailed {
+		return true // the broker may be restarting: try the request again
+	}
 	e := kerr.ErrorForCode(code)
 	var ke *kerr.Error
 	if errors.As(e, &ke) {
@@ -370,16 +373,19 @@ func retriable(code int16) bool {
 	return false
 }
 
-// requestErrCode is used as the per-resource code when the whole request
-// failed (no response): -1, UNKNOWN_SERVER_ERROR, marked retriable by send.
-const requestFailed int16 = -2
+// Internal outcome codes: requestFailed when the whole request failed (no
+// response; retried), noResult when a response left a resource out.
+const (
+	requestFailed int16 = -2
+	noResult      int16 = -3
+)
 
 func (r *runner) report(c *plan.Change, o outcome, validate bool) {
 	rr := ResourceResult{Change: c, ValidateOnly: validate, ErrorCode: o.code, Message: o.msg}
 	if o.code != 0 {
-		if o.code == requestFailed {
+		if o.code == requestFailed || o.code == noResult {
 			rr.ErrorCode = -1
-			rr.ErrorName = "REQUEST_FAILED"
+			rr.ErrorName = map[int16]string{requestFailed: "REQUEST_FAILED", noResult: "NO_RESULT"}[o.code]
 			rr.Err = errors.New(o.msg)
 		} else {
 			e := kerr.ErrorForCode(o.code)
@@ -431,7 +437,11 @@ func (r *runner) send(ctx context.Context, b []*plan.Change, validate bool) []ou
 	shards := r.cl.RequestSharded(rctx, req)
 	cancel()
 	dur := r.o.Now().Sub(start)
+	// A change the response does not mention has failed: never assume success.
 	out := make([]outcome, len(b))
+	for i := range out {
+		out[i] = outcome{code: noResult, msg: "the response did not mention this resource"}
+	}
 	var reqErr error
 	got := 0
 	for _, sh := range shards {
