@@ -88,9 +88,12 @@ fetch_lib() {
 	command -v mvn >/dev/null || die "mvn not found (apt-get install -y maven)"
 	say "resolving $(basename "$pom") from Maven Central into $dir"
 	rm -rf "$dir.tmp"
-	mvn -q -B -Dstyle.color=never -f "$pom" dependency:copy-dependencies \
-		-DincludeScope=runtime -Dmdep.prependGroupId=true -DoutputDirectory="$dir.tmp" ||
-		die "maven could not resolve $pom"
+	local mlog=$dir.maven.log
+	if ! mvn -q -B -Dstyle.color=never -f "$pom" dependency:copy-dependencies \
+		-DincludeScope=runtime -Dmdep.prependGroupId=true -DoutputDirectory="$dir.tmp" >"$mlog" 2>&1; then
+		tail -n 30 "$mlog" >&2
+		die "maven could not resolve $pom (log: $mlog)"
+	fi
 	if compgen -G "$dir.tmp/ch.qos.logback*" >/dev/null; then
 		die "$pom: a logback jar reached the classpath; it would compete with the Kafka log binding"
 	fi
@@ -406,8 +409,9 @@ ensure_admin_scram() {
 	touch "$done"
 }
 
-# start_source NAME ID PORT RACK
-start_source_broker() {
+# launch_source_broker NAME ID PORT RACK: start a 3.9 broker without waiting
+# (wait_ready NAME waits); ZooKeeper and the admin credential come first.
+launch_source_broker() {
 	local name=$1 id=$2 port=$3 rack=$4
 	if running "$name"; then say "$name already running (pid $(pid_of "$name"))"; return 0; fi
 	port_free "$name"
@@ -415,10 +419,14 @@ start_source_broker() {
 	ensure_admin_scram
 	write_source_conf "$name" "$id" "$port" "$rack"
 	mkdir -p "$DATA/$name"
-	local off
-	off=$(launch "$name" "$KAFKA_HEAP" "$LIB39" "-Dlog4j.configuration=file:$CONF/log4j.properties" \
-		kafka.Kafka "$CONF/$name.properties")
-	wait_ready "$name" "$off"
+	launch "$name" "$KAFKA_HEAP" "$LIB39" "-Dlog4j.configuration=file:$CONF/log4j.properties" \
+		kafka.Kafka "$CONF/$name.properties" >/dev/null
+}
+
+# start_source_broker NAME ID PORT RACK
+start_source_broker() {
+	launch_source_broker "$@"
+	wait_ready "$1"
 }
 
 start_source() { start_source_broker source 0 "$SOURCE_PORT" rack-a; }
@@ -623,6 +631,12 @@ cmd_legacy() {
 	say "legacy: topics, ACLs, quotas, SCRAM users, broker configs, a delegation token (AdminClient)"
 	legacy_java create "$bs" "$cp" "$TB/scram-credentials.json"
 
+	# Broker 1 exists only to hold replicas: of "replicated", and of "doomed",
+	# whose deletion stays pending while broker 1 is offline. It starts while
+	# the CLI tools run (the topics above are already placed on broker 0).
+	say "legacy: starting broker 1 (in the background) for topics with replicas on brokers 0 and 1"
+	launch_source_broker source1 1 "$SOURCE1_PORT" rack-b
+
 	say "legacy: kafka-configs: a topic config change, a user with SCRAM and a quota"
 	tool "$LIB39" kafka.admin.ConfigCommand --bootstrap-server "$bs" --command-config "$cp" \
 		--alter --entity-type topics --entity-name orders --add-config retention.ms=86400000 >/dev/null
@@ -636,10 +650,8 @@ cmd_legacy() {
 	tool "$LIB39" kafka.admin.AclCommand --bootstrap-server "$bs" --command-config "$cp" \
 		--add --allow-principal User:svc-etl --producer --topic etl- --resource-pattern-type prefixed >/dev/null
 
-	# Broker 1 exists only to hold replicas: of "replicated", and of "doomed",
-	# whose deletion stays pending while broker 1 is offline.
-	say "legacy: starting broker 1 for topics with replicas on brokers 0 and 1"
-	start_source1
+	say "legacy: waiting for broker 1"
+	wait_ready source1
 	legacy_java two-brokers "$bs" "$cp" -
 	say "legacy: stopping broker 1, then deleting topic 'doomed' (stays pending)"
 	stop_one source1
