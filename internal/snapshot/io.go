@@ -210,7 +210,9 @@ func ConfigMap(cs []Config) map[string]string {
 	return m
 }
 
-// String renders an entity the way kafka-configs does: "user=alice,client-id=<default>".
+// String renders an entity the way kafka-configs does:
+// "user=alice,client-id=<default>". It identifies the entity: a name that is
+// literally "<default>" renders sanitized (%3Cdefault%3E).
 func (e QuotaEntity) String() string {
 	var b strings.Builder
 	for i, c := range e {
@@ -219,9 +221,14 @@ func (e QuotaEntity) String() string {
 		}
 		b.WriteString(c.Type)
 		b.WriteByte('=')
-		if c.Default {
+		switch {
+		case c.Default:
 			b.WriteString("<default>")
-		} else {
+		case c.Name == "<default>":
+			// A principal literally named <default> is written the way
+			// Kafka stores it, so it never reads as the default entity.
+			b.WriteString("%3Cdefault%3E")
+		default:
 			b.WriteString(c.Name)
 		}
 	}

@@ -15,6 +15,10 @@ import (
 // A Secret never prints or serialises its value: String, GoString, Format and
 // MarshalJSON all show the reference only. Reveal is the one way out, used by
 // apply when it sends the value to the target.
+//
+// fmt can call these methods only on a Secret it reaches as a value or an
+// exported field: a struct that keeps a Secret (or any secret string) in an
+// unexported field must give itself a Format method, or %v prints the field.
 type Secret struct {
 	ref   string
 	value string

@@ -131,7 +131,8 @@ func TestEntityNames(t *testing.T) {
 		got[q.Entity.String()] = q.Entity[0].Default
 	}
 	for entity, isDefault := range map[string]bool{
-		"user=<default>":                           false, // the user literally named <default>
+		"user=%3Cdefault%3E":                       false, // the user literally named <default>
+		"user=<default>":                           true,
 		"user=<default>,client-id=<default>":       true,
 		"user=CN=foo,OU=bar":                       false,
 		"user=User With Space,client-id=<default>": false,
