@@ -7,6 +7,8 @@
 // over several connections in parallel) or into an in-memory zktree.Tree
 // (TreeWriter), so tests and benchmarks can run without a server. Output is a
 // pure function of Config: the same seed gives byte-identical znode data.
+// Walk reads a tree back with go-zookeeper alone, pipelined (the raw limit
+// the snapshot reader is benchmarked against); Delete removes one.
 //
 // Synthetic shortcuts, all documented on the names that take them:
 //   - /brokers/ids/<id> and /controller are written persistent, not
