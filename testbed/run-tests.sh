@@ -5,7 +5,10 @@
 #   3. start ZooKeeper, Kafka 3.9 and Kafka 4.1 on fresh data dirs;
 #   4. create the legacy state through Kafka;
 #   5. run go test on every package with the test bed's env vars;
-#   6. stop the servers whatever happened, and exit with go test's status.
+#   6. run every fuzz target briefly, every benchmark once at a small size
+#      (so they cannot rot), and the TUI smoke test in tmux;
+#   7. stop the servers whatever happened, and exit non-zero if any step failed.
+# CI_EXTRAS=0 skips step 6; FUZZTIME sets the time per fuzz target (5s).
 # GO_TEST_FLAGS overrides the go test flags; GO_TEST_PKGS the packages.
 set -euo pipefail
 
@@ -36,6 +39,9 @@ install_missing() {
 	local pkgs=()
 	command -v java >/dev/null || pkgs+=(default-jre-headless)
 	command -v mvn >/dev/null || pkgs+=(maven)
+	command -v make >/dev/null || pkgs+=(make)
+	command -v gcc >/dev/null || pkgs+=(gcc libc6-dev) # cgo: mattn/go-sqlite3
+	command -v tmux >/dev/null || pkgs+=(tmux)        # the TUI smoke test
 	if ((${#pkgs[@]})); then
 		echo "installing ${pkgs[*]} (apt-get)" >&2
 		apt-get update -qq
@@ -60,5 +66,49 @@ step start "$TB" start all
 step legacy "$TB" legacy
 eval "$("$TB" env)"
 
-echo "== go test ${FLAGS[*]} ${PKGS[*]}" >&2
-"$GO" test "${FLAGS[@]}" "${PKGS[@]}"
+# fuzz_briefly runs every fuzz target for FUZZTIME (a smoke run; the
+# corpora in testdata/fuzz are replayed by go test itself).
+fuzz_briefly() {
+	local pkg name
+	for pkg in $("$GO" list ./...); do
+		for name in $("$GO" test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
+			echo "fuzz $pkg $name" >&2
+			"$GO" test -run '^$' -fuzz "^${name}\$" -fuzztime "${FUZZTIME:-5s}" "$pkg" >/dev/null
+		done
+	done
+}
+
+# bench_small runs every Go benchmark once and the snapshot benchmark at its
+# small size: the figures in docs/benchmarks.md come from the same commands.
+bench_small() {
+	"$GO" test -run '^$' -bench . -benchtime 1x ./... >"$TBDIR/bench-small.txt"
+	grep -c '^Benchmark' "$TBDIR/bench-small.txt" | sed 's/^/benchmarks run: /' >&2
+	OUT="$TBDIR/snapshot-small.json" bench/snapshot.sh small >&2
+}
+
+# go_test runs the tests verbosely into a log, prints the package results
+# (and, on failure, everything but the passing tests' chatter), and counts
+# top-level tests for the closing line.
+go_test() {
+	local log="$TBDIR/go-test.log" rc=0
+	"$GO" test -v "${FLAGS[@]}" "${PKGS[@]}" >"$log" 2>&1 || rc=$?
+	if ((rc == 0)); then
+		grep -E '^(ok|FAIL|\?) ' "$log" || true
+	else
+		grep -vE '^(=== (RUN|PAUSE|CONT|NAME)|\s*--- (PASS|SKIP):)' "$log" || true
+	fi
+	PASSED=$(grep -c '^--- PASS:' "$log" || true)
+	FAILED=$(grep -c '^--- FAIL:' "$log" || true)
+	SKIPPED=$(grep -c '^--- SKIP:' "$log" || true)
+	echo "go test: $PASSED passed, $FAILED failed, $SKIPPED skipped"
+	return "$rc"
+}
+
+step "go test ${FLAGS[*]} ${PKGS[*]}" go_test
+if [ "${CI_EXTRAS:-1}" != 0 ]; then
+	step fuzz fuzz_briefly
+	step bench-small bench_small
+	step tui-smoke scripts/tui-demo-tmux.sh
+fi
+echo "all steps passed" >&2
+echo "go test: $PASSED passed, $FAILED failed, $SKIPPED skipped"
