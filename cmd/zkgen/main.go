@@ -184,6 +184,7 @@ func printSummary(w io.Writer, s zkgen.Summary, elapsed time.Duration) {
 	fmt.Fprintf(w, "  quota entities    %d (user %d, client %d, user+client %d, ip %d; involving <default> %d)\n",
 		q.Total(), q.User, q.Client, q.UserClient, q.IP, q.Defaults)
 	fmt.Fprintf(w, "  scram users       %d (%d credentials)\n", s.ScramUsers, s.ScramCredentials)
+	fmt.Fprintf(w, "  other             %d delegation tokens, %d config change notifications\n", s.DelegationTokens, s.ConfigChanges)
 }
 
 // runDelete removes a generated tree: the chroot and everything below it.

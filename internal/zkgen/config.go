@@ -89,6 +89,9 @@ type Summary struct {
 	Quotas           QuotaCounts `json:"quota_entities"`
 	ScramUsers       int         `json:"scram_users"`
 	ScramCredentials int         `json:"scram_credentials"` // one per user and mechanism
+
+	DelegationTokens int `json:"delegation_tokens"` // /delegation_token/tokens/<id>
+	ConfigChanges    int `json:"config_changes"`    // /config/changes/config_change_<n>
 }
 
 // QuotaCounts counts quota entities by shape. Defaults counts the entities

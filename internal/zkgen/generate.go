@@ -150,7 +150,7 @@ func (g *gen) skeleton() []Node {
 
 // body produces every other node, one self-contained unit at a time.
 func (g *gen) body(emit func([]Node) error) error {
-	for _, section := range []func(func([]Node) error) error{g.topics, g.brokerConfigs, g.quotasAndUsers, g.acls} {
+	for _, section := range []func(func([]Node) error) error{g.topics, g.brokerConfigs, g.quotasAndUsers, g.acls, g.extras} {
 		if err := section(func(u []Node) error { g.count(u); return emit(u) }); err != nil {
 			return err
 		}

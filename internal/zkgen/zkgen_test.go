@@ -759,8 +759,47 @@ func checkTree(t *testing.T, tr *zktree.Tree, cfg Config) Summary {
 		}
 	}
 
+	// delegation tokens and config change notifications
+	if _, ok := nodes["/delegation_token"]; ok {
+		for _, id := range children("/delegation_token/tokens") {
+			p := "/delegation_token/tokens/" + id
+			var tok struct {
+				Version         int      `json:"version"`
+				Owner           string   `json:"owner"`
+				TokenRequester  string   `json:"tokenRequester"`
+				Renewers        []string `json:"renewers"`
+				IssueTimestamp  int64    `json:"issueTimestamp"`
+				MaxTimestamp    int64    `json:"maxTimestamp"`
+				ExpiryTimestamp int64    `json:"expiryTimestamp"`
+				TokenID         string   `json:"tokenId"`
+			}
+			strictJSON(t, p, nodes[p], &tok)
+			if tok.Version != 3 || tok.TokenID != id || tok.IssueTimestamp <= 0 || tok.ExpiryTimestamp <= tok.IssueTimestamp || tok.MaxTimestamp < tok.ExpiryTimestamp {
+				t.Errorf("%s: %s", p, nodes[p])
+			}
+			for _, pr := range append([]string{tok.Owner, tok.TokenRequester}, tok.Renewers...) {
+				if raw := entity(t, p, pr); !strings.HasPrefix(raw, "User:") {
+					t.Errorf("%s: principal %q is not User:<name>", p, raw)
+				}
+			}
+			s.DelegationTokens++
+		}
+	}
+	for _, c := range children("/config/changes") {
+		p := "/config/changes/" + c
+		var ch struct {
+			Version    int    `json:"version"`
+			EntityPath string `json:"entity_path"`
+		}
+		strictJSON(t, p, nodes[p], &ch)
+		if _, ok := nodes["/config/"+ch.EntityPath]; ch.Version != 2 || !ok || !regexp.MustCompile(`^config_change_\d{10}$`).MatchString(c) {
+			t.Errorf("%s: %s (entity must exist)", p, nodes[p])
+		}
+		s.ConfigChanges++
+	}
+
 	// nothing outside the kinds above
-	known := regexp.MustCompile(`^/(consumers|brokers(/ids(/\d+)?|/seqid|/topics(/[^/]+(/partitions(/\d+(/state)?)?)?)?)?|config(/changes|/topics(/[^/]+)?|/brokers(/[^/]+)?|/clients(/[^/]+)?|/ips(/[^/]+)?|/users(/[^/]+(/clients(/[^/]+)?)?)?)?|admin(/delete_topics(/[^/]+)?)?|isr_change_notification|log_dir_event_notification|latest_producer_id_block|cluster(/id)?|controller|controller_epoch|feature|kafka-acl(/[A-Za-z]+(/[^/]+)?)?|kafka-acl-extended(/prefixed(/[A-Za-z]+(/[^/]+)?)?)?|kafka-acl-changes|kafka-acl-extended-changes)$`)
+	known := regexp.MustCompile(`^/(consumers|brokers(/ids(/\d+)?|/seqid|/topics(/[^/]+(/partitions(/\d+(/state)?)?)?)?)?|delegation_token(/tokens(/[^/]+)?|/token_changes)?|config(/changes(/[^/]+)?|/topics(/[^/]+)?|/brokers(/[^/]+)?|/clients(/[^/]+)?|/ips(/[^/]+)?|/users(/[^/]+(/clients(/[^/]+)?)?)?)?|admin(/delete_topics(/[^/]+)?)?|isr_change_notification|log_dir_event_notification|latest_producer_id_block|cluster(/id)?|controller|controller_epoch|feature|kafka-acl(/[A-Za-z]+(/[^/]+)?)?|kafka-acl-extended(/prefixed(/[A-Za-z]+(/[^/]+)?)?)?|kafka-acl-changes|kafka-acl-extended-changes)$`)
 	for _, n := range tr.Nodes {
 		if !known.MatchString(n.Path) || path.Clean(n.Path) != n.Path {
 			t.Errorf("unexpected znode %s", n.Path)
