@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -110,7 +111,7 @@ func (s *Snapshot) Sort() {
 		slices.SortFunc(s.ScramUsers[i].Credentials, func(a, b ScramCredential) int { return strings.Compare(a.Mechanism, b.Mechanism) })
 	}
 	slices.SortFunc(s.ScramUsers, func(a, b ScramUser) int { return strings.Compare(a.Name, b.Name) })
-	slices.SortFunc(s.ACLs, func(a, b ACL) int { return strings.Compare(a.Key(), b.Key()) })
+	slices.SortFunc(s.ACLs, compareACLs)
 	s.ACLs = slices.Compact(s.ACLs)
 	slices.SortFunc(s.DelegationTokens, func(a, b DelegationToken) int { return strings.Compare(a.TokenID, b.TokenID) })
 	slices.Sort(s.PendingDeletes)
@@ -233,6 +234,13 @@ func (e QuotaEntity) String() string {
 		}
 	}
 	return b.String()
+}
+
+// compareACLs orders ACLs as their Keys do, without building the keys.
+func compareACLs(a, b ACL) int {
+	return cmp.Or(strings.Compare(a.ResourceType, b.ResourceType), strings.Compare(a.PatternType, b.PatternType),
+		strings.Compare(a.ResourceName, b.ResourceName), strings.Compare(a.Principal, b.Principal),
+		strings.Compare(a.Host, b.Host), strings.Compare(a.Operation, b.Operation), strings.Compare(a.Permission, b.Permission))
 }
 
 // Key is a string that identifies the ACL exactly and sorts by resource
