@@ -34,6 +34,7 @@ type sourceFlags struct {
 	snapshotFile      string
 	full              bool
 	workers           int
+	connections       int
 	zkTimeout         time.Duration
 }
 
@@ -45,7 +46,8 @@ func (f *sourceFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.encoderSecretFile, "password-encoder-secret-file", "", "`file` holding password.encoder.secret, to decrypt dynamic broker passwords in memory")
 	fs.StringVar(&f.snapshotFile, "snapshot", "", "read a saved snapshot `file` instead of ZooKeeper")
 	fs.BoolVar(&f.full, "full", false, "full read for audits: also partition state, old /consumers groups, notification queues")
-	fs.IntVar(&f.workers, "zk-requests-in-flight", zkread.DefaultWorkers, "ZooKeeper requests kept in flight on the connection")
+	fs.IntVar(&f.workers, "zk-requests-in-flight", zkread.DefaultWorkers, "ZooKeeper requests kept in flight, spread over the sessions")
+	fs.IntVar(&f.connections, "zk-connections", zkconn.DefaultConnections, "ZooKeeper sessions to read over (reads are pipelined on each)")
 	fs.DurationVar(&f.zkTimeout, "zk-timeout", 15*time.Second, "give up connecting to ZooKeeper after this long")
 }
 
@@ -93,7 +95,7 @@ func (f *sourceFlags) load(ctx context.Context, progress io.Writer) (*snapshot.S
 				Fix:     "read from --zookeeper to resolve encrypted broker passwords"})
 		}
 	} else {
-		conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile, ConnectTimeout: f.zkTimeout})
+		conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile, ConnectTimeout: f.zkTimeout, Connections: f.connections})
 		if err != nil {
 			return nil, err
 		}

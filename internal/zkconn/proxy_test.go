@@ -94,7 +94,7 @@ func TestConnectionLossDuringRead(t *testing.T) {
 	for range 5 {
 		before := read(direct)
 		p := newFlakyProxy(t, addr, 1, 6000, 0)
-		c, err := Dial(ctx, Options{Connect: p.ln.Addr().String()})
+		c, err := Dial(ctx, Options{Connect: p.ln.Addr().String(), Connections: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +122,7 @@ func TestConnectionLossDuringRead(t *testing.T) {
 func TestConnectionLostForGood(t *testing.T) {
 	addr := liveZK(t)
 	p := newFlakyProxy(t, addr, 1, 6000, 1)
-	c, err := Dial(context.Background(), Options{Connect: p.ln.Addr().String(), RetryTimeout: 2 * time.Second})
+	c, err := Dial(context.Background(), Options{Connect: p.ln.Addr().String(), RetryTimeout: 2 * time.Second, Connections: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
