@@ -61,6 +61,30 @@ testbed-clean: ## stop the servers and delete their data and logs (jars kept)
 capture: ## re-capture internal/zkread/testdata/kafka39-* from a fresh, separate 3.9 cluster
 	testbed/capture-fixture.sh internal/zkread/testdata
 
+# ---------------------------------------------------------------- scale and benchmarks
+
+ZK ?= 127.0.0.1:21810
+
+.PHONY: gen-large bench bench-snapshot bench-snapshot-small tui-smoke docs
+
+gen-large: ## a 50,000-topic legacy cluster into the test ZooKeeper (start it with ZK_HEAP=1g)
+	$(GO) run ./cmd/zkgen --zookeeper $(ZK)/zkgen-large --seed 1
+
+bench: ## every Go benchmark (figures in docs/benchmarks.md)
+	$(GO) test -run '^$$' -bench . ./...
+
+bench-snapshot: ## snapshot read at 50,000 topics vs go-zookeeper alone (ZooKeeper with >= 1 GiB heap)
+	bench/snapshot.sh full
+
+bench-snapshot-small: ## the same at CI size (~15 s)
+	OUT=$(TESTBED_DIR)/snapshot-small.json bench/snapshot.sh small --cleanup
+
+tui-smoke: ## run migrate demo in tmux, press keys, check the screens
+	scripts/tui-demo-tmux.sh
+
+docs: ## regenerate docs/checks.md from the check catalogue
+	$(GO) run ./internal/check/gen
+
 # ---------------------------------------------------------------- help
 
 .PHONY: help

@@ -83,7 +83,7 @@ fuzz_briefly() {
 bench_small() {
 	"$GO" test -run '^$' -bench . -benchtime 1x ./... >"$TBDIR/bench-small.txt"
 	grep -c '^Benchmark' "$TBDIR/bench-small.txt" | sed 's/^/benchmarks run: /' >&2
-	OUT="$TBDIR/snapshot-small.json" bench/snapshot.sh small >&2
+	OUT="$TBDIR/snapshot-small.json" bench/snapshot.sh small --cleanup >&2
 }
 
 # go_test runs the tests verbosely into a log, prints the package results

@@ -3,9 +3,9 @@ package zkgen
 import (
 	"encoding/base64"
 	"encoding/json"
+	"github.com/zkmigrate/zkmigrate/internal/zkread"
 	"math/rand/v2"
 	"strconv"
-	"strings"
 )
 
 // Default is Kafka's name for the default entity in /config/<type>/<default>
@@ -13,24 +13,9 @@ import (
 const Default = "<default>"
 
 // Sanitize encodes a user principal or client id the way Kafka's
-// Sanitizer.sanitize does: only [A-Za-z0-9._-] stay as they are, every other
-// UTF-8 byte becomes %XX in upper-case hex (so '~' is %7E, ' ' is %20 and
-// '*' is %2A). url.QueryUnescape reverses it.
-func Sanitize(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-	return b.String()
-}
+// Sanitizer.sanitize does; it is the reader's own encoder, so the generator
+// and the reader can never disagree.
+func Sanitize(s string) string { return zkread.Sanitize(s) }
 
 // newUUID returns a Kafka Uuid string from rng: 16 random bytes with the
 // version-4 and variant bits java.util.UUID.randomUUID sets, base64url
