@@ -255,7 +255,7 @@ func (f *applyFlags) loadSaved(ctx context.Context, progress io.Writer) (*planne
 	if p.Target.ClusterID != "" {
 		fmt.Fprintf(progress, "Reading target %s ...\n", strings.Join(conn.Bootstrap, ","))
 	}
-	tgt, err := kread.Read(ctx, conn, kread.Options{})
+	tgt, err := kread.Read(ctx, conn, f.readOptions())
 	if err != nil {
 		conn.Close()
 		return nil, err
@@ -291,7 +291,7 @@ func (f *applyFlags) verify(ctx context.Context, e *env, pl *planned, p *plan.Pl
 	}
 	deadline := time.Now().Add(f.settle)
 	for delay := 250 * time.Millisecond; ; delay = min(2*delay, 5*time.Second) {
-		tgt, err := kread.Read(ctx, pl.conn, kread.Options{})
+		tgt, err := kread.Read(ctx, pl.conn, f.readOptions())
 		if err != nil {
 			return fmt.Errorf("verify: %w", err)
 		}

@@ -54,13 +54,16 @@ func (b *bed) migrate(t *testing.T, args ...string) (int, string, string) {
 	return code, out, errs
 }
 
-func (b *bed) admin(t *testing.T) *kafkaconn.Conn {
+func (b *bed) admin(t *testing.T) *kafkaconn.Conn { return dialAdmin(t, b.target, b.targetProps) }
+
+// dialAdmin connects to the target as the test bed's admin.
+func dialAdmin(t testing.TB, target, props string) *kafkaconn.Conn {
 	t.Helper()
-	cfg, err := kafkaconn.Load(b.targetProps)
+	cfg, err := kafkaconn.Load(props)
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := kafkaconn.Dial(context.Background(), []string{b.target}, cfg)
+	conn, err := kafkaconn.Dial(context.Background(), []string{target}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 // runMigrate runs the CLI in-process, as a user would, and returns the exit
 // code and both streams.
-func runMigrate(t *testing.T, args ...string) (code int, stdout, stderr string) {
+func runMigrate(t testing.TB, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code = run(context.Background(), args, strings.NewReader(""), &out, &errb, false)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -123,6 +124,15 @@ func (f *planFlags) options() (plan.Options, error) {
 	return o, nil
 }
 
+// readOptions scopes target reads to the topics the plan may touch.
+func (f *planFlags) readOptions() kread.Options {
+	var o kread.Options
+	if f.topics != "" {
+		o.Topics, _ = regexp.Compile(f.topics) // checked by options()
+	}
+	return o
+}
+
 // readTarget reads the target through the admin protocol, or from a file.
 func (f *planFlags) readTarget(ctx context.Context, progress io.Writer) (*snapshot.Snapshot, *kafkaconn.Conn, error) {
 	if f.targetSnapshot != "" {
@@ -134,7 +144,7 @@ func (f *planFlags) readTarget(ctx context.Context, progress io.Writer) (*snapsh
 		return nil, nil, err
 	}
 	fmt.Fprintf(progress, "Reading target %s ...\n", strings.Join(conn.Bootstrap, ","))
-	s, err := kread.Read(ctx, conn, kread.Options{})
+	s, err := kread.Read(ctx, conn, f.readOptions())
 	if err != nil {
 		conn.Close()
 		return nil, nil, err
