@@ -177,11 +177,10 @@ func (f *planFlags) compute(ctx context.Context, progress io.Writer) (*planned, 
 		return nil, err
 	}
 	out := &planned{source: src, target: tgt, conn: conn, creds: creds, resolve: newResolver(src, creds)}
-	principal := f.target.principal
-	if principal == "" && conn != nil {
-		principal = conn.Principal
+	opts.Principal = f.target.principal // offline (--target-snapshot) review
+	if conn != nil {
+		opts.Principal = conn.Principal // --principal, else who the connection authenticates as
 	}
-	opts.Principal = principal
 	in := plan.Input{Source: src, Target: tgt, Options: opts, Credentials: creds,
 		SourceEndpoint: endpointOf(src), TargetEndpoint: endpointOf(tgt)}
 	if pol != nil {
