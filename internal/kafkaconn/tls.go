@@ -8,6 +8,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/zkmigrate/zkmigrate/internal/jks"
 	"os"
 	"strings"
 
@@ -351,6 +352,11 @@ func cleanPKCS12Err(err error) error {
 
 func loadJKS(data []byte, pass string) (keystore.KeyStore, error) {
 	ks := keystore.New()
+	// keystore-go trusts the file's lengths; check them first, so a corrupt
+	// file is an error and not a multi-gigabyte allocation.
+	if _, err := jks.Walk(data); err != nil {
+		return ks, err
+	}
 	if err := ks.Load(bytes.NewReader(data), []byte(pass)); err != nil {
 		if strings.Contains(err.Error(), "invalid digest") {
 			if pass == "" {
@@ -426,103 +432,25 @@ func jksKey(data []byte, storePass, keyPass string) (crypto.PrivateKey, []*x509.
 	return nil, nil, errors.New("no private key entry")
 }
 
-// jksCertsUnchecked reads the certificates of a JKS file without checking
-// its keyed SHA-1 digest, as Java's KeyStore.load does with a null password:
-// magic, version, entry count, then entries (1 = private key with its
-// chain, 2 = trusted certificate).
+// jksCertsUnchecked reads the trusted certificates of a JKS file without
+// checking its keyed SHA-1 digest, as Java's KeyStore.load does with a null
+// password. Only trusted-certificate entries count, as in Java's PKIX
+// trust manager.
 func jksCertsUnchecked(data []byte) ([]*x509.Certificate, error) {
-	r := &jksReader{b: data}
-	if r.u32() != 0xfeedfeed {
-		return nil, errors.New("not a JKS keystore")
+	entries, err := jks.Walk(data)
+	if err != nil {
+		return nil, err
 	}
-	version := r.u32()
-	if version != 1 && version != 2 {
-		return nil, fmt.Errorf("unsupported JKS version %d", version)
-	}
-	n := r.u32()
 	var out []*x509.Certificate
-	// readCert reads one certificate; trusted ones are kept (only
-	// trusted-certificate entries count, as in Java's PKIX trust manager).
-	readCert := func(trusted bool) error {
-		if version == 2 {
-			r.utf() // certificate type, "X.509"
+	for _, e := range entries {
+		if !e.Trusted {
+			continue
 		}
-		der := r.bytes(int(r.u32()))
-		if r.err != nil || !trusted {
-			return r.err
-		}
-		c, err := x509.ParseCertificate(der)
+		c, err := x509.ParseCertificate(e.Certs[0])
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("entry %q: %v", e.Alias, err)
 		}
 		out = append(out, c)
-		return nil
-	}
-	for i := uint32(0); i < n && r.err == nil; i++ {
-		tag := r.u32()
-		alias := r.utf()
-		r.bytes(8) // creation time
-		switch tag {
-		case 1:
-			r.bytes(int(r.u32())) // encrypted key
-			chain := r.u32()
-			for j := uint32(0); j < chain && r.err == nil; j++ {
-				if err := readCert(false); err != nil {
-					return nil, r.entryErr(alias, err)
-				}
-			}
-		case 2:
-			if err := readCert(true); err != nil {
-				return nil, r.entryErr(alias, err)
-			}
-		default:
-			return nil, fmt.Errorf("entry %q: unknown JKS entry type %d", alias, tag)
-		}
-	}
-	if r.err != nil {
-		return nil, r.err
 	}
 	return out, nil
-}
-
-type jksReader struct {
-	b   []byte
-	err error
-}
-
-// entryErr names the entry unless the file simply ended.
-func (r *jksReader) entryErr(alias string, err error) error {
-	if r.err != nil {
-		return r.err
-	}
-	return fmt.Errorf("entry %q: %v", alias, err)
-}
-
-func (r *jksReader) bytes(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n < 0 || n > len(r.b) {
-		r.err = errors.New("truncated JKS file")
-		return nil
-	}
-	out := r.b[:n]
-	r.b = r.b[n:]
-	return out
-}
-
-func (r *jksReader) u32() uint32 {
-	b := r.bytes(4)
-	if b == nil {
-		return 0
-	}
-	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
-}
-
-func (r *jksReader) utf() string {
-	b := r.bytes(2)
-	if b == nil {
-		return ""
-	}
-	return string(r.bytes(int(b[0])<<8 | int(b[1])))
 }

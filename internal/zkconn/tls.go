@@ -11,6 +11,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/zkmigrate/zkmigrate/internal/jks"
 	"os"
 	"path/filepath"
 	"strings"
@@ -269,6 +270,9 @@ func ParseKeyStore(data []byte, typ, password string) (tls.Certificate, error) {
 	switch strings.ToUpper(typ) {
 	case "JKS":
 		ks := keystore.New()
+		if _, err := jks.Walk(data); err != nil { // keystore-go trusts the file's lengths
+			return out, fmt.Errorf("bad JKS (%v)", err)
+		}
 		if err := ks.Load(bytes.NewReader(data), []byte(password)); err != nil {
 			return out, fmt.Errorf("bad JKS or wrong password (%v)", err)
 		}
@@ -384,6 +388,9 @@ func ParseTrustStore(data []byte, typ, password string) ([]*x509.Certificate, er
 	switch strings.ToUpper(typ) {
 	case "JKS":
 		ks := keystore.New()
+		if _, err := jks.Walk(data); err != nil { // keystore-go trusts the file's lengths
+			return nil, fmt.Errorf("bad JKS (%v)", err)
+		}
 		if err := ks.Load(bytes.NewReader(data), []byte(password)); err != nil {
 			return nil, fmt.Errorf("bad JKS or wrong password (%v)", err)
 		}
