@@ -73,7 +73,10 @@ fuzz_briefly() {
 	for pkg in $("$GO" list ./...); do
 		for name in $("$GO" test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
 			echo "fuzz $pkg $name" >&2
-			"$GO" test -run '^$' -fuzz "^${name}\$" -fuzztime "${FUZZTIME:-5s}" "$pkg" >/dev/null
+			if ! "$GO" test -run '^$' -fuzz "^${name}\$" -fuzztime "${FUZZTIME:-5s}" "$pkg" >"$TBDIR/fuzz.log" 2>&1; then
+				tail -40 "$TBDIR/fuzz.log" >&2 # the failing input is saved under the package's testdata/fuzz
+				return 1
+			fi
 		done
 	done
 }
