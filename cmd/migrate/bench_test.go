@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/zkmigrate/zkmigrate/internal/benchkit"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/testbed"
 )
@@ -87,7 +87,7 @@ func BenchmarkApplyRealKafka(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
 			s := benchSnapshot(next(), topics, acls, quotas)
-			reqs := rawRequests(s)
+			reqs := benchkit.RawRequests(s)
 			b.StartTimer()
 			for _, req := range reqs {
 				if _, err := conn.Client.Request(context.Background(), req); err != nil {
@@ -120,36 +120,4 @@ func java(b *testing.B, classpath, class string, args ...string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("%s: %v\n%s", class, err, out)
 	}
-}
-
-// rawRequests builds the changes of s as one request per kind.
-func rawRequests(s *snapshot.Snapshot) []kmsg.Request {
-	ct := kmsg.NewPtrCreateTopicsRequest()
-	ct.TimeoutMillis = 60000
-	for _, t := range s.Topics {
-		rt := kmsg.NewCreateTopicsRequestTopic()
-		rt.Topic, rt.NumPartitions, rt.ReplicationFactor = t.Name, int32(len(t.Partitions)), 1
-		c := kmsg.NewCreateTopicsRequestTopicConfig()
-		c.Name, c.Value = "retention.ms", kmsg.StringPtr("3600000")
-		rt.Configs = append(rt.Configs, c)
-		ct.Topics = append(ct.Topics, rt)
-	}
-	ca := kmsg.NewPtrCreateACLsRequest()
-	for _, a := range s.ACLs {
-		c := kmsg.NewCreateACLsRequestCreation()
-		c.ResourceType, c.ResourceName, c.ResourcePatternType = kmsg.ACLResourceTypeTopic, a.ResourceName, kmsg.ACLResourcePatternTypeLiteral
-		c.Principal, c.Host, c.Operation, c.PermissionType = a.Principal, a.Host, kmsg.ACLOperationRead, kmsg.ACLPermissionTypeAllow
-		ca.Creations = append(ca.Creations, c)
-	}
-	cq := kmsg.NewPtrAlterClientQuotasRequest()
-	for _, q := range s.Quotas {
-		e := kmsg.NewAlterClientQuotasRequestEntry()
-		ent := kmsg.NewAlterClientQuotasRequestEntryEntity()
-		ent.Type, ent.Name = "user", kmsg.StringPtr(q.Entity[0].Name)
-		op := kmsg.NewAlterClientQuotasRequestEntryOp()
-		op.Key, op.Value = "producer_byte_rate", 1048576
-		e.Entity, e.Ops = append(e.Entity, ent), append(e.Ops, op)
-		cq.Entries = append(cq.Entries, e)
-	}
-	return []kmsg.Request{ct, ca, cq}
 }

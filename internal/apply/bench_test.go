@@ -7,8 +7,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/zkmigrate/zkmigrate/internal/apply"
+	"github.com/zkmigrate/zkmigrate/internal/benchkit"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -87,36 +87,8 @@ func BenchmarkApplyKfake(b *testing.B) {
 
 // rawApply sends the same changes as one request per kind, without checks.
 func rawApply(b *testing.B, cl *kgo.Client, s *snapshot.Snapshot) {
-	ctx := context.Background()
-	ct := kmsg.NewPtrCreateTopicsRequest()
-	ct.TimeoutMillis = 30000
-	for _, t := range s.Topics {
-		rt := kmsg.NewCreateTopicsRequestTopic()
-		rt.Topic, rt.NumPartitions, rt.ReplicationFactor = t.Name, int32(len(t.Partitions)), 1
-		c := kmsg.NewCreateTopicsRequestTopicConfig()
-		c.Name, c.Value = "retention.ms", kmsg.StringPtr("3600000")
-		rt.Configs = append(rt.Configs, c)
-		ct.Topics = append(ct.Topics, rt)
-	}
-	ca := kmsg.NewPtrCreateACLsRequest()
-	for _, a := range s.ACLs {
-		c := kmsg.NewCreateACLsRequestCreation()
-		c.ResourceType, c.ResourceName, c.ResourcePatternType = kmsg.ACLResourceTypeTopic, a.ResourceName, kmsg.ACLResourcePatternTypeLiteral
-		c.Principal, c.Host, c.Operation, c.PermissionType = a.Principal, a.Host, kmsg.ACLOperationRead, kmsg.ACLPermissionTypeAllow
-		ca.Creations = append(ca.Creations, c)
-	}
-	cq := kmsg.NewPtrAlterClientQuotasRequest()
-	for _, q := range s.Quotas {
-		e := kmsg.NewAlterClientQuotasRequestEntry()
-		ent := kmsg.NewAlterClientQuotasRequestEntryEntity()
-		ent.Type, ent.Name = "user", kmsg.StringPtr(q.Entity[0].Name)
-		op := kmsg.NewAlterClientQuotasRequestEntryOp()
-		op.Key, op.Value = "producer_byte_rate", 1024
-		e.Entity, e.Ops = append(e.Entity, ent), append(e.Ops, op)
-		cq.Entries = append(cq.Entries, e)
-	}
-	for _, req := range []kmsg.Request{ct, ca, cq} {
-		if _, err := cl.Request(ctx, req); err != nil {
+	for _, req := range benchkit.RawRequests(s) {
+		if _, err := cl.Request(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}
 	}
