@@ -88,6 +88,61 @@ func (e *StaleError) Error() string {
 	return fmt.Sprintf("plan is stale for %d resource(s): %s%s; re-run plan", n, strings.Join(shown, "; "), more)
 }
 
+// rpcOf is the RPC each kind and action must use.
+func rpcOf(c *plan.Change) string {
+	switch c.Kind {
+	case plan.KindTopic:
+		if c.Action == plan.ActionDelete {
+			return plan.RPCDeleteTopics
+		}
+		return plan.RPCCreateTopics
+	case plan.KindPartitions:
+		return plan.RPCCreatePartitions
+	case plan.KindReassignment:
+		return plan.RPCAlterReassignments
+	case plan.KindTopicConfig, plan.KindBrokerConfig:
+		return plan.RPCIncrementalAlter
+	case plan.KindQuota:
+		return plan.RPCAlterClientQuotas
+	case plan.KindACL:
+		if c.Action == plan.ActionDelete {
+			return plan.RPCDeleteACLs
+		}
+		return plan.RPCCreateACLs
+	case plan.KindScramUser:
+		return plan.RPCAlterUserScramCredRPC
+	}
+	return ""
+}
+
+// Validate checks that a plan (possibly read from a file someone edited)
+// is one apply can carry out: known kinds and RPCs, and the states each
+// needs. The error names the first bad change.
+func Validate(p *plan.Plan) error {
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		bad := func(why string) error { return fmt.Errorf("plan change %d (%s): %s", i+1, c.ID, why) }
+		want := rpcOf(c)
+		switch {
+		case want == "":
+			return bad(fmt.Sprintf("unknown kind %q", c.Kind))
+		case c.RPC != want:
+			return bad(fmt.Sprintf("RPC %q does not carry a %s %s (want %s)", c.RPC, c.Kind, c.Action, want))
+		case c.Action != plan.ActionDelete && c.After == nil:
+			return bad("no after-state")
+		case (c.Kind == plan.KindTopicConfig || c.Kind == plan.KindBrokerConfig || c.Kind == plan.KindQuota || c.Kind == plan.KindPartitions) && c.Before == nil:
+			return bad("no before-state")
+		case c.Kind == plan.KindACL && c.Resource.ACL == nil:
+			return bad("no ACL")
+		case c.Kind == plan.KindQuota && len(c.Resource.Entity) == 0:
+			return bad("no quota entity")
+		case c.Kind == plan.KindScramUser && (c.After.Password == nil || c.Resource.Mechanism == ""):
+			return bad("no password reference or mechanism")
+		}
+	}
+	return nil
+}
+
 // maxRecordsPerRequest keeps a CreateTopics request under the KRaft
 // controller's limit of 10,000 records per operation.
 const maxRecordsPerRequest = 9000
@@ -101,6 +156,9 @@ func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snaps
 	o.defaults()
 	if obs == nil {
 		obs = Observers{}
+	}
+	if err := Validate(p); err != nil {
+		return Result{}, err
 	}
 	r := &runner{cl: cl, o: o, obs: &syncObserver{o: obs}}
 	var todo []*plan.Change
@@ -420,7 +478,7 @@ func hasValidateOnly(rpc string) bool {
 
 // send issues one request for the batch and maps the response to one
 // outcome per change, in order. A request that fails as a whole gives every
-// change the retriable requestFailed outcome... which the caller retries.
+// change the requestFailed outcome, which runBatch retries.
 func (r *runner) send(ctx context.Context, b []*plan.Change, validate bool) []outcome {
 	req, match := r.build(b, validate)
 	r.mu.Lock()
@@ -677,7 +735,7 @@ func (r *runner) build(b []*plan.Change, validate bool) (kmsg.Request, func(kmsg
 			}
 		}
 	}
-	panic("apply: unknown RPC " + b[0].RPC) // plan only produces the RPCs above
+	panic("apply: unknown RPC " + b[0].RPC) // unreachable: Run validates the plan first
 }
 
 func (r *runner) value(c snapshot.Config) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -308,3 +309,27 @@ func TestApplyNeedsSecrets(t *testing.T) {
 type resolver map[string]string
 
 func (r resolver) Resolve(ref string) (string, bool) { v, ok := r[ref]; return v, ok }
+
+// A plan file someone edited is refused with the change named, never a
+// panic, before anything is sent.
+func TestApplyRefusesMalformedPlans(t *testing.T) {
+	_, cl, _ := cluster(t)
+	for name, edit := range map[string]func(c *plan.Change){
+		"unknown RPC":    func(c *plan.Change) { c.RPC = "FrobnicateTopics" },
+		"unknown kind":   func(c *plan.Change) { c.Kind = "gadget" },
+		"no after-state": func(c *plan.Change) { c.After = nil },
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := build(t, emptyTarget())
+			edit(&p.Changes[0])
+			var ev events
+			_, err := apply.Run(context.Background(), cl, p, emptyTarget(), apply.Options{}, &ev)
+			if err == nil || !strings.Contains(err.Error(), p.Changes[0].ID) {
+				t.Fatalf("Run = %v, want an error naming %s", err, p.Changes[0].ID)
+			}
+			if len(ev.es) != 0 {
+				t.Errorf("%d events for a refused plan", len(ev.es))
+			}
+		})
+	}
+}
