@@ -1,0 +1,42 @@
+package plan_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/render"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+// FuzzBuild: any pair of snapshot files (they are user input through
+// --snapshot and --target-snapshot) plans, renders and simulates without
+// panicking; errors are fine.
+func FuzzBuild(f *testing.F) {
+	src, _ := json.Marshal(legacy())
+	tgt, _ := json.Marshal(partialTarget())
+	f.Add(src, tgt, "1=1,2=2,3=3", true)
+	f.Add(src, []byte(`{"format":1,"topics":[{"name":"orders","partitions":[{"id":5}]}]}`), "", false)
+	f.Fuzz(func(t *testing.T, a, b []byte, brokerMap string, prune bool) {
+		s, err1 := snapshot.Decode(bytes.NewReader(a))
+		g, err2 := snapshot.Decode(bytes.NewReader(b))
+		m, err3 := plan.ParseBrokerIDMap(brokerMap)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return
+		}
+		s.Sort()
+		g.Sort()
+		p, err := plan.Build(plan.Input{Source: s, Target: g, Options: plan.Options{BrokerIDMap: m, Prune: prune, Reassign: m != nil}})
+		if err != nil {
+			return
+		}
+		var out bytes.Buffer
+		_ = render.PlanText(&out, p)
+		ix := plan.NewTarget(g)
+		for i := range p.Changes {
+			ix.Check(&p.Changes[i])
+		}
+		plan.Simulate(g, p.Changes)
+	})
+}
