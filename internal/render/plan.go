@@ -175,41 +175,31 @@ func configValue(c snapshot.Config) string {
 }
 
 func configDiff(before, after []snapshot.Config) []string {
-	bm := map[string]snapshot.Config{}
+	bm := map[string]string{}
 	for _, c := range before {
-		bm[c.Key] = c
+		bm[c.Key] = configValue(c)
 	}
-	am := map[string]snapshot.Config{}
+	am := map[string]string{}
 	for _, c := range after {
-		am[c.Key] = c
+		am[c.Key] = configValue(c)
 	}
-	keys := make([]string, 0, len(bm)+len(am))
-	for k := range bm {
-		keys = append(keys, k)
-	}
-	for k := range am {
-		if _, ok := bm[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	var out []string
-	for _, k := range keys {
-		bc, inB := bm[k]
-		ac, inA := am[k]
-		switch {
-		case inB && inA:
-			out = append(out, fmt.Sprintf("~ %s: %s -> %s", k, configValue(bc), configValue(ac)))
-		case inA:
-			out = append(out, fmt.Sprintf("+ %s = %s", k, configValue(ac)))
-		default:
-			out = append(out, fmt.Sprintf("- %s (was %s)", k, configValue(bc)))
-		}
-	}
-	return out
+	return keyDiff(bm, am)
 }
 
 func quotaDiff(before, after map[string]float64) []string {
+	f := func(m map[string]float64) map[string]string {
+		out := make(map[string]string, len(m))
+		for k, v := range m {
+			out[k] = strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		return out
+	}
+	return keyDiff(f(before), f(after))
+}
+
+// keyDiff renders rendered values before and after, key by key:
+// "~ k: a -> b", "+ k = b", "- k (was a)".
+func keyDiff(before, after map[string]string) []string {
 	keys := make([]string, 0, len(before)+len(after))
 	for k := range before {
 		keys = append(keys, k)
@@ -221,17 +211,16 @@ func quotaDiff(before, after map[string]float64) []string {
 	}
 	sort.Strings(keys)
 	var out []string
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	for _, k := range keys {
-		bv, inB := before[k]
-		av, inA := after[k]
+		b, inB := before[k]
+		a, inA := after[k]
 		switch {
 		case inB && inA:
-			out = append(out, fmt.Sprintf("~ %s: %s -> %s", k, f(bv), f(av)))
+			out = append(out, fmt.Sprintf("~ %s: %s -> %s", k, b, a))
 		case inA:
-			out = append(out, fmt.Sprintf("+ %s = %s", k, f(av)))
+			out = append(out, fmt.Sprintf("+ %s = %s", k, a))
 		default:
-			out = append(out, fmt.Sprintf("- %s (was %s)", k, f(bv)))
+			out = append(out, fmt.Sprintf("- %s (was %s)", k, b))
 		}
 	}
 	return out
