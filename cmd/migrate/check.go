@@ -104,7 +104,10 @@ func runCheck(ctx context.Context, e *env) int {
 		rec.finish(ctx, e, "error", exitError)
 		return fail(e, "check", err)
 	}
-	opts.EncoderSecretKnown = encoderSecretUsed(src) || (f.source.zookeeper != "" && (f.source.encoderSecretFile != "" || staticEncoderSecret(src)))
+	// Whether a secret was given (it only words the finding; which passwords
+	// stayed encrypted is read per config). A plaintext password config is
+	// "known" without any secret, so it proves nothing about one.
+	opts.EncoderSecretKnown = f.source.zookeeper != "" && (f.source.encoderSecretFile != "" || staticEncoderSecret(src))
 	findings, err := check.Run(src, opts)
 	if err != nil {
 		rec.finish(ctx, e, "error", exitError)
@@ -163,19 +166,6 @@ func sourceName(s *snapshot.Snapshot) string {
 		return s.Address
 	}
 	return s.Source
-}
-
-// encoderSecretUsed reports whether any encrypted broker password was
-// decrypted, i.e. a working password encoder secret was given.
-func encoderSecretUsed(s *snapshot.Snapshot) bool {
-	for _, bc := range s.BrokerConfigs {
-		for _, c := range bc.Configs {
-			if c.Sensitive && c.Secret != nil && c.Secret.Known() {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // staticEncoderSecret reports whether a --broker-config file sets
