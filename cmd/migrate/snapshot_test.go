@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/zkmigrate/zkmigrate/internal/testbed"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,13 +151,7 @@ func TestSnapshotCommandErrors(t *testing.T) {
 // password is resolved (counted) but never printed, and a missing chroot is
 // a one-line error.
 func TestSnapshotLive(t *testing.T) {
-	addr := os.Getenv("ZKM_TEST_ZK")
-	if addr == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("ZKM_TEST_ZK is not set in CI")
-		}
-		t.Skip("ZKM_TEST_ZK not set (start the test bed)")
-	}
+	addr := testbed.ZK(t)
 	args := []string{"snapshot", "--zookeeper", addr}
 	secretFile := os.Getenv("ZKM_TEST_ENCODER_SECRET_FILE")
 	if secretFile != "" {

@@ -3,6 +3,7 @@ package zkconn
 import (
 	"context"
 	"errors"
+	"github.com/zkmigrate/zkmigrate/internal/testbed"
 	"net"
 	"os"
 	"strings"
@@ -14,18 +15,6 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
-
-func liveZK(t *testing.T) string {
-	t.Helper()
-	addr := os.Getenv("ZKM_TEST_ZK")
-	if addr == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("ZKM_TEST_ZK is not set in CI")
-		}
-		t.Skip("ZKM_TEST_ZK not set (start the test bed)")
-	}
-	return addr
-}
 
 func TestDialUnreachable(t *testing.T) {
 	_, err := Dial(context.Background(), Options{Connect: "127.0.0.1:1,127.0.0.1:2/kafka", ConnectTimeout: 1500 * time.Millisecond})
@@ -88,7 +77,7 @@ func TestRetry(t *testing.T) {
 // TestLive reads the test bed's ZooKeeper: the root, a chroot that does not
 // exist, an auth scheme the server rejects, and the zxid from reply headers.
 func TestLive(t *testing.T) {
-	addr := liveZK(t)
+	addr := testbed.ZK(t)
 	ctx := context.Background()
 	c, err := Dial(ctx, Options{Connect: addr})
 	if err != nil {

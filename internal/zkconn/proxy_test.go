@@ -2,6 +2,7 @@ package zkconn
 
 import (
 	"context"
+	"github.com/zkmigrate/zkmigrate/internal/testbed"
 	"io"
 	"net"
 	"strings"
@@ -75,7 +76,7 @@ func (p *flakyProxy) serve() {
 // the snapshot equals a read without the cut (compared while the cluster is
 // quiet: equal zxids before and after).
 func TestConnectionLossDuringRead(t *testing.T) {
-	addr := liveZK(t)
+	addr := testbed.ZK(t)
 	ctx := context.Background()
 	direct, err := Dial(ctx, Options{Connect: addr})
 	if err != nil {
@@ -120,7 +121,7 @@ func TestConnectionLossDuringRead(t *testing.T) {
 // TestConnectionLostForGood: the ensemble goes away mid-read; the read
 // fails within the retry bound with one clear error naming the host.
 func TestConnectionLostForGood(t *testing.T) {
-	addr := liveZK(t)
+	addr := testbed.ZK(t)
 	p := newFlakyProxy(t, addr, 1, 6000, 1)
 	c, err := Dial(context.Background(), Options{Connect: p.ln.Addr().String(), RetryTimeout: 2 * time.Second, Connections: 1})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/zkmigrate/zkmigrate/internal/testbed"
 	"os"
 	"strings"
 	"sync"
@@ -13,25 +14,11 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// testZK returns the test ZooKeeper's address from ZKM_TEST_ZK. It skips
-// the test when unset, unless CI is set, where the servers always run.
-func testZK(t *testing.T) string {
-	t.Helper()
-	addr := os.Getenv("ZKM_TEST_ZK")
-	if addr == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("ZKM_TEST_ZK is not set, but CI is: the test servers should be running")
-		}
-		t.Skip("ZKM_TEST_ZK not set; set it to a test ZooKeeper (host:port) to run")
-	}
-	return addr
-}
-
 // TestZooKeeperRoundTrip writes a small cluster into a unique chroot of a
 // real ZooKeeper, reads it back with go-zookeeper and compares it with the
 // same cluster generated in memory; then deletes it.
 func TestZooKeeperRoundTrip(t *testing.T) {
-	addr := strings.TrimSuffix(testZK(t), "/") + fmt.Sprintf("/zkgen-test-%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	addr := strings.TrimSuffix(testbed.ZK(t), "/") + fmt.Sprintf("/zkgen-test-%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cfg := Small(7)
@@ -98,7 +85,7 @@ func TestZooKeeperRoundTrip(t *testing.T) {
 // TestZooKeeperDelete checks Delete removes a generated tree and refuses
 // the root.
 func TestZooKeeperDelete(t *testing.T) {
-	addr := strings.TrimSuffix(testZK(t), "/") + fmt.Sprintf("/zkgen-test-del-%d", os.Getpid())
+	addr := strings.TrimSuffix(testbed.ZK(t), "/") + fmt.Sprintf("/zkgen-test-del-%d", os.Getpid())
 	w, err := DialZK(addr, 2, 15*time.Second)
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package zkread
 
 import (
 	"context"
+	"github.com/zkmigrate/zkmigrate/internal/testbed"
 	"os"
 	"slices"
 	"strings"
@@ -12,24 +13,10 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/zkconn"
 )
 
-// liveZK returns the test bed's ZooKeeper (ZKM_TEST_ZK). It skips locally
-// when unset and fails in CI, where the test bed always runs.
-func liveZK(t *testing.T) string {
-	t.Helper()
-	zk := os.Getenv("ZKM_TEST_ZK")
-	if zk == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("ZKM_TEST_ZK is not set in CI (start the test bed: testbed/testbed.sh start)")
-		}
-		t.Skip("ZKM_TEST_ZK not set (start the test bed: testbed/testbed.sh start)")
-	}
-	return zk
-}
-
 // TestLiveTestBed reads the test bed's ZooKeeper and checks the snapshot
 // against what testbed/LegacyState.java made Kafka 3.9 write.
 func TestLiveTestBed(t *testing.T) {
-	addr := liveZK(t)
+	addr := testbed.ZK(t)
 	var secrets []string
 	if f := os.Getenv("ZKM_TEST_ENCODER_SECRET_FILE"); f != "" {
 		b, err := os.ReadFile(f)
