@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -91,7 +92,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	runs := fs.Int("runs", 3, "runs per mode; the median is reported")
 	modes := fs.String("modes", strings.Join(benchModes, ","), "comma-separated modes")
 	inflight := fs.Int("inflight", 128, "requests in flight for the raw walks")
-	conns := fs.Int("conns", 4, "connections for the raw walks (go-zookeeper pipelines one session; several go faster)")
+	conns := fs.Int("conns", 8, "connections for the raw walks (go-zookeeper pipelines one session; several go faster)")
 	jsonOut := fs.String("json", "", "also write the results as JSON to this file")
 	cleanup := fs.Bool("cleanup", false, "delete the benchmark tree at the end (it is kept by default for the next run)")
 	if err := fs.Parse(args); err != nil {
@@ -377,11 +378,20 @@ func runBenchOne(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, "bench one: --want:", err)
 		return 1
 	}
+	stopProfile := func() {}
+	if dir := os.Getenv("ZKM_BENCH_CPUPROFILE"); dir != "" {
+		// a CPU profile of the timed part, for finding where the time goes
+		f, err := os.CreateTemp(dir, *mode+"-*.pprof")
+		if err == nil && pprof.StartCPUProfile(f) == nil {
+			stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		}
+	}
 	peak := heapSampler()
 	res := benchResult{Mode: *mode}
 	// measured records memory and CPU right after the timed part, before
 	// any checking
 	measured := func() {
+		stopProfile()
 		res.PeakHeap = peak()
 		var ru syscall.Rusage
 		if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {

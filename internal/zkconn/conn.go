@@ -42,7 +42,7 @@ type Options struct {
 }
 
 // DefaultConnections is the default number of ZooKeeper sessions.
-const DefaultConnections = 4
+const DefaultConnections = 8
 
 // Conn is a read-only connection to a ZooKeeper ensemble, rooted at the
 // connect string's chroot. It is safe for concurrent use; concurrent calls
@@ -146,7 +146,7 @@ func Dial(ctx context.Context, opt Options) (*Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		return newZxidConn(nc, &c.maxZxid), nil
+		return newZxidConn(newBatchConn(nc, opt.SessionTimeout), &c.maxZxid), nil
 	}
 	n := opt.Connections
 	if n <= 0 {

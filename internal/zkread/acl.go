@@ -23,16 +23,22 @@ var operations = []string{"All", "Read", "Write", "Create", "Delete", "Alter", "
 
 var permissions = []string{"Allow", "Deny"}
 
-// canonical maps PascalCase or UPPER_CASE spellings to PascalCase, as
-// SecurityUtils' lookup maps accept both.
-func canonical(s string, names []string) (string, bool) {
+// spellings maps each name's PascalCase and UPPER_CASE spellings to the
+// PascalCase one, as SecurityUtils' lookup maps accept both.
+func spellings(names []string) map[string]string {
+	m := make(map[string]string, 2*len(names))
 	for _, n := range names {
-		if s == n || s == upperSnake(n) {
-			return n, true
-		}
+		m[n] = n
+		m[upperSnake(n)] = n
 	}
-	return "", false
+	return m
 }
+
+var (
+	resourceTypeNames = spellings(ResourceTypes)
+	operationNames    = spellings(operations)
+	permissionNames   = spellings(permissions)
+)
 
 func upperSnake(pascal string) string {
 	var b strings.Builder
@@ -47,22 +53,17 @@ func upperSnake(pascal string) string {
 
 // CanonicalResourceType returns the PascalCase resource type for a path
 // segment or enum name, and whether it is known.
-func CanonicalResourceType(s string) (string, bool) { return canonical(s, ResourceTypes) }
+func CanonicalResourceType(s string) (string, bool) {
+	n, ok := resourceTypeNames[s]
+	return n, ok
+}
 
 // ParseACLs parses an ACL znode ({"version":1,"acls":[...]}) for one
 // resource pattern. Entries with unknown operations or permissions make the
 // whole znode malformed, as AclEntry.fromBytes does.
 func ParseACLs(resourceType, resourceName, patternType string, data []byte) ([]snapshot.ACL, error) {
-	var z struct {
-		Version flexInt `json:"version"`
-		ACLs    []struct {
-			Principal  string `json:"principal"`
-			Permission string `json:"permissionType"`
-			Operation  string `json:"operation"`
-			Host       string `json:"host"`
-		} `json:"acls"`
-	}
-	if err := decodeJSON(data, &z); err != nil {
+	z, err := decodeACLs(data)
+	if err != nil {
 		return nil, err
 	}
 	if z.ACLs == nil {
@@ -70,11 +71,11 @@ func ParseACLs(resourceType, resourceName, patternType string, data []byte) ([]s
 	}
 	out := make([]snapshot.ACL, 0, len(z.ACLs))
 	for i, a := range z.ACLs {
-		op, ok := canonical(a.Operation, operations)
+		op, ok := operationNames[a.Operation]
 		if !ok {
 			return nil, fmt.Errorf("zkread: acl %d: unknown operation %q", i, a.Operation)
 		}
-		perm, ok := canonical(a.Permission, permissions)
+		perm, ok := permissionNames[a.Permission]
 		if !ok {
 			return nil, fmt.Errorf("zkread: acl %d: unknown permissionType %q", i, a.Permission)
 		}

@@ -297,3 +297,135 @@ func fastConfig(data []byte) (configJSON, bool) {
 	s.ws()
 	return z, s.i == len(s.b)
 }
+
+// aclsJSON is a decoded ACL znode.
+type aclsJSON struct {
+	Version flexInt        `json:"version"`
+	ACLs    []aclEntryJSON `json:"acls"`
+}
+
+type aclEntryJSON struct {
+	Principal  string `json:"principal"`
+	Permission string `json:"permissionType"`
+	Operation  string `json:"operation"`
+	Host       string `json:"host"`
+}
+
+// decodeACLs decodes an ACL znode, taking the fast path for the exact
+// shape Kafka writes. FuzzACLFastPath checks that both paths agree.
+func decodeACLs(data []byte) (aclsJSON, error) {
+	if z, ok := fastACLs(data); ok {
+		return z, nil
+	}
+	var z aclsJSON
+	return z, decodeJSON(data, &z)
+}
+
+// fastACLs decodes {"version":1,"acls":[{"principal":..,"permissionType":..,
+// "operation":..,"host":..},...]} with each key at most once; anything else
+// is left to encoding/json.
+func fastACLs(data []byte) (aclsJSON, bool) {
+	var z aclsJSON
+	s := &scanner{b: data}
+	if !s.next('{') || s.peek('}') {
+		return z, false
+	}
+	var seenVersion, seenACLs bool
+	for {
+		k, ok := s.str()
+		if !ok || !s.next(':') {
+			return z, false
+		}
+		switch {
+		case k == "version" && !seenVersion:
+			seenVersion = true
+			v, ok := s.int()
+			if !ok {
+				return z, false
+			}
+			z.Version = flexInt{v: v, set: true}
+		case k == "acls" && !seenACLs:
+			seenACLs = true
+			if z.ACLs, ok = s.aclEntries(); !ok {
+				return z, false
+			}
+		default:
+			return z, false
+		}
+		if s.next('}') {
+			break
+		}
+		if !s.next(',') {
+			return z, false
+		}
+	}
+	s.ws()
+	return z, s.i == len(s.b)
+}
+
+func (s *scanner) aclEntries() ([]aclEntryJSON, bool) {
+	if !s.next('[') {
+		return nil, false
+	}
+	out := []aclEntryJSON{}
+	if s.next(']') {
+		return out, true
+	}
+	for {
+		e, ok := s.aclEntry()
+		if !ok {
+			return nil, false
+		}
+		out = append(out, e)
+		if s.next(']') {
+			return out, true
+		}
+		if !s.next(',') {
+			return nil, false
+		}
+	}
+}
+
+func (s *scanner) aclEntry() (aclEntryJSON, bool) {
+	var e aclEntryJSON
+	if !s.next('{') {
+		return e, false
+	}
+	if s.next('}') {
+		return e, true
+	}
+	var seen [4]bool
+	for {
+		k, ok := s.str()
+		if !ok || !s.next(':') {
+			return e, false
+		}
+		v, ok := s.str()
+		if !ok {
+			return e, false
+		}
+		var i int
+		switch k {
+		case "principal":
+			i, e.Principal = 0, v
+		case "permissionType":
+			i, e.Permission = 1, v
+		case "operation":
+			i, e.Operation = 2, v
+		case "host":
+			i, e.Host = 3, v
+		default:
+			return e, false
+		}
+		if seen[i] {
+			return e, false
+		}
+		seen[i] = true
+		if s.next('}') {
+			return e, true
+		}
+		if !s.next(',') {
+			return e, false
+		}
+	}
+}

@@ -40,7 +40,7 @@ const (
 )
 
 // DefaultWorkers is the default number of requests in flight.
-const DefaultWorkers = 64
+const DefaultWorkers = 256
 
 // Options tune a read.
 type Options struct {
