@@ -129,11 +129,14 @@ func (s *scanner) ints() ([]int32, bool) {
 	}
 }
 
-func (s *scanner) partitionMap() (map[string][]int32, bool) {
+func (s *scanner) partitionMap() (map[string][]int32, bool) { return scanMap(s, s.ints) }
+
+// scanMap reads {"k":value,...}, each value read by value.
+func scanMap[V any](s *scanner, value func() (V, bool)) (map[string]V, bool) {
 	if !s.next('{') {
 		return nil, false
 	}
-	m := map[string][]int32{}
+	m := map[string]V{}
 	if s.next('}') {
 		return m, true
 	}
@@ -142,7 +145,7 @@ func (s *scanner) partitionMap() (map[string][]int32, bool) {
 		if !ok || !s.next(':') {
 			return nil, false
 		}
-		v, ok := s.ints()
+		v, ok := value()
 		if !ok {
 			return nil, false
 		}
@@ -241,61 +244,53 @@ type configJSON struct {
 // shape Kafka writes; anything else is left to encoding/json.
 func fastConfig(data []byte) (configJSON, bool) {
 	var z configJSON
+	var ok bool
+	z.Version, ok = versionedObject(data, "config", func(s *scanner) bool {
+		z.Config, ok = scanMap(s, s.str)
+		return ok
+	})
+	return z, ok
+}
+
+// versionedObject scans {"version":N,"<key>":...} with each key at most
+// once, in either order and nothing else; body reads key's value.
+func versionedObject(data []byte, key string, body func(*scanner) bool) (flexInt, bool) {
+	var v flexInt
 	s := &scanner{b: data}
 	if !s.next('{') || s.peek('}') {
-		return z, false
+		return v, false
 	}
-	var seenVersion, seenConfig bool
+	var seenVersion, seenKey bool
 	for {
 		k, ok := s.str()
 		if !ok || !s.next(':') {
-			return z, false
+			return v, false
 		}
 		switch {
 		case k == "version" && !seenVersion:
 			seenVersion = true
-			v, ok := s.int()
+			n, ok := s.int()
 			if !ok {
-				return z, false
+				return v, false
 			}
-			z.Version = flexInt{v: v, set: true}
-		case k == "config" && !seenConfig:
-			seenConfig = true
-			if !s.next('{') {
-				return z, false
-			}
-			z.Config = map[string]string{}
-			if !s.next('}') {
-				for {
-					ck, ok := s.str()
-					if !ok || !s.next(':') {
-						return z, false
-					}
-					cv, ok := s.str()
-					if !ok {
-						return z, false
-					}
-					z.Config[ck] = cv
-					if s.next('}') {
-						break
-					}
-					if !s.next(',') {
-						return z, false
-					}
-				}
+			v = flexInt{v: n, set: true}
+		case k == key && !seenKey:
+			seenKey = true
+			if !body(s) {
+				return v, false
 			}
 		default:
-			return z, false
+			return v, false
 		}
 		if s.next('}') {
 			break
 		}
 		if !s.next(',') {
-			return z, false
+			return v, false
 		}
 	}
 	s.ws()
-	return z, s.i == len(s.b)
+	return v, s.i == len(s.b)
 }
 
 // aclsJSON is a decoded ACL znode.
@@ -326,41 +321,12 @@ func decodeACLs(data []byte) (aclsJSON, error) {
 // is left to encoding/json.
 func fastACLs(data []byte) (aclsJSON, bool) {
 	var z aclsJSON
-	s := &scanner{b: data}
-	if !s.next('{') || s.peek('}') {
-		return z, false
-	}
-	var seenVersion, seenACLs bool
-	for {
-		k, ok := s.str()
-		if !ok || !s.next(':') {
-			return z, false
-		}
-		switch {
-		case k == "version" && !seenVersion:
-			seenVersion = true
-			v, ok := s.int()
-			if !ok {
-				return z, false
-			}
-			z.Version = flexInt{v: v, set: true}
-		case k == "acls" && !seenACLs:
-			seenACLs = true
-			if z.ACLs, ok = s.aclEntries(); !ok {
-				return z, false
-			}
-		default:
-			return z, false
-		}
-		if s.next('}') {
-			break
-		}
-		if !s.next(',') {
-			return z, false
-		}
-	}
-	s.ws()
-	return z, s.i == len(s.b)
+	var ok bool
+	z.Version, ok = versionedObject(data, "acls", func(s *scanner) bool {
+		z.ACLs, ok = s.aclEntries()
+		return ok
+	})
+	return z, ok
 }
 
 func (s *scanner) aclEntries() ([]aclEntryJSON, bool) {

@@ -163,6 +163,22 @@ func FuzzDesanitize(f *testing.F) {
 	})
 }
 
+// agreesWithJSON fails when fast accepts data and encoding/json rejects it
+// or decodes a different value.
+func agreesWithJSON[T any](t *testing.T, data []byte, fast func([]byte) (T, bool)) {
+	got, ok := fast(data)
+	if !ok {
+		return
+	}
+	var slow T
+	if err := json.Unmarshal(data, &slow); err != nil {
+		t.Fatalf("fast path accepted what encoding/json rejects (%v): %q", err, data)
+	}
+	if d := cmp.Diff(slow, got, cmp.AllowUnexported(flexInt{})); d != "" {
+		t.Fatalf("fast and encoding/json differ on %q:\n%s", data, d)
+	}
+}
+
 // FuzzTopicFastPath: whenever the fast topic decoder accepts an input,
 // encoding/json accepts it too and decodes exactly the same value.
 func FuzzTopicFastPath(f *testing.F) {
@@ -171,19 +187,7 @@ func FuzzTopicFastPath(f *testing.F) {
 		`{"version":1,"partitions":{"0":[]}} `, `{"version":01,"partitions":{}}`, "{\"version\":1,\"partitions\":{\"\xff\":[1]}}"} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		fast, ok := fastTopic(data)
-		if !ok {
-			return
-		}
-		var slow topicJSON
-		if err := json.Unmarshal(data, &slow); err != nil {
-			t.Fatalf("fast path accepted what encoding/json rejects (%v): %q", err, data)
-		}
-		if d := cmp.Diff(slow, fast, cmp.AllowUnexported(flexInt{})); d != "" {
-			t.Fatalf("fast and encoding/json differ on %q:\n%s", data, d)
-		}
-	})
+	f.Fuzz(func(t *testing.T, data []byte) { agreesWithJSON(t, data, fastTopic) })
 }
 
 // FuzzConfigFastPath: whenever the fast config decoder accepts an input,
@@ -193,19 +197,7 @@ func FuzzConfigFastPath(f *testing.F) {
 	for _, s := range []string{`{"version":1,"config":{"a":"1","a":"2"}}`, `{"config":{},"version":1}`, `{"version":1,"config":{"k":"v\\u00e9"}}`} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		fast, ok := fastConfig(data)
-		if !ok {
-			return
-		}
-		var slow configJSON
-		if err := json.Unmarshal(data, &slow); err != nil {
-			t.Fatalf("fast path accepted what encoding/json rejects (%v): %q", err, data)
-		}
-		if d := cmp.Diff(slow, fast, cmp.AllowUnexported(flexInt{})); d != "" {
-			t.Fatalf("fast and encoding/json differ on %q:\n%s", data, d)
-		}
-	})
+	f.Fuzz(func(t *testing.T, data []byte) { agreesWithJSON(t, data, fastConfig) })
 }
 
 // FuzzACLFastPath: whenever the fast ACL decoder accepts an input,
@@ -218,17 +210,5 @@ func FuzzACLFastPath(f *testing.F) {
 		`{"version":1,"acls":[{"Principal":"User:a"}]}`, `{"version":1,"acls":null}`} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		fast, ok := fastACLs(data)
-		if !ok {
-			return
-		}
-		var slow aclsJSON
-		if err := json.Unmarshal(data, &slow); err != nil {
-			t.Fatalf("fast path accepted what encoding/json rejects (%v): %q", err, data)
-		}
-		if d := cmp.Diff(slow, fast, cmp.AllowUnexported(flexInt{})); d != "" {
-			t.Fatalf("fast and encoding/json differ on %q:\n%s", data, d)
-		}
-	})
+	f.Fuzz(func(t *testing.T, data []byte) { agreesWithJSON(t, data, fastACLs) })
 }
