@@ -35,6 +35,7 @@ type sourceFlags struct {
 	full              bool
 	workers           int
 	connections       int
+	noMultiRead       bool
 	zkTimeout         time.Duration
 }
 
@@ -46,8 +47,9 @@ func (f *sourceFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.encoderSecretFile, "password-encoder-secret-file", "", "`file` holding password.encoder.secret, to decrypt dynamic broker passwords in memory")
 	fs.StringVar(&f.snapshotFile, "snapshot", "", "read a saved snapshot `file` instead of ZooKeeper")
 	fs.BoolVar(&f.full, "full", false, "full read for audits: also partition state, old /consumers groups, notification queues")
-	fs.IntVar(&f.workers, "zk-requests-in-flight", zkread.DefaultWorkers, "ZooKeeper requests kept in flight, spread over the sessions")
-	fs.IntVar(&f.connections, "zk-connections", zkconn.DefaultConnections, "ZooKeeper sessions to read over (reads are pipelined on each)")
+	fs.IntVar(&f.workers, "zk-requests-in-flight", 0, fmt.Sprintf("ZooKeeper reads kept in flight, spread over the sessions (default %d with multiRead, else %d)", zkconn.MultiInFlight, zkread.DefaultWorkers))
+	fs.IntVar(&f.connections, "zk-connections", 0, fmt.Sprintf("ZooKeeper sessions to read over (default %d with multiRead, else %d)", zkconn.DefaultMultiConnections, zkconn.DefaultConnections))
+	fs.BoolVar(&f.noMultiRead, "zk-no-multi-read", false, "read one znode per request even when the ensemble answers multiRead (ZooKeeper 3.6+), which carries many")
 	fs.DurationVar(&f.zkTimeout, "zk-timeout", 15*time.Second, "give up connecting to ZooKeeper after this long")
 }
 
@@ -95,7 +97,7 @@ func (f *sourceFlags) load(ctx context.Context, progress io.Writer) (*snapshot.S
 				Fix:     "read from --zookeeper to resolve encrypted broker passwords"})
 		}
 	} else {
-		conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile, ConnectTimeout: f.zkTimeout, Connections: f.connections})
+		conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile, ConnectTimeout: f.zkTimeout, Connections: f.connections, NoMultiRead: f.noMultiRead})
 		if err != nil {
 			return nil, err
 		}

@@ -29,7 +29,7 @@ import (
 
 // Bench modes. raw* walk the tree with go-zookeeper alone (the raw limit);
 // *-seq read one znode at a time; migration and full are zkread.Read.
-var benchModes = []string{"gen", "raw", "raw-migration", "migration", "full", "raw-seq-migration", "raw-seq"}
+var benchModes = []string{"gen", "raw", "raw-migration", "migration", "full", "migration-no-multi", "full-no-multi", "raw-seq-migration", "raw-seq"}
 
 const benchUsage = `usage: zkgen bench --zookeeper HOST:PORT [--size small|full] [--runs N] [--modes LIST]
 
@@ -42,7 +42,8 @@ its peak RSS is its own. Modes:
   raw                go-zookeeper alone reading the znodes full mode reads (every znode;
                      partition states straight from the topic znode's ids), --inflight pipelined
   raw-migration      the same without partition states (what migration mode reads)
-  migration, full    zkread.Read in that mode (zkconn, zkread.DefaultWorkers in flight)
+  migration, full    zkread.Read in that mode (zkconn's defaults: multiRead when the server has it)
+  migration-no-multi, full-no-multi   the same, one znode per request
   raw-seq[-migration] the raw walks one request at a time
 `
 
@@ -349,7 +350,8 @@ func median(v []float64) float64 {
 
 // ratios relates each reader mode to the raw walk of the same znodes.
 func ratios(rows []benchRow) {
-	base := map[string]string{"migration": "raw-migration", "full": "raw", "raw-seq": "raw", "raw-seq-migration": "raw-migration"}
+	base := map[string]string{"migration": "raw-migration", "full": "raw", "migration-no-multi": "raw-migration", "full-no-multi": "raw",
+		"raw-seq": "raw", "raw-seq-migration": "raw-migration"}
 	by := map[string]float64{}
 	for _, r := range rows {
 		by[r.Mode] = r.Median
@@ -404,8 +406,9 @@ func runBenchOne(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	case "raw", "raw-migration", "raw-seq", "raw-seq-migration":
 		err = rawWalk(ctx, *addr, *mode, *inflight, *nconns, &res)
 		measured()
-	case "migration", "full":
-		err = readSnapshot(ctx, *addr, *mode == "full", cfg, &res, measured)
+	case "migration", "full", "migration-no-multi", "full-no-multi":
+		readMode, noMulti := strings.CutSuffix(*mode, "-no-multi")
+		err = readSnapshot(ctx, *addr, readMode == "full", noMulti, cfg, &res, measured)
 	default:
 		err = fmt.Errorf("unknown mode %q", *mode)
 	}
@@ -515,8 +518,8 @@ func rawWalk(ctx context.Context, addr, mode string, inflight, nconns int, res *
 	return err
 }
 
-func readSnapshot(ctx context.Context, addr string, full bool, cfg zkgen.Config, res *benchResult, measured func()) error {
-	conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: addr})
+func readSnapshot(ctx context.Context, addr string, full, noMulti bool, cfg zkgen.Config, res *benchResult, measured func()) error {
+	conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: addr, NoMultiRead: noMulti})
 	if err != nil {
 		return err
 	}

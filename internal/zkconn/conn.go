@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
+	"github.com/zkmigrate/zkmigrate/internal/zkwire"
 )
 
 // Options say how to connect.
@@ -36,20 +37,34 @@ type Options struct {
 	// connection or session is lost (30s when 0).
 	RetryTimeout time.Duration
 	// Connections is the number of sessions reads are spread over
-	// (DefaultConnections when 0). One ZooKeeper connection serialises its
-	// requests on the server; a few in parallel roughly halve a full read.
+	// (DefaultMultiConnections or DefaultConnections when 0). One ZooKeeper
+	// connection serialises its requests on the server; a few in parallel
+	// roughly halve a full read.
 	Connections int
+	// NoMultiRead reads one znode per request even when the ensemble
+	// answers multiRead (ZooKeeper 3.6+), which otherwise carries many.
+	NoMultiRead bool
 }
 
-// DefaultConnections is the default number of ZooKeeper sessions.
-const DefaultConnections = 8
+// Default sessions: with multiRead a few sessions carry many reads per
+// request; without it more sessions keep the server busy.
+const (
+	DefaultConnections      = 8
+	DefaultMultiConnections = 2
+)
+
+// MultiInFlight is the reads a Conn suggests keeping in flight with
+// multiRead (InFlight): they are gathered into requests of up to
+// maxMultiOps per session.
+const MultiInFlight = 1024
 
 // Conn is a read-only connection to a ZooKeeper ensemble, rooted at the
 // connect string's chroot. It is safe for concurrent use; concurrent calls
 // are pipelined over a few sessions, taken in turn.
 type Conn struct {
 	ctx     context.Context // Dial's: retries stop when it is done
-	pool    []*zk.Conn
+	pool    []*zk.Conn      // go-zookeeper sessions, when not multi
+	multi   *multiPool      // multiRead sessions, when the ensemble has them
 	next    atomic.Uint32
 	hosts   []string
 	chroot  string
@@ -74,6 +89,9 @@ func (c *Conn) LastZxid() int64 { return c.maxZxid.Load() }
 func (c *Conn) Close() {
 	for _, z := range c.pool {
 		z.Close()
+	}
+	if c.multi != nil {
+		c.multi.close()
 	}
 }
 
@@ -130,38 +148,30 @@ func Dial(ctx context.Context, opt Options) (*Conn, error) {
 		}
 	}
 	c := &Conn{ctx: ctx, hosts: hosts, chroot: chroot, retry: opt.RetryTimeout}
-	dial := func(network, addr string, timeout time.Duration) (net.Conn, error) {
+	dialRaw := func(network, addr string, timeout time.Duration) (net.Conn, error) {
 		d := &net.Dialer{Timeout: timeout}
-		var nc net.Conn
-		var err error
 		if tlsCfg != nil {
 			cfg := tlsCfg.Clone()
 			if host, _, e := net.SplitHostPort(addr); e == nil && cfg.ServerName == "" {
 				cfg.ServerName = host
 			}
-			nc, err = tls.DialWithDialer(d, network, addr, cfg)
-		} else {
-			nc, err = d.Dial(network, addr)
+			return tls.DialWithDialer(d, network, addr, cfg)
 		}
+		return d.Dial(network, addr)
+	}
+	dial := func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		nc, err := dialRaw(network, addr, timeout)
 		if err != nil {
 			return nil, err
 		}
 		return newZxidConn(newBatchConn(nc, opt.SessionTimeout), &c.maxZxid), nil
 	}
-	n := opt.Connections
-	if n <= 0 {
-		n = DefaultConnections
-	}
 	hostList := strings.Join(hosts, ",")
-	for range n {
-		conn, err := session(ctx, hosts, opt, dial, scheme, cred)
-		if err != nil {
-			c.Close()
-			return nil, err
-		}
-		c.pool = append(c.pool, conn)
+	conn, err := session(ctx, hosts, opt, dial, scheme, cred)
+	if err != nil {
+		return nil, err
 	}
-	conn := c.pool[0]
+	c.pool = append(c.pool, conn)
 	if chroot != "" {
 		var ok bool
 		err := c.do(func() (e error) { ok, _, e = conn.Exists(chroot); return e })
@@ -174,7 +184,43 @@ func Dial(ctx context.Context, opt Options) (*Conn, error) {
 			return nil, fmt.Errorf("zkconn: chroot %s does not exist on ZooKeeper at %s", chroot, hostList)
 		}
 	}
+	if !opt.NoMultiRead {
+		// Sessions answering multiRead replace the go-zookeeper ones,
+		// starting at the server go-zookeeper found.
+		start := max(slices.Index(hosts, conn.Server()), 0)
+		dialWire := wireDialer(hosts, start, dialRaw, opt, scheme, cred, &c.maxZxid)
+		if p := startMulti(dialWire, c.full("/"), opt.Connections); p != nil {
+			conn.Close()
+			c.pool = nil
+			c.multi = p
+			return c, nil
+		}
+	}
+	n := opt.Connections
+	if n <= 0 {
+		n = DefaultConnections
+	}
+	for len(c.pool) < n {
+		conn, err := session(ctx, hosts, opt, dial, scheme, cred)
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		c.pool = append(c.pool, conn)
+	}
 	return c, nil
+}
+
+// MultiRead reports whether reads go through multiRead requests.
+func (c *Conn) MultiRead() bool { return c.multi != nil }
+
+// InFlight is how many reads to keep in flight: many with multiRead (they
+// share requests), zkread.DefaultWorkers without.
+func (c *Conn) InFlight() int {
+	if c.multi != nil {
+		return MultiInFlight
+	}
+	return 0
 }
 
 // session opens one authenticated ZooKeeper session.
@@ -252,7 +298,7 @@ func parseAuth(a string) (scheme, cred string, err error) {
 // a failed write on the socket as the raw network error.
 func transient(err error) bool {
 	if errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
-		errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrSessionMoved) {
+		errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrSessionMoved) || errors.Is(err, zkwire.ErrConnectionLost) {
 		return true
 	}
 	var ne net.Error
@@ -299,9 +345,9 @@ func (c *Conn) full(p string) string {
 
 func mapErr(err error) error {
 	switch {
-	case errors.Is(err, zk.ErrNoNode):
+	case errors.Is(err, zk.ErrNoNode), errors.Is(err, zkwire.ErrNoNode):
 		return zktree.ErrNoNode
-	case errors.Is(err, zk.ErrNoAuth):
+	case errors.Is(err, zk.ErrNoAuth), errors.Is(err, zkwire.ErrNoAuth):
 		return zktree.ErrNoAuth
 	}
 	return err
@@ -309,6 +355,13 @@ func mapErr(err error) error {
 
 // Get returns a znode's data and stat (path relative to the chroot).
 func (c *Conn) Get(p string) ([]byte, zktree.Stat, error) {
+	if c.multi != nil {
+		r, err := c.multiRead(zkwire.Op{Path: c.full(p)})
+		if err != nil {
+			return nil, zktree.Stat{}, err
+		}
+		return r.Data, zktree.Stat{Czxid: r.Stat.Czxid, Mzxid: r.Stat.Mzxid, Version: r.Stat.Version, Ephemeral: r.Stat.EphemeralOwner != 0}, nil
+	}
 	var data []byte
 	var st *zk.Stat
 	err := c.do(func() (e error) { data, st, e = c.zk().Get(c.full(p)); return e })
@@ -320,6 +373,14 @@ func (c *Conn) Get(p string) ([]byte, zktree.Stat, error) {
 
 // Children returns a znode's children, sorted.
 func (c *Conn) Children(p string) ([]string, error) {
+	if c.multi != nil {
+		r, err := c.multiRead(zkwire.Op{Path: c.full(p), Children: true})
+		if err != nil {
+			return nil, err
+		}
+		slices.Sort(r.Children)
+		return r.Children, nil
+	}
 	var names []string
 	err := c.do(func() (e error) { names, _, e = c.zk().Children(c.full(p)); return e })
 	if err != nil {
@@ -327,4 +388,15 @@ func (c *Conn) Children(p string) ([]string, error) {
 	}
 	slices.Sort(names)
 	return names, nil
+}
+
+// multiRead runs one operation through the multiRead sessions, retrying
+// as do does; a znode's own error comes back mapped.
+func (c *Conn) multiRead(op zkwire.Op) (zkwire.Result, error) {
+	var r zkwire.Result
+	err := c.do(func() (e error) { r, e = c.multi.read(op); return e })
+	if err == nil {
+		err = r.Err
+	}
+	return r, mapErr(err)
 }

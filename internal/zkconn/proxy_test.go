@@ -2,6 +2,7 @@ package zkconn
 
 import (
 	"context"
+	"encoding/binary"
 	"github.com/zkmigrate/zkmigrate/internal/testbed"
 	"io"
 	"net"
@@ -24,6 +25,7 @@ type flakyProxy struct {
 	cut         int32
 	limit       int64
 	refuseAfter int32
+	dropOp      int32 // when set, a request of this op code closes its connection
 	conns       atomic.Int32
 	wg          sync.WaitGroup
 }
@@ -57,7 +59,16 @@ func (p *flakyProxy) serve() {
 			continue
 		}
 		p.wg.Add(2)
-		go func() { defer p.wg.Done(); _, _ = io.Copy(s, c); s.Close() }()
+		go func() {
+			defer p.wg.Done()
+			if p.dropOp != 0 {
+				copyRequests(s, c, p.dropOp)
+			} else {
+				_, _ = io.Copy(s, c)
+			}
+			s.Close()
+			c.Close()
+		}()
 		go func() {
 			defer p.wg.Done()
 			if n == p.cut {
@@ -68,6 +79,27 @@ func (p *flakyProxy) serve() {
 			c.Close()
 			s.Close()
 		}()
+	}
+}
+
+// copyRequests forwards client frames until one is a request with op code
+// drop (as a server that does not know it might do), or the stream ends.
+func copyRequests(dst io.Writer, src io.Reader, drop int32) {
+	for first := true; ; first = false {
+		var hdr [4]byte
+		if _, err := io.ReadFull(src, hdr[:]); err != nil {
+			return
+		}
+		body := make([]byte, binary.BigEndian.Uint32(hdr[:]))
+		if _, err := io.ReadFull(src, body); err != nil {
+			return
+		}
+		if !first && len(body) >= 8 && int32(binary.BigEndian.Uint32(body[4:8])) == drop {
+			return
+		}
+		if _, err := dst.Write(append(hdr[:], body...)); err != nil {
+			return
+		}
 	}
 }
 
@@ -92,26 +124,85 @@ func TestConnectionLossDuringRead(t *testing.T) {
 		s.Read = snapshot.ReadInfo{Znodes: s.Read.Znodes, ZxidMax: s.Read.ZxidMax}
 		return s
 	}
+	for _, tc := range []struct {
+		name    string
+		noMulti bool
+		cut     int32 // the connection reads go over
+	}{
+		{"one znode per request", true, 1},
+		{"multiRead", false, 2}, // connection 1 is the go-zookeeper session that finds the server
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for range 5 {
+				before := read(direct)
+				p := newFlakyProxy(t, addr, tc.cut, 6000, 0)
+				c, err := Dial(ctx, Options{Connect: p.ln.Addr().String(), Connections: 1, NoMultiRead: tc.noMulti})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.MultiRead() == tc.noMulti {
+					t.Fatalf("MultiRead() = %v with NoMultiRead %v", c.MultiRead(), tc.noMulti)
+				}
+				got := read(c)
+				c.Close()
+				if p.conns.Load() <= tc.cut {
+					t.Fatalf("the connection was never cut (%d connections)", p.conns.Load())
+				}
+				after := read(direct)
+				if before.Read.ZxidMax != after.Read.ZxidMax {
+					continue // the cluster changed meanwhile; try again
+				}
+				got.Address, before.Address = "", ""
+				if snapshot.Digest(got) != snapshot.Digest(before) || got.Read.Znodes != before.Read.Znodes {
+					t.Fatalf("after reconnecting the snapshot differs: %d topics %d ACLs %d znodes; direct: %d %d %d",
+						len(got.Topics), len(got.ACLs), got.Read.Znodes, len(before.Topics), len(before.ACLs), before.Read.Znodes)
+				}
+				return
+			}
+			t.Skip("the test bed kept changing during five attempts")
+		})
+	}
+}
+
+// TestMultiReadFallback: a server that does not answer multiRead (as
+// ZooKeeper before 3.6) is read one znode per request, with the same
+// result as a multiRead read.
+func TestMultiReadFallback(t *testing.T) {
+	addr := testbed.ZK(t)
+	ctx := context.Background()
+	direct, err := Dial(ctx, Options{Connect: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer direct.Close()
+	if !direct.MultiRead() {
+		t.Fatal("the test bed's ZooKeeper (3.8) answers multiRead, but Dial did not use it")
+	}
+	p := newFlakyProxy(t, addr, 0, 0, 0)
+	p.dropOp = 22 // multiRead
+	old, err := Dial(ctx, Options{Connect: p.ln.Addr().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if old.MultiRead() {
+		t.Fatal("Dial kept multiRead on a server that drops it")
+	}
 	for range 5 {
-		before := read(direct)
-		p := newFlakyProxy(t, addr, 1, 6000, 0)
-		c, err := Dial(ctx, Options{Connect: p.ln.Addr().String(), Connections: 1})
+		a, err := zkread.Read(ctx, direct, zkread.Options{Full: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := read(c)
-		c.Close()
-		if p.conns.Load() < 2 {
-			t.Fatalf("the connection was never cut (%d connections)", p.conns.Load())
+		b, err := zkread.Read(ctx, old, zkread.Options{Full: true})
+		if err != nil {
+			t.Fatal(err)
 		}
-		after := read(direct)
-		if before.Read.ZxidMax != after.Read.ZxidMax {
-			continue // the cluster changed meanwhile; try again
+		if a.Read.ZxidMax != b.Read.ZxidMax {
+			continue // the cluster changed in between
 		}
-		got.Address, before.Address = "", ""
-		if snapshot.Digest(got) != snapshot.Digest(before) || got.Read.Znodes != before.Read.Znodes {
-			t.Fatalf("after reconnecting the snapshot differs: %d topics %d ACLs %d znodes; direct: %d %d %d",
-				len(got.Topics), len(got.ACLs), got.Read.Znodes, len(before.Topics), len(before.ACLs), before.Read.Znodes)
+		a.Address, b.Address, a.Read, b.Read = "", "", snapshot.ReadInfo{}, snapshot.ReadInfo{}
+		if snapshot.Digest(a) != snapshot.Digest(b) {
+			t.Fatalf("multiRead and one-by-one reads differ: %d/%d topics, %d/%d ACLs", len(a.Topics), len(b.Topics), len(a.ACLs), len(b.ACLs))
 		}
 		return
 	}
@@ -122,14 +213,20 @@ func TestConnectionLossDuringRead(t *testing.T) {
 // fails within the retry bound with one clear error naming the host.
 func TestConnectionLostForGood(t *testing.T) {
 	addr := testbed.ZK(t)
-	p := newFlakyProxy(t, addr, 1, 6000, 1)
-	c, err := Dial(context.Background(), Options{Connect: p.ln.Addr().String(), RetryTimeout: 2 * time.Second, Connections: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	_, err = zkread.Read(context.Background(), c, zkread.Options{Full: true})
-	if err == nil || !strings.Contains(err.Error(), "lost the connection to ZooKeeper at "+p.ln.Addr().String()) {
-		t.Fatalf("err = %v", err)
+	for _, noMulti := range []bool{true, false} {
+		cut := int32(1) // the go-zookeeper session; with multiRead, the multiRead session after it
+		if !noMulti {
+			cut = 2
+		}
+		p := newFlakyProxy(t, addr, cut, 6000, cut)
+		c, err := Dial(context.Background(), Options{Connect: p.ln.Addr().String(), RetryTimeout: 2 * time.Second, Connections: 1, NoMultiRead: noMulti})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_, err = zkread.Read(context.Background(), c, zkread.Options{Full: true})
+		if err == nil || !strings.Contains(err.Error(), "lost the connection to ZooKeeper at "+p.ln.Addr().String()) {
+			t.Fatalf("multiRead %v: err = %v", c.MultiRead(), err)
+		}
 	}
 }

@@ -33,6 +33,12 @@ type ZxidSource interface {
 	LastZxid() int64
 }
 
+// InFlightHint is implemented by sources that know how many reads to keep
+// in flight (0: no opinion).
+type InFlightHint interface {
+	InFlight() int
+}
+
 // Read modes recorded in snapshot.ReadInfo.Mode.
 const (
 	ModeMigration = "migration"
@@ -48,7 +54,8 @@ type Options struct {
 	// notification queues (an audit read). Without it the reader reads what
 	// a migration needs: the topic znode holds the assignment.
 	Full bool
-	// Workers bounds the requests in flight (DefaultWorkers when 0).
+	// Workers bounds the reads in flight: when 0, the source's InFlight
+	// hint if it has one, else DefaultWorkers.
 	Workers int
 	// EncoderSecrets are password.encoder.secret values to try, in order,
 	// on encrypted broker passwords. They are never stored.
@@ -71,6 +78,9 @@ var ErrNotKafka = errors.New("zkread: no Kafka metadata here (no /brokers, /conf
 func Read(ctx context.Context, src Source, opt Options) (*snapshot.Snapshot, error) {
 	if opt.Workers <= 0 {
 		opt.Workers = DefaultWorkers
+		if h, ok := src.(InFlightHint); ok && h.InFlight() > 0 {
+			opt.Workers = h.InFlight()
+		}
 	}
 	now := opt.Now
 	if now == nil {
