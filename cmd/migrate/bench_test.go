@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,9 +73,12 @@ func BenchmarkApplyRealKafka(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.StartTimer()
-			code, out, errs := runMigrate(b, "apply", "--snapshot", path, "--yes", "--topics", "^"+prefix, "--principals", prefix,
+			args := []string{"apply", "--snapshot", path, "--yes", "--topics", "^" + prefix, "--principals", prefix,
 				"--bootstrap-server", tb, "--command-config", props, "--audit-db", filepath.Join(dir, "audit.db"), "--batch-size", "1000",
-				"--verify-timeout", "0") // raw does not wait for the broker to publish either
+				"--verify-timeout", "0"} // raw does not wait for the broker to publish either
+			// ZKM_BENCH_APPLY_ARGS adds flags, e.g. "--no-preflight --no-audit", to measure what each part costs
+			args = append(args, strings.Fields(os.Getenv("ZKM_BENCH_APPLY_ARGS"))...)
+			code, out, errs := runMigrate(b, args...)
 			if code != exitOK {
 				b.Fatalf("apply: exit %d\n%s\n%s", code, out, errs)
 			}
