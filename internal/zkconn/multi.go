@@ -70,8 +70,12 @@ func (p *multiPool) read(op zkwire.Op) (zkwire.Result, error) {
 	case <-p.quit:
 		return zkwire.Result{}, errPoolClosed
 	}
-	r := <-m.res
-	return r.Result, r.err
+	select {
+	case r := <-m.res:
+		return r.Result, r.err
+	case <-p.quit: // closed while the operation waited
+		return zkwire.Result{}, errPoolClosed
+	}
 }
 
 func (p *multiPool) close() {
