@@ -1,52 +1,17 @@
 package zkconn
 
 import (
-	"encoding/binary"
 	"errors"
-	"io"
 	"net"
 	"testing"
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/zkwire"
+	"github.com/zkmigrate/zkmigrate/internal/zkwire/zkwiretest"
 )
 
 // silentServer accepts one session and then never answers a request.
-func silentServer(t *testing.T) net.Conn {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		nc, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer nc.Close()
-		var hdr [4]byte
-		if _, err := io.ReadFull(nc, hdr[:]); err != nil {
-			return
-		}
-		if _, err := io.CopyN(io.Discard, nc, int64(binary.BigEndian.Uint32(hdr[:]))); err != nil {
-			return
-		}
-		// connect response: protocol 0, timeout 4000 ms, session 1, 16-byte password
-		resp := binary.BigEndian.AppendUint32(nil, 0)
-		resp = binary.BigEndian.AppendUint32(resp, 4000)
-		resp = binary.BigEndian.AppendUint64(resp, 1)
-		resp = binary.BigEndian.AppendUint32(resp, 16)
-		resp = append(resp, make([]byte, 16)...)
-		nc.Write(append(binary.BigEndian.AppendUint32(nil, uint32(len(resp))), resp...))
-		io.Copy(io.Discard, nc)
-	}()
-	nc, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return nc
-}
+func silentServer(t *testing.T) net.Conn { return zkwiretest.Serve(t, nil) }
 
 // Closing the pool releases the reads waiting on it instead of leaving
 // them blocked for a reply that will not come.

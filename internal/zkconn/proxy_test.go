@@ -103,27 +103,35 @@ func copyRequests(dst io.Writer, src io.Reader, drop int32) {
 	}
 }
 
+// directRead dials the test bed's ZooKeeper and returns its address, the
+// connection, and a full read through any source with the read's
+// bookkeeping cut to what two reads of a quiet cluster share.
+func directRead(t *testing.T) (string, *Conn, func(zkread.Source) *snapshot.Snapshot) {
+	addr := testbed.ZK(t)
+	direct, err := Dial(context.Background(), Options{Connect: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(direct.Close)
+	return addr, direct, func(src zkread.Source) *snapshot.Snapshot {
+		t.Helper()
+		s, err := zkread.Read(context.Background(), src, zkread.Options{Full: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Read = snapshot.ReadInfo{Znodes: s.Read.Znodes, ZxidMax: s.Read.ZxidMax}
+		s.Address = ""
+		return s
+	}
+}
+
 // TestConnectionLossDuringRead cuts the TCP connection in the middle of a
 // read: the requests in flight are retried on the reconnected session and
 // the snapshot equals a read without the cut (compared while the cluster is
 // quiet: equal zxids before and after).
 func TestConnectionLossDuringRead(t *testing.T) {
-	addr := testbed.ZK(t)
+	addr, direct, read := directRead(t)
 	ctx := context.Background()
-	direct, err := Dial(ctx, Options{Connect: addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer direct.Close()
-	read := func(src zkread.Source) *snapshot.Snapshot {
-		t.Helper()
-		s, err := zkread.Read(ctx, src, zkread.Options{Full: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Read = snapshot.ReadInfo{Znodes: s.Read.Znodes, ZxidMax: s.Read.ZxidMax}
-		return s
-	}
 	for _, tc := range []struct {
 		name    string
 		noMulti bool
@@ -152,7 +160,6 @@ func TestConnectionLossDuringRead(t *testing.T) {
 				if before.Read.ZxidMax != after.Read.ZxidMax {
 					continue // the cluster changed meanwhile; try again
 				}
-				got.Address, before.Address = "", ""
 				if snapshot.Digest(got) != snapshot.Digest(before) || got.Read.Znodes != before.Read.Znodes {
 					t.Fatalf("after reconnecting the snapshot differs: %d topics %d ACLs %d znodes; direct: %d %d %d",
 						len(got.Topics), len(got.ACLs), got.Read.Znodes, len(before.Topics), len(before.ACLs), before.Read.Znodes)
@@ -168,19 +175,13 @@ func TestConnectionLossDuringRead(t *testing.T) {
 // ZooKeeper before 3.6) is read one znode per request, with the same
 // result as a multiRead read.
 func TestMultiReadFallback(t *testing.T) {
-	addr := testbed.ZK(t)
-	ctx := context.Background()
-	direct, err := Dial(ctx, Options{Connect: addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer direct.Close()
+	addr, direct, read := directRead(t)
 	if !direct.MultiRead() {
 		t.Fatal("the test bed's ZooKeeper (3.8) answers multiRead, but Dial did not use it")
 	}
 	p := newFlakyProxy(t, addr, 0, 0, 0)
 	p.dropOp = 22 // multiRead
-	old, err := Dial(ctx, Options{Connect: p.ln.Addr().String()})
+	old, err := Dial(context.Background(), Options{Connect: p.ln.Addr().String()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,19 +190,11 @@ func TestMultiReadFallback(t *testing.T) {
 		t.Fatal("Dial kept multiRead on a server that drops it")
 	}
 	for range 5 {
-		a, err := zkread.Read(ctx, direct, zkread.Options{Full: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := zkread.Read(ctx, old, zkread.Options{Full: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		a, b := read(direct), read(old)
 		if a.Read.ZxidMax != b.Read.ZxidMax {
 			continue // the cluster changed in between
 		}
-		a.Address, b.Address, a.Read, b.Read = "", "", snapshot.ReadInfo{}, snapshot.ReadInfo{}
-		if snapshot.Digest(a) != snapshot.Digest(b) {
+		if snapshot.Digest(a) != snapshot.Digest(b) || a.Read.Znodes != b.Read.Znodes {
 			t.Fatalf("multiRead and one-by-one reads differ: %d/%d topics, %d/%d ACLs", len(a.Topics), len(b.Topics), len(a.ACLs), len(b.ACLs))
 		}
 		return

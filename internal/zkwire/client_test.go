@@ -13,66 +13,26 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/zkmigrate/zkmigrate/internal/zkwire/zkwiretest"
 )
 
-// fakeServer is the server end of a loopback connection speaking just
-// enough ZooKeeper for these tests: it answers the connect request, then
-// hands every request frame (xid, op, body) to handle.
-type fakeServer struct {
-	t      *testing.T
-	nc     net.Conn
-	br     *bufio.Reader
-	handle func(s *fakeServer, xid, op int32, body []byte)
+type fakeServer = zkwiretest.Server
+
+func startFake(t *testing.T, handle zkwiretest.Handler) net.Conn { return zkwiretest.Serve(t, handle) }
+
+// errorResult appends a multiRead error result.
+func errorResult(r []byte, code int32) []byte {
+	r = appendInt32(r, opError)
+	r = appendBool(r, false)
+	r = appendInt32(r, code)
+	return appendInt32(r, code)
 }
 
-func startFake(t *testing.T, handle func(s *fakeServer, xid, op int32, body []byte)) net.Conn {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		nc, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		s := &fakeServer{t: t, nc: nc, br: bufio.NewReader(nc), handle: handle}
-		defer nc.Close()
-		if _, err := readFrame(s.br); err != nil { // connect request
-			return
-		}
-		resp := appendInt32(nil, 0)
-		resp = appendInt32(resp, 4000)
-		resp = appendInt64(resp, 0x1234)
-		resp = appendBuffer(resp, make([]byte, 16))
-		s.frame(resp)
-		for {
-			f, err := readFrame(s.br)
-			if err != nil {
-				return
-			}
-			d := decoder{b: f}
-			xid, op := d.int32(), d.int32()
-			s.handle(s, xid, op, d.b)
-		}
-	}()
-	nc, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return nc
-}
-
-func (s *fakeServer) frame(b []byte) {
-	s.nc.Write(append(binary.BigEndian.AppendUint32(nil, uint32(len(b))), b...))
-}
-
-func (s *fakeServer) reply(xid int32, zxid int64, code int32, body []byte) {
-	h := appendInt32(nil, xid)
-	h = appendInt64(h, zxid)
-	h = appendInt32(h, code)
-	s.frame(append(h, body...))
+// endResults appends the MultiHeader that ends a multiRead reply.
+func endResults(r []byte) []byte {
+	r = appendInt32(r, -1)
+	r = appendBool(r, true)
+	return appendInt32(r, -1)
 }
 
 // The multiRead request is MultiOperationRecord's encoding: per op a
@@ -86,18 +46,7 @@ func TestMultiReadRequestEncoding(t *testing.T) {
 			return
 		}
 		got, gotOp = body, op
-		r := appendInt32(nil, opError)
-		r = appendBool(r, false)
-		r = appendInt32(r, codeNoNode)
-		r = appendInt32(r, codeNoNode)
-		r = appendInt32(r, opError)
-		r = appendBool(r, false)
-		r = appendInt32(r, codeNoNode)
-		r = appendInt32(r, codeNoNode)
-		r = appendInt32(r, -1)
-		r = appendBool(r, true)
-		r = appendInt32(r, -1)
-		s.reply(xid, 7, 0, r)
+		s.Reply(xid, 7, 0, endResults(errorResult(errorResult(nil, codeNoNode), codeNoNode)))
 	})
 	c, err := Connect(nc, Options{SessionTimeout: 4 * time.Second})
 	if err != nil {
@@ -139,15 +88,7 @@ func multiReply() []byte {
 	r = appendString(r, "b")
 	r = appendString(r, "a")
 
-	for _, code := range []int32{codeNoNode, codeNoAuth} {
-		r = appendInt32(r, opError)
-		r = appendBool(r, false)
-		r = appendInt32(r, code)
-		r = appendInt32(r, code)
-	}
-	r = appendInt32(r, -1)
-	r = appendBool(r, true)
-	return appendInt32(r, -1)
+	return endResults(errorResult(errorResult(r, codeNoNode), codeNoAuth))
 }
 
 func TestDecodeMultiRead(t *testing.T) {
@@ -202,11 +143,8 @@ func TestRepliesMatchedByXid(t *testing.T) {
 			r = appendBool(r, false)
 			r = appendInt32(r, 0)
 			r = appendBuffer(r, []byte{byte(x[1])}) // the request's body length identifies it
-			r = append(r, make([]byte, 68)...)
-			r = appendInt32(r, -1)
-			r = appendBool(r, true)
-			r = appendInt32(r, -1)
-			s.reply(x[0], int64(100+x[0]), 0, r)
+			r = append(r, make([]byte, 68)...) // stat
+			s.Reply(x[0], int64(100+x[0]), 0, endResults(r))
 		}
 	})
 	var maxZxid atomic.Int64
@@ -242,7 +180,7 @@ func TestRepliesMatchedByXid(t *testing.T) {
 func TestConnectionLostFailsRequests(t *testing.T) {
 	nc := startFake(t, func(s *fakeServer, xid, op int32, body []byte) {
 		if op == opMultiRead {
-			s.nc.Close()
+			s.Conn.Close()
 		}
 	})
 	c, err := Connect(nc, Options{SessionTimeout: 4 * time.Second})
@@ -271,9 +209,9 @@ func TestAuthFailed(t *testing.T) {
 				t.Errorf("auth packet %q", body)
 			}
 			if !closeOnly {
-				s.reply(xidAuth, 0, codeAuthFailed, nil)
+				s.Reply(xidAuth, 0, codeAuthFailed, nil)
 			}
-			s.nc.Close()
+			s.Conn.Close()
 		})
 		_, err := Connect(nc, Options{Auth: [][2]string{{"digest", "u:p"}}})
 		if !errors.Is(err, ErrAuthFailed) {
