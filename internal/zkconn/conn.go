@@ -227,7 +227,7 @@ func (c *Conn) InFlight() int {
 func session(ctx context.Context, hosts []string, opt Options, dial zk.Dialer, scheme, cred string) (*zk.Conn, error) {
 	hostList := strings.Join(hosts, ",")
 	log := &errLogger{}
-	conn, events, err := zk.Connect(hosts, opt.SessionTimeout, zk.WithDialer(dial), zk.WithLogger(log), zk.WithLogInfo(false))
+	conn, events, err := zk.Connect(hosts, opt.SessionTimeout, zk.WithDialer(dial), zk.WithHostProvider(&namedHosts{}), zk.WithLogger(log), zk.WithLogInfo(false))
 	if err != nil {
 		return nil, fmt.Errorf("zkconn: %s: %w", hostList, err)
 	}

@@ -2,6 +2,7 @@ package zkconn
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -21,6 +22,7 @@ import (
 
 	keystore "github.com/pavlo-v-chernykh/keystore-go/v4"
 	"github.com/zkmigrate/zkmigrate/internal/props"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"software.sslmate.com/src/go-pkcs12"
 )
 
@@ -317,4 +319,63 @@ func FuzzParseStores(f *testing.F) {
 		_, _ = ParseKeyStore(data, typ, storePass)
 		_, _ = ParseTrustStore(data, typ, storePass)
 	})
+}
+
+// TestTLSReadEndToEnd reads the test bed's ZooKeeper through a mutual-TLS
+// terminating proxy (as a ZooKeeper secureClientPort would serve it), with
+// and without multiRead, and gets the same snapshot as a plain read.
+func TestTLSReadEndToEnd(t *testing.T) {
+	addr, direct, read := directRead(t)
+	p := newPKI(t, "localhost")
+	pool := x509.NewCertPool()
+	pool.AddCert(p.ca)
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{p.server.Raw}, PrivateKey: p.serverKey}},
+		ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", addr)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go func() { _, _ = io.Copy(s, c); s.Close() }()
+			go func() { _, _ = io.Copy(c, s); c.Close() }()
+		}
+	}()
+	dir := t.TempDir()
+	ks, ts := writeStores(t, dir, p, "PKCS12")
+	conf := filepath.Join(dir, "zk-tls.properties")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf("zookeeper.ssl.client.enable=true\nzookeeper.ssl.keystore.location=%s\nzookeeper.ssl.keystore.password=%s\n"+
+		"zookeeper.ssl.truststore.location=%s\nzookeeper.ssl.truststore.password=%s\n", ks, storePass, ts, storePass)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	for _, noMulti := range []bool{false, true} {
+		c, err := Dial(context.Background(), Options{Connect: fmt.Sprintf("localhost:%d", port), TLSConfigFile: conf, NoMultiRead: noMulti})
+		if err != nil {
+			t.Fatalf("no multiRead %v: %v", noMulti, err)
+		}
+		if c.MultiRead() == noMulti {
+			t.Fatalf("MultiRead() = %v with NoMultiRead %v", c.MultiRead(), noMulti)
+		}
+		for attempt := 0; ; attempt++ {
+			want, got := read(direct), read(c)
+			if want.Read.ZxidMax != got.Read.ZxidMax && attempt < 5 {
+				continue // the cluster changed in between
+			}
+			if snapshot.Digest(want) != snapshot.Digest(got) || want.Read.Znodes != got.Read.Znodes {
+				t.Fatalf("no multiRead %v: the TLS read differs: %d/%d topics, %d/%d znodes", noMulti, len(got.Topics), len(want.Topics), got.Read.Znodes, want.Read.Znodes)
+			}
+			break
+		}
+		c.Close()
+	}
 }
