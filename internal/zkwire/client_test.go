@@ -143,7 +143,7 @@ func TestRepliesMatchedByXid(t *testing.T) {
 			r = appendBool(r, false)
 			r = appendInt32(r, 0)
 			r = appendBuffer(r, []byte{byte(x[1])}) // the request's body length identifies it
-			r = append(r, make([]byte, 68)...) // stat
+			r = append(r, make([]byte, 68)...)      // stat
 			s.Reply(x[0], int64(100+x[0]), 0, endResults(r))
 		}
 	})
