@@ -269,12 +269,9 @@ func ParseKeyStore(data []byte, typ, password string) (tls.Certificate, error) {
 	var out tls.Certificate
 	switch strings.ToUpper(typ) {
 	case "JKS":
-		ks := keystore.New()
-		if _, err := jks.Walk(data); err != nil { // keystore-go trusts the file's lengths
-			return out, fmt.Errorf("bad JKS (%v)", err)
-		}
-		if err := ks.Load(bytes.NewReader(data), []byte(password)); err != nil {
-			return out, fmt.Errorf("bad JKS or wrong password (%v)", err)
+		ks, err := loadJKS(data, password)
+		if err != nil {
+			return out, err
 		}
 		for _, a := range ks.Aliases() {
 			if !ks.IsPrivateKeyEntry(a) {
@@ -354,6 +351,19 @@ func ParseKeyStore(data []byte, typ, password string) (tls.Certificate, error) {
 	return out, fmt.Errorf("unsupported store type %q", typ)
 }
 
+// loadJKS checks a JKS file's structure (keystore-go trusts its lengths)
+// and loads it with password.
+func loadJKS(data []byte, password string) (keystore.KeyStore, error) {
+	ks := keystore.New()
+	if _, err := jks.Walk(data); err != nil {
+		return ks, fmt.Errorf("bad JKS (%v)", err)
+	}
+	if err := ks.Load(bytes.NewReader(data), []byte(password)); err != nil {
+		return ks, fmt.Errorf("bad JKS or wrong password (%v)", err)
+	}
+	return ks, nil
+}
+
 func finishCert(c tls.Certificate) (tls.Certificate, error) {
 	if len(c.Certificate) == 0 {
 		return c, errors.New("no certificate with the key")
@@ -387,12 +397,9 @@ func ParseTrustStore(data []byte, typ, password string) ([]*x509.Certificate, er
 	var out []*x509.Certificate
 	switch strings.ToUpper(typ) {
 	case "JKS":
-		ks := keystore.New()
-		if _, err := jks.Walk(data); err != nil { // keystore-go trusts the file's lengths
-			return nil, fmt.Errorf("bad JKS (%v)", err)
-		}
-		if err := ks.Load(bytes.NewReader(data), []byte(password)); err != nil {
-			return nil, fmt.Errorf("bad JKS or wrong password (%v)", err)
+		ks, err := loadJKS(data, password)
+		if err != nil {
+			return nil, err
 		}
 		for _, a := range ks.Aliases() {
 			var raw [][]byte
