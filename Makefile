@@ -65,7 +65,7 @@ capture: ## re-capture internal/zkread/testdata/kafka39-* from a fresh, separate
 
 ZK ?= 127.0.0.1:21810
 
-.PHONY: gen-large bench bench-snapshot bench-snapshot-small tui-smoke docs
+.PHONY: gen-large bench bench-snapshot bench-snapshot-small tui-smoke docs config-types
 
 gen-large: ## a 50,000-topic legacy cluster into the test ZooKeeper (start it with ZK_HEAP=1g)
 	$(GO) run ./cmd/zkgen --zookeeper $(ZK)/zkgen-large --seed 1
@@ -84,6 +84,10 @@ tui-smoke: ## run migrate demo in tmux, press keys, check the screens
 
 docs: ## regenerate docs/checks.md from the check catalogue
 	$(GO) run ./internal/check/gen
+
+config-types: ## regenerate internal/catalogue/configtypes.go from the test bed's Kafka 4.1 target (running)
+	eval "$$(testbed/testbed.sh env)" && $(GO) run ./internal/catalogue/gen \
+		-bootstrap-server "$$ZKM_TEST_TARGET_BOOTSTRAP" -command-config "$$ZKM_TEST_TARGET_CLIENT_PROPS"
 
 # ---------------------------------------------------------------- help
 

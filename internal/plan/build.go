@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -494,7 +495,7 @@ func (b *builder) configChange(want, have []snapshot.Config, resource string) *C
 			after = append(after, snapshot.Config{Key: w.Key, Sensitive: true, Secret: w.Secret})
 			continue
 		}
-		if present && !h.Sensitive && h.Value == w.Value {
+		if present && !h.Sensitive && catalogue.EqualValues(scopeOf(resource), w.Key, h.Value, w.Value) {
 			continue
 		}
 		if present {
@@ -528,6 +529,15 @@ func stripSource(cs []snapshot.Config) []snapshot.Config {
 		out[i] = c
 	}
 	return out
+}
+
+// scopeOf is the catalogue scope of a config resource label ("topic x",
+// "broker 1").
+func scopeOf(resource string) catalogue.Scope {
+	if strings.HasPrefix(resource, "topic ") {
+		return catalogue.ScopeTopic
+	}
+	return catalogue.ScopeBroker
 }
 
 func kindOfResource(resource string) Kind {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -218,7 +219,7 @@ func pick(cs []snapshot.Config, keys map[string]bool) []snapshot.Config {
 func matches(k Kind, obs, ref *State) bool {
 	switch k {
 	case KindTopicConfig, KindBrokerConfig:
-		return equalConfigs(stateConfigs(obs), stateConfigs(ref))
+		return equalConfigs(scopeOfKind(k), stateConfigs(obs), stateConfigs(ref))
 	case KindQuota:
 		var a, b map[string]float64
 		if obs != nil {
@@ -240,7 +241,7 @@ func matches(k Kind, obs, ref *State) bool {
 		if ref.Assignment != nil && !equalAssignment(obs.Assignment, ref.Assignment) {
 			return false
 		}
-		return equalConfigs(obs.Configs, ref.Configs)
+		return equalConfigs(catalogue.ScopeTopic, obs.Configs, ref.Configs)
 	case KindPartitions:
 		if obs.Partitions != ref.Partitions {
 			return false
@@ -264,7 +265,17 @@ func stateConfigs(s *State) []snapshot.Config {
 	return s.Configs
 }
 
-func equalConfigs(a, b []snapshot.Config) bool {
+// scopeOfKind is the catalogue scope of a config change kind's keys.
+func scopeOfKind(k Kind) catalogue.Scope {
+	if k == KindBrokerConfig {
+		return catalogue.ScopeBroker
+	}
+	return catalogue.ScopeTopic
+}
+
+// equalConfigs reports whether two config sets hold the same keys with
+// values of the same meaning (compared by the keys' Kafka types).
+func equalConfigs(scope catalogue.Scope, a, b []snapshot.Config) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -280,7 +291,7 @@ func equalConfigs(a, b []snapshot.Config) bool {
 		if x.Sensitive || y.Sensitive {
 			continue // presence is all Kafka shows of a sensitive value
 		}
-		if x.Value != y.Value {
+		if !catalogue.EqualValues(scope, x.Key, x.Value, y.Value) {
 			return false
 		}
 	}
