@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -36,11 +37,11 @@ func (f *applyFlags) register(fs *flag.FlagSet) {
 	f.planFlags.register(fs)
 	fs.StringVar(&f.planFile, "plan", "", "apply a plan saved by 'migrate plan --out' (otherwise the plan is computed now from the plan flags)")
 	fs.BoolVar(&f.yes, "yes", false, "do not ask for confirmation")
-	fs.BoolVar(&f.validateOnly, "validate-only", false, "server-side dry run: send every change with validate_only where the RPC has it, change nothing")
+	fs.BoolVar(&f.validateOnly, "validate-only", false, "dry run that changes nothing: send CreateTopics, CreatePartitions, IncrementalAlterConfigs and AlterClientQuotas with validate_only set; every other change (ACLs, SCRAM users, reassignments, --prune deletes) has no such mode and is reported as \"not validated: would send <RPC>\", never sent")
 	fs.BoolVar(&f.noPreflight, "no-preflight", false, "skip the validate-only request sent before each real request")
-	fs.IntVar(&f.batchSize, "batch-size", 500, "resources per request")
-	fs.IntVar(&f.maxInFlight, "max-in-flight", 4, "concurrent requests")
-	fs.Float64Var(&f.rate, "rate", 0, "at most this many resources per second (0 = unlimited)")
+	fs.IntVar(&f.batchSize, "batch-size", 500, "resources per request (at least 1)")
+	fs.IntVar(&f.maxInFlight, "max-in-flight", 4, "concurrent requests (at least 1)")
+	fs.Float64Var(&f.rate, "rate", 0, "at most this many resources per second (0 = unlimited; negative, NaN and Inf are refused)")
 	fs.BoolVar(&f.verbose, "v", false, "print every RPC with its broker and duration")
 	fs.DurationVar(&f.settle, "verify-timeout", 60*time.Second, "after applying, re-read the target until it shows every applied change (KRaft brokers learn of changes asynchronously); 0 skips the check")
 }
@@ -68,6 +69,9 @@ Exit codes: 0 success or nothing to do, 1 error (nothing changed), 3 some resour
 	if err := fs.Parse(e.args); err != nil {
 		return parseExit(err)
 	}
+	if err := f.checkNumbers(); err != nil {
+		return fail(e, "apply", err)
+	}
 	if f.planFile == "" && f.targetSnapshot != "" {
 		return fail(e, "apply", errors.New("--target-snapshot is for offline review; apply needs --bootstrap-server"))
 	}
@@ -90,6 +94,22 @@ Exit codes: 0 success or nothing to do, 1 error (nothing changed), 3 some resour
 		return fail(e, "apply", err)
 	}
 	return code
+}
+
+// checkNumbers refuses numeric flags that mean nothing, rather than
+// replacing them with a default behind the operator's back.
+func (f *applyFlags) checkNumbers() error {
+	switch {
+	case f.batchSize < 1:
+		return fmt.Errorf("--batch-size %d: want at least 1 resource per request", f.batchSize)
+	case f.maxInFlight < 1:
+		return fmt.Errorf("--max-in-flight %d: want at least 1 concurrent request", f.maxInFlight)
+	case math.IsNaN(f.rate) || math.IsInf(f.rate, 0) || f.rate < 0:
+		return fmt.Errorf("--rate %v: want a finite number of resources per second, 0 for unlimited", f.rate)
+	case f.settle < 0:
+		return fmt.Errorf("--verify-timeout %s: want a duration of 0 (skip the check) or more", f.settle)
+	}
+	return nil
 }
 
 func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error) {
@@ -131,11 +151,12 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 	}
 
 	if f.interactive {
-		res, err := sessionInteractive(ctx, e, p, f.applyFunc(pl, rec.observer()), rec.id())
+		var last apply.Result
+		res, err := sessionInteractive(ctx, e, p, f.applyFunc(pl, rec.observer(), &last), rec.id())
 		if err != nil {
 			return exitError, err
 		}
-		return f.exit(ctx, e, rec, res.Failed, res.Canceled), nil
+		return f.exit(ctx, e, rec, apply.Result{Failed: res.Failed, Canceled: res.Canceled, NotValidated: last.NotValidated}), nil
 	}
 	if !p.Runnable() {
 		_ = render.PlanText(e.stdout, p)
@@ -182,24 +203,31 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 		js.Summary.AuditRun = rec.id()
 		_ = js.Write(e.stdout)
 	}
-	return f.exit(ctx, e, rec, res.Failed, res.Canceled), nil
+	return f.exit(ctx, e, rec, res), nil
 }
 
-func (f *applyFlags) exit(ctx context.Context, e *env, rec *recorder, failed int, canceled bool) int {
-	switch {
-	case failed > 0:
-		rec.finish(ctx, e, "partial", exitPartial)
-		return exitPartial
-	case canceled:
-		rec.finish(ctx, e, "canceled", exitPartial)
-		return exitPartial
+// exit records the run's outcome and picks the exit code. A validate-only
+// run is "validated" only when every change was validated; one with a
+// change it could not validate (no validate_only mode), a failed validation
+// or an interruption is "not validated".
+func (f *applyFlags) exit(ctx context.Context, e *env, rec *recorder, res apply.Result) int {
+	code := exitOK
+	if res.Failed > 0 || res.Canceled {
+		code = exitPartial
 	}
 	outcome := "applied"
-	if f.validateOnly {
+	switch {
+	case f.validateOnly && (code != exitOK || res.NotValidated > 0):
+		outcome = "not validated"
+	case f.validateOnly:
 		outcome = "validated"
+	case res.Failed > 0:
+		outcome = "partial"
+	case res.Canceled:
+		outcome = "canceled"
 	}
-	rec.finish(ctx, e, outcome, exitOK)
-	return exitOK
+	rec.finish(ctx, e, outcome, code)
+	return code
 }
 
 func (f *applyFlags) applyOptions(pl *planned) apply.Options {
@@ -208,9 +236,11 @@ func (f *applyFlags) applyOptions(pl *planned) apply.Options {
 }
 
 // applyFunc is the apply the TUI runs; the audit trail sees its events too.
-func (f *applyFlags) applyFunc(pl *planned, audit apply.Observer) func(ctx context.Context, p *plan.Plan, obs apply.Observer) error {
+// The result is kept in last.
+func (f *applyFlags) applyFunc(pl *planned, audit apply.Observer, last *apply.Result) func(ctx context.Context, p *plan.Plan, obs apply.Observer) error {
 	return func(ctx context.Context, p *plan.Plan, obs apply.Observer) error {
-		_, err := apply.Run(ctx, pl.conn.Client, p, pl.target, f.applyOptions(pl), apply.Observers{obs, audit})
+		res, err := apply.Run(ctx, pl.conn.Client, p, pl.target, f.applyOptions(pl), apply.Observers{obs, audit})
+		*last = res
 		return err
 	}
 }

@@ -198,7 +198,7 @@ func auditLog(ctx context.Context, e *env) int {
 func auditShow(ctx context.Context, e *env) int {
 	fs, f := newAuditFlagSet(e, "show", "Usage: migrate audit show RUN [--kind K] [--status S] [--audit-db PATH] [-o text|json]\n\nShow a run: its changes with their latest status and every RPC.\n\n", "text", "json")
 	kind := fs.String("kind", "", "only changes of this kind (topic, partitions, reassignment, topic-config, broker-config, quota, acl, scram-user)")
-	status := fs.String("status", "", "only changes whose latest status is this (planned, sent, succeeded, failed, skipped)")
+	status := fs.String("status", "", "only changes whose latest status is this (planned, sent, validated, succeeded, failed, skipped)")
 	pos, err := parseInterleaved(fs, e.args)
 	if err != nil {
 		return exitError
@@ -211,9 +211,9 @@ func auditShow(ctx context.Context, e *env) int {
 		return fail(e, "audit show", err)
 	}
 	switch *status {
-	case "", "planned", "sent", "succeeded", "failed", "skipped":
+	case "", "planned", "sent", "validated", "succeeded", "failed", "skipped":
 	default:
-		return fail(e, "audit show", fmt.Errorf("--status %q: want planned, sent, succeeded, failed or skipped", *status))
+		return fail(e, "audit show", fmt.Errorf("--status %q: want planned, sent, validated, succeeded, failed or skipped", *status))
 	}
 	s, err := openAuditDB(ctx, f)
 	if err != nil {

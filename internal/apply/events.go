@@ -22,9 +22,15 @@ type RunStarted struct {
 // its After state), stale (neither Before nor After), or excluded.
 type ChangeSkipped struct {
 	Change *plan.Change
-	Reason string // "already-applied", "stale", "blocked", "not-selected", "canceled"
+	Reason string // "already-applied", "stale", "blocked", "not-selected", "canceled", ReasonNotValidated
 	Detail string
 }
+
+// ReasonNotValidated skips, in a validate-only run, a change whose RPC has no
+// validate_only mode (CreateAcls, DeleteAcls, DeleteTopics,
+// AlterPartitionReassignments, AlterUserScramCredentials): it is not sent,
+// and its Detail says "not validated: would send <RPC>".
+const ReasonNotValidated = "not-validated"
 
 // BatchSent reports one RPC about to be sent, carrying several changes.
 type BatchSent struct {
@@ -62,12 +68,13 @@ type ResourceResult struct {
 
 // RunFinished closes an apply.
 type RunFinished struct {
-	Time      time.Time
-	Succeeded int
-	Failed    int
-	Skipped   int
-	Canceled  bool
-	Err       error
+	Time         time.Time
+	Succeeded    int
+	Failed       int
+	Skipped      int
+	NotValidated int // of Skipped: not validated in a validate-only run
+	Canceled     bool
+	Err          error
 }
 
 func (RunStarted) event()     {}

@@ -65,11 +65,12 @@ func (o *Options) defaults() {
 
 // Result sums up an apply.
 type Result struct {
-	Succeeded int
-	Failed    int
-	Skipped   int
-	Canceled  bool
-	Failures  []ResourceResult
+	Succeeded    int
+	Failed       int
+	Skipped      int
+	NotValidated int // of Skipped: changes a validate-only run could not validate, so did not send
+	Canceled     bool
+	Failures     []ResourceResult
 }
 
 // StaleError refuses a plan whose resources are in neither their planned
@@ -160,6 +161,9 @@ func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snaps
 	if err := Validate(p); err != nil {
 		return Result{}, err
 	}
+	if o.ValidateOnly {
+		cl = DryRun(cl) // the one place a dry run is kept from writing
+	}
 	r := &runner{cl: cl, o: o, obs: &syncObserver{o: obs}}
 	var todo []*plan.Change
 	var done []*plan.Change
@@ -195,6 +199,18 @@ func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snaps
 				ofKind = append(ofKind, c)
 			}
 		}
+		if o.ValidateOnly {
+			ofKind = slices.DeleteFunc(ofKind, func(c *plan.Change) bool {
+				if hasValidateOnly(c.RPC) {
+					return false
+				}
+				r.mu.Lock()
+				r.res.NotValidated++
+				r.mu.Unlock()
+				r.skip(c, ReasonNotValidated, "not validated: would send "+c.RPC)
+				return true
+			})
+		}
 		if len(ofKind) == 0 {
 			continue
 		}
@@ -207,7 +223,7 @@ func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snaps
 		r.runKind(ctx, ofKind)
 	}
 	r.res.Canceled = ctx.Err() != nil
-	r.obs.Observe(RunFinished{Time: o.Now(), Succeeded: r.res.Succeeded, Failed: r.res.Failed, Skipped: r.res.Skipped, Canceled: r.res.Canceled})
+	r.obs.Observe(RunFinished{Time: o.Now(), Succeeded: r.res.Succeeded, Failed: r.res.Failed, Skipped: r.res.Skipped, NotValidated: r.res.NotValidated, Canceled: r.res.Canceled})
 	return r.res, nil
 }
 
@@ -432,18 +448,20 @@ func retriable(code int16) bool {
 }
 
 // Internal outcome codes: requestFailed when the whole request failed (no
-// response; retried), noResult when a response left a resource out.
+// response; retried), noResult when a response left a resource out,
+// refused when the dry-run guard kept the request from being sent.
 const (
 	requestFailed int16 = -2
 	noResult      int16 = -3
+	refused       int16 = -4
 )
 
 func (r *runner) report(c *plan.Change, o outcome, validate bool) {
 	rr := ResourceResult{Change: c, ValidateOnly: validate, ErrorCode: o.code, Message: o.msg}
 	if o.code != 0 {
-		if o.code == requestFailed || o.code == noResult {
+		if o.code == requestFailed || o.code == noResult || o.code == refused {
 			rr.ErrorCode = -1
-			rr.ErrorName = map[int16]string{requestFailed: "REQUEST_FAILED", noResult: "NO_RESULT"}[o.code]
+			rr.ErrorName = map[int16]string{requestFailed: "REQUEST_FAILED", noResult: "NO_RESULT", refused: "NOT_SENT"}[o.code]
 			rr.Err = errors.New(o.msg)
 		} else {
 			e := kerr.ErrorForCode(o.code)
@@ -517,8 +535,12 @@ func (r *runner) send(ctx context.Context, b []*plan.Change, validate bool) []ou
 		reqErr = errors.New("no response")
 	}
 	if reqErr != nil && got == 0 {
+		code := requestFailed
+		if _, ok := reqErr.(*RefusedError); ok {
+			code = refused
+		}
 		for i := range out {
-			out[i] = outcome{code: requestFailed, msg: reqErr.Error()}
+			out[i] = outcome{code: code, msg: reqErr.Error()}
 		}
 	}
 	r.obs.Observe(BatchDone{Batch: no, RPC: b[0].RPC, Version: req.GetVersion(), Broker: broker, Duration: dur, Err: reqErr})

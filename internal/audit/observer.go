@@ -21,7 +21,8 @@ const skipFlushAt = 512
 //     before Observe returns: the intent is on disk before the RPC is sent.
 //     The target lock's heartbeat is refreshed in the same transaction.
 //   - BatchDone: the RPC's result and duration, committed.
-//   - ResourceResult: a "succeeded" or "failed" transition with the Kafka
+//   - ResourceResult: a "succeeded", "validated" (a validate_only request
+//     that passed) or "failed" transition with the Kafka
 //     error code, name and message; committed as soon as every change of
 //     its batch has a result and the batch is done, else at the next commit.
 //   - ChangeSkipped: a "skipped" transition with the reason; buffered and
@@ -135,13 +136,16 @@ func (r *Run) observeLocked(ctx context.Context, e apply.Event) error {
 			return nil
 		}
 		status, msg := "succeeded", ev.Message
+		if ev.ValidateOnly {
+			status = "validated" // a validate_only request: nothing changed
+		}
 		if ev.Err != nil || ev.ErrorCode != 0 {
 			status = "failed"
 			if msg == "" && ev.Err != nil {
 				msg = ev.Err.Error()
 			}
 		}
-		if status == "succeeded" {
+		if status != "failed" {
 			r.counts.succeeded++
 		} else {
 			r.counts.failed++

@@ -188,8 +188,8 @@ type ChangeRecord struct {
 	RPC          string          `json:"rpc"`
 	Before       json.RawMessage `json:"before,omitempty"`
 	After        json.RawMessage `json:"after,omitempty"`
-	// Status is the latest transition: planned, sent, succeeded, failed or
-	// skipped.
+	// Status is the latest transition: planned, sent, validated,
+	// succeeded, failed or skipped.
 	Status    string         `json:"status"`
 	ErrorCode int            `json:"error_code,omitempty"`
 	ErrorName string         `json:"error_name,omitempty"`

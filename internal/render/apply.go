@@ -17,10 +17,11 @@ type ApplyText struct {
 	W       io.Writer
 	Verbose bool
 
-	mu    sync.Mutex
-	total int
-	seen  int
-	start time.Time
+	mu       sync.Mutex
+	total    int
+	seen     int
+	start    time.Time
+	validate bool
 }
 
 // Observe implements apply.Observer.
@@ -29,13 +30,17 @@ func (a *ApplyText) Observe(e apply.Event) {
 	defer a.mu.Unlock()
 	switch e := e.(type) {
 	case apply.RunStarted:
-		a.total, a.start = e.Total, e.Time
+		a.total, a.start, a.validate = e.Total, e.Time, e.ValidateOnly
 		mode := "Applying"
 		if e.ValidateOnly {
-			mode = "Validating (server-side dry run)"
+			mode = "Validating (server-side dry run, nothing is changed)"
 		}
 		fmt.Fprintf(a.W, "%s %d change(s)...\n", mode, e.Total)
 	case apply.ChangeSkipped:
+		if e.Reason == apply.ReasonNotValidated {
+			fmt.Fprintf(a.W, "? %s %s: %s\n", e.Change.Kind, label(e.Change), e.Detail)
+			return
+		}
 		fmt.Fprintf(a.W, "= %s %s: skipped (%s)\n", e.Change.Kind, label(e.Change), e.Reason)
 	case apply.BatchDone:
 		if a.Verbose {
@@ -50,7 +55,7 @@ func (a *ApplyText) Observe(e apply.Event) {
 		if e.Err == nil {
 			verb := "done"
 			if e.ValidateOnly {
-				verb = "valid"
+				verb = "validated"
 			}
 			fmt.Fprintf(a.W, "%s %s %s: %s [%d/%d]\n", symbols[e.Change.Action], e.Change.Kind, label(e.Change), verb, a.seen, a.total)
 			return
@@ -61,7 +66,11 @@ func (a *ApplyText) Observe(e apply.Event) {
 		}
 		fmt.Fprintf(a.W, "! %s %s: FAILED%s %s: %s [%d/%d]\n", e.Change.Kind, label(e.Change), stage, e.ErrorName, e.Message, a.seen, a.total)
 	case apply.RunFinished:
-		fmt.Fprintf(a.W, "Apply finished: %d succeeded, %d failed, %d skipped", e.Succeeded, e.Failed, e.Skipped)
+		if a.validate {
+			fmt.Fprintf(a.W, "Validation finished, nothing changed: %d validated, %d not validated (no validate_only mode, not sent), %d failed, %d skipped", e.Succeeded, e.NotValidated, e.Failed, e.Skipped-e.NotValidated)
+		} else {
+			fmt.Fprintf(a.W, "Apply finished: %d succeeded, %d failed, %d skipped", e.Succeeded, e.Failed, e.Skipped)
+		}
 		if e.Canceled {
 			fmt.Fprint(a.W, " (interrupted: the batch in flight was finished, the rest not sent)")
 		}
@@ -84,7 +93,7 @@ type ResultJSON struct {
 	Kind      string `json:"kind"`
 	Action    string `json:"action"`
 	Resource  string `json:"resource"`
-	Status    string `json:"status"` // succeeded, failed, skipped, valid
+	Status    string `json:"status"` // succeeded, failed, skipped, validated, not-validated
 	Reason    string `json:"reason,omitempty"`
 	ErrorCode int16  `json:"error_code,omitempty"`
 	Error     string `json:"error,omitempty"`
@@ -93,12 +102,13 @@ type ResultJSON struct {
 
 // SummaryJSON counts outcomes.
 type SummaryJSON struct {
-	Succeeded int    `json:"succeeded"`
-	Failed    int    `json:"failed"`
-	Skipped   int    `json:"skipped"`
-	Canceled  bool   `json:"canceled"`
-	AuditRun  int64  `json:"audit_run,omitempty"`
-	AuditHead string `json:"audit_head,omitempty"`
+	Succeeded    int    `json:"succeeded"`
+	Failed       int    `json:"failed"`
+	Skipped      int    `json:"skipped"`
+	NotValidated int    `json:"not_validated,omitempty"`
+	Canceled     bool   `json:"canceled"`
+	AuditRun     int64  `json:"audit_run,omitempty"`
+	AuditHead    string `json:"audit_head,omitempty"`
 }
 
 // Observe implements apply.Observer.
@@ -107,18 +117,22 @@ func (a *ApplyJSON) Observe(e apply.Event) {
 	defer a.mu.Unlock()
 	switch e := e.(type) {
 	case apply.ChangeSkipped:
-		a.Results = append(a.Results, ResultJSON{ID: e.Change.ID, Kind: string(e.Change.Kind), Action: string(e.Change.Action), Resource: label(e.Change), Status: "skipped", Reason: e.Reason})
+		r := ResultJSON{ID: e.Change.ID, Kind: string(e.Change.Kind), Action: string(e.Change.Action), Resource: label(e.Change), Status: "skipped", Reason: e.Reason}
+		if e.Reason == apply.ReasonNotValidated {
+			r.Status, r.Reason, r.Message = "not-validated", "", e.Detail
+		}
+		a.Results = append(a.Results, r)
 	case apply.ResourceResult:
 		r := ResultJSON{ID: e.Change.ID, Kind: string(e.Change.Kind), Action: string(e.Change.Action), Resource: label(e.Change), Status: "succeeded"}
 		if e.ValidateOnly {
-			r.Status = "valid"
+			r.Status = "validated"
 		}
 		if e.Err != nil {
 			r.Status, r.ErrorCode, r.Error, r.Message = "failed", e.ErrorCode, e.ErrorName, e.Message
 		}
 		a.Results = append(a.Results, r)
 	case apply.RunFinished:
-		a.Summary = SummaryJSON{Succeeded: e.Succeeded, Failed: e.Failed, Skipped: e.Skipped, Canceled: e.Canceled}
+		a.Summary = SummaryJSON{Succeeded: e.Succeeded, Failed: e.Failed, Skipped: e.Skipped, NotValidated: e.NotValidated, Canceled: e.Canceled}
 	}
 }
 

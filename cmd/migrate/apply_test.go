@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
+	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/render"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+// fakeTarget starts a three-broker kfake cluster and connects to it.
+func fakeTarget(t *testing.T) (addr string, conn *kafkaconn.Conn) {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.ClusterID("trust-apply"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	conn, err = kafkaconn.Dial(context.Background(), c.ListenAddrs(), kafkaconn.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	return strings.Join(c.ListenAddrs(), ","), conn
+}
+
+// everyKindSource writes a source snapshot and a SCRAM credentials file that,
+// against seedEveryKind's target, plan every change kind (prune included).
+func everyKindSource(t *testing.T, dir string) (snap, creds string) {
+	t.Helper()
+	rs := func(ids ...int32) []int32 { return ids }
+	s := &snapshot.Snapshot{Format: snapshot.FormatVersion, Source: snapshot.SourceZooKeeper,
+		Brokers: []snapshot.Broker{{ID: 0}, {ID: 1}, {ID: 2}},
+		Topics: []snapshot.Topic{
+			{Name: "fresh", Partitions: []snapshot.Partition{{ID: 0, Replicas: rs(0, 1)}}, Configs: []snapshot.Config{{Key: "retention.ms", Value: "3600000"}}},
+			{Name: "grow", Partitions: []snapshot.Partition{{ID: 0, Replicas: rs(0, 1)}, {ID: 1, Replicas: rs(1, 2)}},
+				Configs: []snapshot.Config{{Key: "cleanup.policy", Value: "compact"}}},
+		},
+		BrokerConfigs: []snapshot.BrokerConfig{{Broker: "", Configs: []snapshot.Config{{Key: "log.retention.ms", Value: "7200000"}}}},
+		Quotas:        []snapshot.Quota{{Entity: snapshot.QuotaEntity{{Type: "user", Name: "alice"}}, Values: map[string]float64{"producer_byte_rate": 1024}}},
+		ACLs: []snapshot.ACL{{ResourceType: "Topic", ResourceName: "fresh", PatternType: "LITERAL", Principal: "User:alice",
+			Host: "*", Operation: "Read", Permission: "Allow"}},
+		ScramUsers: []snapshot.ScramUser{{Name: "alice", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096}}}},
+	}
+	s.Sort()
+	data, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, creds = filepath.Join(dir, "source.json"), filepath.Join(dir, "creds.json")
+	if err := os.WriteFile(snap, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(creds, []byte(`[{"user":"alice","mechanism":"SCRAM-SHA-256","password":"alice-pw","iterations":4096}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return snap, creds
+}
+
+// seedEveryKind gives the target a topic with fewer partitions and another
+// layout than the source's, a topic and an ACL the source lacks (pruned).
+func seedEveryKind(t *testing.T, conn *kafkaconn.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := conn.Admin.CreateTopic(ctx, -1, -1, nil, "zombie"); err != nil {
+		t.Fatal(err)
+	}
+	req := kmsg.NewPtrCreateTopicsRequest()
+	grow := kmsg.NewCreateTopicsRequestTopic()
+	grow.Topic, grow.NumPartitions, grow.ReplicationFactor = "grow", -1, -1
+	a := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
+	a.Partition, a.Replicas = 0, []int32{2, 0} // the source has [0 1]
+	grow.ReplicaAssignment = append(grow.ReplicaAssignment, a)
+	req.Topics = append(req.Topics, grow)
+	resp, err := req.RequestWith(ctx, conn.Client)
+	if err != nil || resp.Topics[0].ErrorCode != 0 {
+		t.Fatalf("create grow: %v %+v", err, resp)
+	}
+	acl := kadm.NewACLs().Topics("zombie").ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:bob").AllowHosts("*").Operations(kadm.OpWrite)
+	res, err := conn.Admin.CreateACLs(ctx, acl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+	}
+}
+
+// A validate-only apply of every kind leaves the target as it was, kind by
+// kind, and says per resource what it validated and what it did not send.
+func TestApplyValidateOnlyChangesNothing(t *testing.T) {
+	addr, conn := fakeTarget(t)
+	seedEveryKind(t, conn)
+	dir := t.TempDir()
+	snap, creds := everyKindSource(t, dir)
+	before, err := kread.Read(context.Background(), conn, kread.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "audit.db")
+	args := []string{"--snapshot", snap, "--bootstrap-server", addr, "--scram-credentials", creds, "--prune",
+		"--broker-id-map", "0=0,1=1,2=2", "--reassign", "--audit-db", db}
+
+	code, out, errs := runMigrate(t, append([]string{"plan", "-o", "json"}, args...)...)
+	if code != exitPending {
+		t.Fatalf("plan: exit %d\n%s", code, errs)
+	}
+	kinds := map[plan.Kind]bool{}
+	for _, c := range decodePlan(t, out).Changes {
+		kinds[c.Kind] = true
+		if c.Action == plan.ActionDelete {
+			kinds[plan.Kind(string(c.Kind)+"-delete")] = true
+		}
+	}
+	for _, k := range append(append([]plan.Kind{}, plan.Kinds...), "topic-delete", "acl-delete") {
+		if !kinds[k] {
+			t.Fatalf("the plan has no %s change; the test would prove less than it says: %v", k, kinds)
+		}
+	}
+
+	code, out, errs = runMigrate(t, append([]string{"apply", "--validate-only", "-o", "json"}, args...)...)
+	if code != exitOK {
+		t.Fatalf("apply --validate-only: exit %d\n%s%s", code, out, errs)
+	}
+	var res render.ApplyJSON
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	validatable := map[string]bool{plan.RPCCreateTopics: true, plan.RPCCreatePartitions: true, plan.RPCIncrementalAlter: true, plan.RPCAlterClientQuotas: true}
+	p := decodePlan(t, mustPlan(t, args))
+	rpc := map[string]string{}
+	for _, c := range p.Changes {
+		rpc[c.ID] = c.RPC
+	}
+	if len(res.Results) != len(p.Changes) {
+		t.Errorf("%d results for %d changes", len(res.Results), len(p.Changes))
+	}
+	for _, r := range res.Results {
+		want, wantMsg := "validated", ""
+		if !validatable[rpc[r.ID]] {
+			want, wantMsg = "not-validated", "not validated: would send "+rpc[r.ID]
+		}
+		if r.Status != want || r.Message != wantMsg {
+			t.Errorf("%s (%s): status %q message %q, want %q %q", r.ID, rpc[r.ID], r.Status, r.Message, want, wantMsg)
+		}
+	}
+
+	after, err := kread.Read(context.Background(), conn, kread.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for kind, pair := range map[string][2]any{
+		"topics":        {before.Topics, after.Topics},
+		"broker config": {before.BrokerConfigs, after.BrokerConfigs},
+		"quotas":        {before.Quotas, after.Quotas},
+		"ACLs":          {before.ACLs, after.ACLs},
+		"SCRAM users":   {before.ScramUsers, after.ScramUsers},
+	} {
+		if !reflect.DeepEqual(pair[0], pair[1]) {
+			t.Errorf("validate-only changed the target's %s:\nbefore %+v\nafter  %+v", kind, pair[0], pair[1])
+		}
+	}
+
+	code, out, errs = runMigrate(t, "audit", "log", "-o", "json", "--audit-db", db)
+	if code != exitOK || !strings.Contains(out, `"not validated"`) || strings.Contains(out, `"applied"`) {
+		t.Errorf("audit log: exit %d, want the run's outcome \"not validated\"\n%s%s", code, out, errs)
+	}
+}
+
+func mustPlan(t *testing.T, args []string) string {
+	t.Helper()
+	_, out, _ := runMigrate(t, append([]string{"plan", "-o", "json"}, args...)...)
+	return out
+}
+
+// A numeric apply flag that means nothing is a one-line error naming the
+// flag, exit 1, before anything is read or sent.
+func TestApplyRefusesMeaninglessNumbers(t *testing.T) {
+	for _, tc := range []struct{ flag, value string }{
+		{"--batch-size", "0"},
+		{"--batch-size", "-5"},
+		{"--max-in-flight", "0"},
+		{"--max-in-flight", "-1"},
+		{"--rate", "-1"},
+		{"--rate", "NaN"},
+		{"--rate", "Inf"},
+		{"--rate", "-Inf"},
+		{"--verify-timeout", "-1s"},
+	} {
+		t.Run(tc.flag+"="+tc.value, func(t *testing.T) {
+			// No source or target: a flag error must come first.
+			code, out, errs := runMigrate(t, "apply", "--no-audit", tc.flag, tc.value)
+			lines := strings.Split(strings.TrimSpace(errs), "\n")
+			if code != exitError || len(lines) != 1 || !strings.Contains(errs, tc.flag+" ") || out != "" {
+				t.Errorf("exit %d, stderr %q, stdout %q; want exit 1 and one line naming %s", code, errs, out, tc.flag)
+			}
+		})
+	}
+	// The accepted edges still parse: 0 rate is unlimited, 0 verify skips.
+	code, _, errs := runMigrate(t, "apply", "--no-audit", "--rate", "0", "--verify-timeout", "0", "--batch-size", "1", "--max-in-flight", "1")
+	if strings.Contains(errs, "--rate") || strings.Contains(errs, "--verify-timeout") || strings.Contains(errs, "--batch-size") || code != exitError {
+		t.Errorf("edge values: exit %d, %q; want only the missing-source error", code, errs)
+	}
+}
