@@ -6,12 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
@@ -37,14 +37,22 @@ func fakeTarget(t *testing.T) (addr string, conn *kafkaconn.Conn) {
 
 // everyKindSource writes a source snapshot and a SCRAM credentials file that,
 // against seedEveryKind's target, plan every change kind (prune included).
-func everyKindSource(t *testing.T, dir string) (snap, creds string) {
+// kfake places replicas itself, so the source's layout of "grow" is made
+// from the target's: the same brokers in reverse order.
+func everyKindSource(t *testing.T, dir string, target *snapshot.Snapshot) (snap, creds string) {
 	t.Helper()
 	rs := func(ids ...int32) []int32 { return ids }
+	onTarget := target.Topic("grow").Partitions[0].Replicas
+	if len(onTarget) < 2 {
+		t.Fatalf("kfake placed grow on %v; want two replicas", onTarget)
+	}
+	moved := slices.Clone(onTarget)
+	slices.Reverse(moved)
 	s := &snapshot.Snapshot{Format: snapshot.FormatVersion, Source: snapshot.SourceZooKeeper,
 		Brokers: []snapshot.Broker{{ID: 0}, {ID: 1}, {ID: 2}},
 		Topics: []snapshot.Topic{
 			{Name: "fresh", Partitions: []snapshot.Partition{{ID: 0, Replicas: rs(0, 1)}}, Configs: []snapshot.Config{{Key: "retention.ms", Value: "3600000"}}},
-			{Name: "grow", Partitions: []snapshot.Partition{{ID: 0, Replicas: rs(0, 1)}, {ID: 1, Replicas: rs(1, 2)}},
+			{Name: "grow", Partitions: []snapshot.Partition{{ID: 0, Replicas: moved}, {ID: 1, Replicas: onTarget}},
 				Configs: []snapshot.Config{{Key: "cleanup.policy", Value: "compact"}}},
 		},
 		BrokerConfigs: []snapshot.BrokerConfig{{Broker: "", Configs: []snapshot.Config{{Key: "log.retention.ms", Value: "7200000"}}}},
@@ -76,16 +84,8 @@ func seedEveryKind(t *testing.T, conn *kafkaconn.Conn) {
 	if _, err := conn.Admin.CreateTopic(ctx, -1, -1, nil, "zombie"); err != nil {
 		t.Fatal(err)
 	}
-	req := kmsg.NewPtrCreateTopicsRequest()
-	grow := kmsg.NewCreateTopicsRequestTopic()
-	grow.Topic, grow.NumPartitions, grow.ReplicationFactor = "grow", -1, -1
-	a := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
-	a.Partition, a.Replicas = 0, []int32{2, 0} // the source has [0 1]
-	grow.ReplicaAssignment = append(grow.ReplicaAssignment, a)
-	req.Topics = append(req.Topics, grow)
-	resp, err := req.RequestWith(ctx, conn.Client)
-	if err != nil || resp.Topics[0].ErrorCode != 0 {
-		t.Fatalf("create grow: %v %+v", err, resp)
+	if _, err := conn.Admin.CreateTopic(ctx, 1, 2, nil, "grow"); err != nil {
+		t.Fatal(err)
 	}
 	acl := kadm.NewACLs().Topics("zombie").ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:bob").AllowHosts("*").Operations(kadm.OpWrite)
 	res, err := conn.Admin.CreateACLs(ctx, acl)
@@ -105,11 +105,11 @@ func TestApplyValidateOnlyChangesNothing(t *testing.T) {
 	addr, conn := fakeTarget(t)
 	seedEveryKind(t, conn)
 	dir := t.TempDir()
-	snap, creds := everyKindSource(t, dir)
 	before, err := kread.Read(context.Background(), conn, kread.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	snap, creds := everyKindSource(t, dir, before)
 	db := filepath.Join(dir, "audit.db")
 	args := []string{"--snapshot", snap, "--bootstrap-server", addr, "--scram-credentials", creds, "--prune",
 		"--broker-id-map", "0=0,1=1,2=2", "--reassign", "--audit-db", db}
@@ -127,7 +127,7 @@ func TestApplyValidateOnlyChangesNothing(t *testing.T) {
 	}
 	for _, k := range append(append([]plan.Kind{}, plan.Kinds...), "topic-delete", "acl-delete") {
 		if !kinds[k] {
-			t.Fatalf("the plan has no %s change; the test would prove less than it says: %v", k, kinds)
+			t.Fatalf("the plan has no %s change; the test would prove less than it says: %v\n%s", k, kinds, out)
 		}
 	}
 
