@@ -93,7 +93,8 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, rec *recor
 	defer conn.Close()
 	fmt.Fprintf(w, "Source: %s (cluster %s): %d topics, %d ACLs, %d quota entities, %d SCRAM users\n",
 		src.Address, src.ClusterID, len(src.Topics), len(src.ACLs), len(src.Quotas), len(src.ScramUsers))
-	fmt.Fprintf(w, "Target: in-process Kafka (kfake) with %d brokers at %s\n\n", brokers, strings.Join(cluster.ListenAddrs(), ","))
+	fmt.Fprintf(w, "Target: in-process Kafka (kfake) with %d brokers at %s\n", brokers, strings.Join(cluster.ListenAddrs(), ","))
+	fmt.Fprintf(w, "(demo: --placement target: the in-process Kafka places replicas itself; a real Kafka target keeps the source's replica lists)\n\n")
 
 	creds, err := demoCredentials()
 	if err != nil {
@@ -105,7 +106,11 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, rec *recor
 			return nil, nil, err
 		}
 		p, err := plan.Build(plan.Input{Source: src, Target: tgt, Credentials: creds,
-			SourceEndpoint: endpointOf(src), TargetEndpoint: endpointOf(tgt), Options: plan.Options{Principal: conn.Principal}})
+			SourceEndpoint: endpointOf(src), TargetEndpoint: endpointOf(tgt),
+			// kfake places replicas itself whatever CreateTopics asks, so the
+			// demo lets the target place them (a real target keeps the
+			// source's replica lists: --placement auto).
+			Options: plan.Options{Principal: conn.Principal, Placement: plan.PlacementTarget}})
 		return p, tgt, err
 	}
 	p, tgt, err := build()

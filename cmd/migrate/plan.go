@@ -31,8 +31,11 @@ type planFlags struct {
 	topics         string
 	principals     string
 	brokerIDMap    string
+	placement      string
 	reassign       bool
 	prune          bool
+	pruneCluster   bool
+	raiseMinimums  bool
 	resendSecrets  bool
 	scramCreds     string
 	scramResets    string
@@ -52,8 +55,11 @@ func (f *planFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.topics, "topics", "", "only topics whose name matches this regular expression")
 	fs.StringVar(&f.principals, "principals", "", "only ACLs, quotas and SCRAM users whose principal (User:alice) matches this regular expression")
 	fs.StringVar(&f.brokerIDMap, "broker-id-map", "", "place replicas explicitly, mapping source to target broker ids: 1=101,2=102")
-	fs.BoolVar(&f.reassign, "reassign", false, "with --broker-id-map: move replicas of existing target topics to the mapped layout")
-	fs.BoolVar(&f.prune, "prune", false, "also delete what the target has and the source does not (never internal topics)")
+	fs.StringVar(&f.placement, "placement", plan.PlacementAuto, "replicas of new topics and partitions: auto (the source's exact replica lists when the target has every broker they name, else the target places them, with a finding), source (require the source's lists), target (the target places them)")
+	fs.BoolVar(&f.reassign, "reassign", false, "move replicas of existing target topics to the source's (or --broker-id-map's) layout")
+	fs.BoolVar(&f.prune, "prune", false, "also delete what the target has and the source does not (never internal topics, nor cluster-level broker configs)")
+	fs.BoolVar(&f.pruneCluster, "prune-cluster-configs", false, "with --prune: also delete cluster-level (<default>) broker configs the source does not have")
+	fs.BoolVar(&f.raiseMinimums, "raise-to-target-minimums", false, "create topics whose config values the target refuses (segment.bytes below 1 MiB on 4.1) with the nearest value it accepts; each adjustment is named in the plan")
 	fs.BoolVar(&f.resendSecrets, "resend-secrets", false, "send sensitive configs and SCRAM credentials even when present on the target")
 	fs.StringVar(&f.scramCreds, "scram-credentials", "", "JSON list of {user, mechanism, password, iterations} to recreate SCRAM users")
 	fs.StringVar(&f.scramResets, "scram-resets", "", "write the users whose SCRAM password must be reset (no password given) to this file")
@@ -115,11 +121,21 @@ func (f *planFlags) options() (plan.Options, error) {
 	if o.BrokerIDMap, err = plan.ParseBrokerIDMap(f.brokerIDMap); err != nil {
 		return o, err
 	}
-	if f.reassign && o.BrokerIDMap == nil {
-		return o, errors.New("--reassign needs --broker-id-map (the layout to move replicas to)")
+	switch f.placement {
+	case plan.PlacementAuto, plan.PlacementSource, plan.PlacementTarget:
+		o.Placement = f.placement
+	default:
+		return o, fmt.Errorf("--placement %q: want auto, source or target", f.placement)
+	}
+	if f.reassign && o.BrokerIDMap == nil && o.Placement == plan.PlacementTarget {
+		return o, errors.New("--reassign needs a layout to move replicas to: --broker-id-map, or --placement auto or source")
+	}
+	if f.pruneCluster && !f.prune {
+		return o, errors.New("--prune-cluster-configs needs --prune")
 	}
 	o.TopicRegex, o.PrincipalRegex = f.topics, f.principals
 	o.Reassign, o.Prune, o.ResendSecrets = f.reassign, f.prune, f.resendSecrets
+	o.PruneClusterConfigs, o.RaiseToTargetMinimums = f.pruneCluster, f.raiseMinimums
 	o.TargetVersion = f.targetVersion
 	return o, nil
 }

@@ -203,7 +203,7 @@ var rules = []Rule{
 		SeverityNote: "error when the target is 4.1 or later, warning for a 4.0 target",
 		Title:        "A topic sets segment.bytes below 1 MiB (1048576).",
 		Why:          "From Kafka 4.1 the topic-level segment.bytes minimum is 1 MiB (KAFKA-19080): creating or altering the topic with the old value is refused.",
-		Fix:          "Raise segment.bytes to at least 1048576 (or delete the override) before the move.",
+		Fix:          "Raise segment.bytes to at least 1048576 (or delete the override) before the move, or migrate with --raise-to-target-minimums, which creates the topic with 1048576 and names the change.",
 		Ref:          "KAFKA-19080; kafka-zk-model §5.4",
 	},
 	{

@@ -77,11 +77,25 @@ func Build(in Input) (*Plan, error) {
 		}
 		b.principalRe = re
 	}
+	switch in.Options.Placement {
+	case "", PlacementAuto, PlacementSource, PlacementTarget:
+	default:
+		return nil, &Error{fmt.Sprintf("--placement %q: want auto, source or target", in.Options.Placement)}
+	}
 	b.targetBrokers = map[int32]bool{}
 	for _, br := range in.Target.Brokers {
 		b.targetBrokers[br.ID] = true
+		if br.Rack != "" {
+			if b.racks == nil {
+				b.racks = map[int32]string{}
+			}
+			b.racks[br.ID] = br.Rack
+		}
 	}
 	if err := b.topics(); err != nil {
+		return nil, err
+	}
+	if err := b.placementFindings(); err != nil {
 		return nil, err
 	}
 	b.brokerConfigs()
@@ -99,7 +113,11 @@ type builder struct {
 	topicRe       *regexp.Regexp
 	principalRe   *regexp.Regexp
 	targetBrokers map[int32]bool
+	racks         map[int32]string // target broker id → rack, when racks are set
 	newTopicIDs   []string
+	unplaced      []unplaced
+	raised        []string // notes of the current topic's values raised to the target's minimums
+	missing       []int32  // brokers the current topic's source lists name and the target lacks
 }
 
 func (b *builder) wantKind(k Kind) bool {
@@ -213,11 +231,11 @@ func (b *builder) topic(st *snapshot.Topic, tt *snapshot.Topic) error {
 			fmt.Sprintf("config %s=%s is removed in Kafka 4 and is dropped", c.Key, c.Value),
 			"nothing: the key has no effect on Kafka 4; remove it from the source if it is re-applied elsewhere")
 	})
-	if reason := b.invalidOnTarget(configs); reason != "" {
-		b.block("config-invalid-on-target", KindTopic, st.Name, reason,
-			"fix the value in the source (or create the topic by hand with a valid value) and plan again", nil)
+	configs, raised, ok := b.targetMinimums(st.Name, configs)
+	if !ok {
 		return nil
 	}
+	b.raised = raised // named on the change that carries them
 	if v, ok := lookup(configs, "remote.storage.enable"); ok && v == "true" {
 		b.block("tiered-storage-topic", KindTopic, st.Name,
 			"topic has remote.storage.enable=true; recreating it gives a new topic id, which orphans its remote log segments",
@@ -236,53 +254,192 @@ func (b *builder) topic(st *snapshot.Topic, tt *snapshot.Topic) error {
 			break
 		}
 	}
-	want, err := b.desiredAssignment(st)
+	want, missing, err := b.desiredAssignment(st)
 	if err != nil {
 		return err
 	}
 	rf := st.ReplicationFactor()
+	b.missing = missing // noted by createTopic / modifyTopic when they place replicas
 	if tt == nil {
 		return b.createTopic(st, configs, want, rf)
 	}
 	return b.modifyTopic(st, tt, configs, want, rf)
 }
 
-// invalidOnTarget returns why a topic config value would be refused by the
-// target's Kafka version, or "". Kafka 4.1 raised the floor of topic-level
-// segment.bytes to 1 MiB (KAFKA-19080); an empty TargetVersion means 4.1.
-func (b *builder) invalidOnTarget(configs []snapshot.Config) string {
-	v := b.in.Options.TargetVersion
-	if v == "" || v >= "4.1" {
-		if val, ok := lookup(configs, "segment.bytes"); ok {
-			if n, err := strconv.ParseInt(val, 10, 64); err == nil && n < 1<<20 {
-				return fmt.Sprintf("segment.bytes=%s is below Kafka 4.1's minimum of 1048576 (1 MiB); the target would refuse the topic", val)
-			}
-		}
-	}
-	return ""
+// Floor is a topic config value the target refuses, and the nearest value
+// it accepts.
+type floor struct {
+	key     string
+	min     int64
+	minText string // as the plan writes it
+	why     string
 }
 
-// desiredAssignment maps the source's target replicas through the broker-id
-// map, or returns nil when there is no map (the target places replicas).
-func (b *builder) desiredAssignment(st *snapshot.Topic) ([][]int32, error) {
-	m := b.in.Options.BrokerIDMap
-	if len(m) == 0 {
-		return nil, nil
+// topicFloors are the topic config floors of a target version. Kafka 4.1
+// raised the floor of topic-level segment.bytes to 1 MiB (KAFKA-19080); an
+// empty TargetVersion means 4.1.
+func (b *builder) topicFloors() []floor {
+	v := b.in.Options.TargetVersion
+	if v == "" || v >= "4.1" {
+		return []floor{{key: "segment.bytes", min: 1 << 20, minText: "1048576", why: "Kafka 4.1's minimum of 1048576 (1 MiB)"}}
+	}
+	return nil
+}
+
+// targetMinimums checks a topic's configs against the target's floors. A
+// value below one is a blocker (the target would refuse the topic), or with
+// RaiseToTargetMinimums is raised to the floor: it returns the adjusted
+// configs and one note per adjustment. ok is false when the topic is blocked.
+func (b *builder) targetMinimums(topic string, configs []snapshot.Config) (out []snapshot.Config, notes []string, ok bool) {
+	out = configs
+	for _, f := range b.topicFloors() {
+		i := slices.IndexFunc(out, func(c snapshot.Config) bool { return c.Key == f.key })
+		if i < 0 {
+			continue
+		}
+		val := out[i].Value
+		n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		if err != nil || n >= f.min {
+			continue
+		}
+		if !b.in.Options.RaiseToTargetMinimums {
+			b.block("config-invalid-on-target", KindTopic, topic,
+				fmt.Sprintf("%s=%s is below %s; the target would refuse the topic", f.key, val, f.why),
+				"give --raise-to-target-minimums to create it with "+f.key+"="+f.minText+" (the nearest value the target accepts), or fix the value in the source and plan again", nil)
+			return nil, nil, false
+		}
+		if len(notes) == 0 {
+			out = slices.Clone(out)
+		}
+		out[i].Value = f.minText
+		note := fmt.Sprintf("%s raised from %s to %s, %s (--raise-to-target-minimums)", f.key, val, f.minText, f.why)
+		notes = append(notes, note)
+		b.finding("config-raised-to-target-minimum", snapshot.SeverityWarning, "topic "+topic,
+			note+"; the topic behaves differently on the target than on the source",
+			"nothing, if the larger value is acceptable; else change the source value before the cutover")
+	}
+	return out, notes, true
+}
+
+// desiredAssignment returns the replica lists the topic should have on the
+// target, or nil when the target places replicas. With --broker-id-map they
+// are the source's mapped through it; else (placement auto or source) the
+// source's own lists when every broker they name exists on the target. For
+// those it also returns the brokers the target lacks (then want is nil).
+func (b *builder) desiredAssignment(st *snapshot.Topic) (want [][]int32, missing []int32, err error) {
+	o := b.in.Options
+	if o.Placement == PlacementTarget {
+		return nil, nil, nil
 	}
 	out := make([][]int32, len(st.Partitions))
 	for i, p := range st.Partitions {
 		if int(p.ID) != i {
-			return nil, &Error{fmt.Sprintf("topic %s: partitions are not numbered 0..%d", st.Name, len(st.Partitions)-1)}
+			return nil, nil, &Error{fmt.Sprintf("topic %s: partitions are not numbered 0..%d", st.Name, len(st.Partitions)-1)}
 		}
 		for _, r := range p.TargetReplicas() {
-			to, ok := m[r]
-			if !ok {
-				return nil, &Error{fmt.Sprintf("--broker-id-map has no entry for source broker %d, which topic %s partition %d needs", r, st.Name, p.ID)}
+			to := r
+			if len(o.BrokerIDMap) > 0 {
+				var ok bool
+				if to, ok = o.BrokerIDMap[r]; !ok {
+					return nil, nil, &Error{fmt.Sprintf("--broker-id-map has no entry for source broker %d, which topic %s partition %d needs", r, st.Name, p.ID)}
+				}
 			}
 			out[i] = append(out[i], to)
 		}
 	}
-	return out, nil
+	if len(o.BrokerIDMap) > 0 {
+		return out, nil, nil
+	}
+	if miss := b.missingBrokers(out); len(miss) > 0 {
+		return nil, miss, nil
+	}
+	return out, nil, nil
+}
+
+// unplaced notes a topic that is created (or grows) without the source's
+// replica lists because the target lacks brokers they name.
+type unplaced struct {
+	topic   string
+	missing []int32
+}
+
+// noteUnplaced records that topic gets replicas placed by the target for
+// lack of the brokers in b.missing (when any).
+func (b *builder) noteUnplaced(topic string, k Kind) {
+	if len(b.missing) > 0 && b.wantKind(k) {
+		b.unplaced = append(b.unplaced, unplaced{topic, b.missing})
+	}
+}
+
+// placementFindings reports the topics the target places for lack of
+// brokers (PlacementAuto), or stops the plan (PlacementSource).
+func (b *builder) placementFindings() error {
+	if len(b.unplaced) == 0 {
+		return nil
+	}
+	var all []int32
+	var names []string
+	for _, u := range b.unplaced {
+		for _, id := range u.missing {
+			if !slices.Contains(all, id) {
+				all = append(all, id)
+			}
+		}
+		names = append(names, fmt.Sprintf("%s (needs %s)", u.topic, joinIDs(u.missing)))
+	}
+	slices.Sort(all)
+	list := strings.Join(names[:min(len(names), 10)], ", ")
+	if len(names) > 10 {
+		list += fmt.Sprintf(" and %d more", len(names)-10)
+	}
+	if b.in.Options.Placement == PlacementSource {
+		return &Error{fmt.Sprintf("--placement source: the target has no broker(s) %s, which %d topic(s) need: %s", joinIDs(all), len(names), list)}
+	}
+	b.finding("placement-by-target", snapshot.SeverityWarning, "topics",
+		fmt.Sprintf("%d topic(s) name broker(s) %s, which the target does not have, so the target places their replicas (preferred leaders may move): %s", len(names), joinIDs(all), list),
+		"give --broker-id-map to place them explicitly, or add the brokers to the target; --placement target lets the target place every topic without this finding")
+	return nil
+}
+
+// rackCheck warns when an explicit assignment puts two replicas of one
+// partition in one rack of the target (racks as DescribeCluster reports them).
+func (b *builder) rackCheck(topic string, assign [][]int32, first int) {
+	if len(b.racks) == 0 {
+		return
+	}
+	var bad []string
+	for i, rs := range assign {
+		seen := map[string]int32{}
+		for _, r := range rs {
+			rack := b.racks[r]
+			if rack == "" {
+				continue
+			}
+			if other, dup := seen[rack]; dup {
+				bad = append(bad, fmt.Sprintf("partition %d: brokers %d and %d in rack %s", first+i, other, r, rack))
+				break
+			}
+			seen[rack] = r
+		}
+	}
+	if len(bad) == 0 {
+		return
+	}
+	msg := strings.Join(bad[:min(len(bad), 5)], "; ")
+	if len(bad) > 5 {
+		msg += fmt.Sprintf("; and %d more partition(s)", len(bad)-5)
+	}
+	b.finding("placement-rack-shared", snapshot.SeverityWarning, topic,
+		"the explicit assignment puts two replicas of a partition in one rack of the target ("+msg+"); losing that rack loses both",
+		"map the brokers so that each partition's replicas land in different racks (--broker-id-map), or reassign after the migration")
+}
+
+func joinIDs(ids []int32) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.Itoa(int(id))
+	}
+	return strings.Join(s, ",")
 }
 
 func (b *builder) missingBrokers(assign [][]int32) []int32 {
@@ -312,12 +469,16 @@ func (b *builder) createTopic(st *snapshot.Topic, configs []snapshot.Config, wan
 			"add brokers to the target, or create the topic by hand with a lower replication factor", nil)
 		return nil
 	}
+	if want != nil {
+		b.rackCheck(st.Name, want, 0)
+	}
+	b.noteUnplaced(st.Name, KindTopic)
 	after := &State{Partitions: int32(len(st.Partitions)), ReplicationFactor: rf, Assignment: want, Configs: configs}
 	if st.ID != "" {
 		b.newTopicIDs = append(b.newTopicIDs, st.Name)
 	}
 	post := TopicState{Partitions: after.Partitions, ReplicationFactor: rf, Assignment: want, Configs: snapshot.ConfigMap(configs)}
-	c := Change{Kind: KindTopic, Action: ActionCreate, Resource: res, RPC: RPCCreateTopics, After: after}
+	c := Change{Kind: KindTopic, Action: ActionCreate, Resource: res, RPC: RPCCreateTopics, After: after, Notes: b.raised}
 	b.addTopicChanges(st.Name, "CREATE", nil, &post, []Change{c})
 	return nil
 }
@@ -344,7 +505,9 @@ func (b *builder) modifyTopic(st, tt *snapshot.Topic, configs []snapshot.Config,
 					"fix --broker-id-map or add the brokers to the target", nil)
 				break
 			}
+			b.rackCheck(st.Name, after.Assignment, int(tgtN))
 		}
+		b.noteUnplaced(st.Name, KindPartitions)
 		changes = append(changes, Change{Kind: KindPartitions, Action: ActionUpdate, Resource: res, RPC: RPCCreatePartitions,
 			Before: &State{Partitions: tgtN}, After: after})
 		post.Partitions = srcN
@@ -362,6 +525,7 @@ func (b *builder) modifyTopic(st, tt *snapshot.Topic, configs []snapshot.Config,
 				if miss := b.missingBrokers(want[:n]); len(miss) > 0 {
 					b.block("broker-missing", KindReassignment, st.Name, fmt.Sprintf("the mapped assignment needs target broker(s) %v, which the target does not have", miss), "fix --broker-id-map", nil)
 				} else {
+					b.rackCheck(st.Name, want[:n], 0)
 					changes = append(changes, Change{Kind: KindReassignment, Action: ActionUpdate, Resource: res, RPC: RPCAlterReassignments,
 						Before: &State{Assignment: cur[:n]}, After: &State{Assignment: want[:n]}})
 					copy(post.Assignment, want[:n])
@@ -369,7 +533,7 @@ func (b *builder) modifyTopic(st, tt *snapshot.Topic, configs []snapshot.Config,
 				}
 			} else {
 				b.finding("assignment-differs", snapshot.SeverityInfo, st.Name,
-					"the target's replica assignment differs from the mapped source assignment", "re-run with --reassign to move replicas")
+					"the target's replica assignment differs from the source's (mapped) assignment", "re-run with --reassign to move replicas")
 			}
 		}
 	} else if rf != tgtRF {
@@ -381,6 +545,12 @@ func (b *builder) modifyTopic(st, tt *snapshot.Topic, configs []snapshot.Config,
 	// Dynamic config overrides.
 	if cc := b.configChange(configs, tt.Configs, "topic "+st.Name); cc != nil {
 		cc.Kind, cc.Resource, cc.RPC = KindTopicConfig, res, RPCIncrementalAlter
+		for _, n := range b.raised {
+			key, _, _ := strings.Cut(n, " ")
+			if _, ok := lookup(cc.After.Configs, key); ok {
+				cc.Notes = append(cc.Notes, n)
+			}
+		}
 		changes = append(changes, *cc)
 		post.Configs = applyConfigs(post.Configs, cc.After.Configs, cc.Before.Configs)
 	}
@@ -470,6 +640,11 @@ func lookup(cs []snapshot.Config, key string) (string, bool) {
 // ResendSecrets; sensitive keys whose value is unknown become blockers.
 // Keys only on the target are deleted only with Prune.
 func (b *builder) configChange(want, have []snapshot.Config, resource string) *Change {
+	return b.configChangePrune(want, have, resource, b.in.Options.Prune)
+}
+
+// configChangePrune is configChange with prune chosen by the caller.
+func (b *builder) configChangePrune(want, have []snapshot.Config, resource string, prune bool) *Change {
 	haveByKey := make(map[string]snapshot.Config, len(have))
 	for _, c := range have {
 		haveByKey[c.Key] = c
@@ -503,7 +678,7 @@ func (b *builder) configChange(want, have []snapshot.Config, resource string) *C
 		}
 		after = append(after, snapshot.Config{Key: w.Key, Value: w.Value})
 	}
-	if b.in.Options.Prune {
+	if prune {
 		for _, h := range have {
 			if !wantKeys[h.Key] {
 				before = append(before, h)
@@ -585,7 +760,10 @@ func (b *builder) brokerConfigs() {
 		configs := configsWithout(bc.Configs, isRemovedBrokerConfig, func(c snapshot.Config) {
 			b.finding("config-removed-kafka4", snapshot.SeverityWarning, label, fmt.Sprintf("broker config %s is removed in Kafka 4 (or ZooKeeper-only) and is dropped", c.Key), "")
 		})
-		if cc := b.configChange(configs, have[name], brokerLabel(name)); cc != nil {
+		if name == "" {
+			b.keptClusterConfigs(configs, have[""])
+		}
+		if cc := b.configChangePrune(configs, have[name], brokerLabel(name), b.pruneBroker(name)); cc != nil {
 			cc.Kind, cc.Resource, cc.RPC = KindBrokerConfig, Resource{Type: "broker", Name: name}, RPCIncrementalAlter
 			b.add(*cc)
 		}
@@ -595,12 +773,45 @@ func (b *builder) brokerConfigs() {
 			if seen[bc.Broker] {
 				continue
 			}
-			if cc := b.configChange(nil, bc.Configs, brokerLabel(bc.Broker)); cc != nil {
+			if bc.Broker == "" {
+				b.keptClusterConfigs(nil, bc.Configs)
+			}
+			if cc := b.configChangePrune(nil, bc.Configs, brokerLabel(bc.Broker), b.pruneBroker(bc.Broker)); cc != nil {
 				cc.Kind, cc.Resource, cc.RPC = KindBrokerConfig, Resource{Type: "broker", Name: bc.Broker}, RPCIncrementalAlter
 				b.add(*cc)
 			}
 		}
 	}
+}
+
+// pruneBroker says whether Prune deletes the broker's (or, for "", the
+// cluster-level) configs the source does not have. Cluster-level configs
+// need PruneClusterConfigs too: a fresh Kafka 4 cluster may hold defaults of
+// its own that nobody migrated.
+func (b *builder) pruneBroker(name string) bool {
+	o := b.in.Options
+	return o.Prune && (name != "" || o.PruneClusterConfigs)
+}
+
+// keptClusterConfigs notes, under Prune without PruneClusterConfigs, the
+// target's cluster-level broker configs the source does not have.
+func (b *builder) keptClusterConfigs(want, have []snapshot.Config) {
+	o := b.in.Options
+	if !o.Prune || o.PruneClusterConfigs || !b.wantKind(KindBrokerConfig) {
+		return
+	}
+	var keys []string
+	for _, h := range have {
+		if !slices.ContainsFunc(want, func(w snapshot.Config) bool { return w.Key == h.Key }) {
+			keys = append(keys, h.Key)
+		}
+	}
+	if len(keys) == 0 {
+		return
+	}
+	b.finding("prune-keeps-cluster-configs", snapshot.SeverityInfo, "broker <default>",
+		fmt.Sprintf("--prune keeps the target's cluster-level broker config(s) %s, which the source does not have: a new cluster may set defaults of its own (for example min.insync.replicas) that nobody migrated", strings.Join(keys, ", ")),
+		"give --prune-cluster-configs as well to delete them")
 }
 
 func brokerLabel(name string) string {

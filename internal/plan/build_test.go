@@ -128,16 +128,40 @@ func creds() []plan.Credential {
 
 func cases() map[string]plan.Input {
 	return map[string]plan.Input{
-		"empty-target":        {Source: legacy(), Target: emptyTarget(), Credentials: creds()},
-		"partial-target":      {Source: legacy(), Target: partialTarget(), Credentials: creds()},
-		"prune":               {Source: legacy(), Target: partialTarget(), Options: plan.Options{Prune: true}},
-		"resend-secrets":      {Source: legacy(), Target: partialTarget(), Credentials: creds(), Options: plan.Options{ResendSecrets: true, Include: []plan.Kind{plan.KindBrokerConfig, plan.KindScramUser}}},
-		"broker-map-reassign": {Source: legacy(), Target: partialTargetMapped(), Options: plan.Options{BrokerIDMap: map[int32]int32{1: 101, 2: 102, 3: 103}, Reassign: true, Include: []plan.Kind{plan.KindTopic, plan.KindPartitions, plan.KindReassignment, plan.KindBrokerConfig}}},
-		"policy-denies-one":   {Source: legacy(), Target: partialTarget(), Policy: denyPolicy{"orders"}, Options: plan.Options{Principal: "User:admin"}},
-		"filters":             {Source: legacy(), Target: emptyTarget(), Options: plan.Options{TopicRegex: "^pay", PrincipalRegex: "^User:alice$", Exclude: []plan.Kind{plan.KindQuota}}},
-		"target-4.0":          {Source: legacy(), Target: emptyTarget(), Credentials: creds(), Options: plan.Options{TargetVersion: "4.0", Include: []plan.Kind{plan.KindTopic}}},
-		"in-sync":             {Source: legacy(), Target: plan.Simulate(partialTarget(), mustBuild(plan.Input{Source: legacy(), Target: partialTarget(), Credentials: creds()}).Changes), Credentials: creds()},
+		"empty-target":             {Source: legacy(), Target: emptyTarget(), Credentials: creds()},
+		"partial-target":           {Source: legacy(), Target: partialTarget(), Credentials: creds()},
+		"prune":                    {Source: legacy(), Target: partialTarget(), Options: plan.Options{Prune: true}},
+		"resend-secrets":           {Source: legacy(), Target: partialTarget(), Credentials: creds(), Options: plan.Options{ResendSecrets: true, Include: []plan.Kind{plan.KindBrokerConfig, plan.KindScramUser}}},
+		"broker-map-reassign":      {Source: legacy(), Target: partialTargetMapped(), Options: plan.Options{BrokerIDMap: map[int32]int32{1: 101, 2: 102, 3: 103}, Reassign: true, Include: []plan.Kind{plan.KindTopic, plan.KindPartitions, plan.KindReassignment, plan.KindBrokerConfig}}},
+		"policy-denies-one":        {Source: legacy(), Target: partialTarget(), Policy: denyPolicy{"orders"}, Options: plan.Options{Principal: "User:admin"}},
+		"filters":                  {Source: legacy(), Target: emptyTarget(), Options: plan.Options{TopicRegex: "^pay", PrincipalRegex: "^User:alice$", Exclude: []plan.Kind{plan.KindQuota}}},
+		"target-4.0":               {Source: legacy(), Target: emptyTarget(), Credentials: creds(), Options: plan.Options{TargetVersion: "4.0", Include: []plan.Kind{plan.KindTopic}}},
+		"placement-auto-missing":   {Source: legacy(), Target: targetWith(broker(1, ""), broker(2, "")), Credentials: creds(), Options: plan.Options{Include: []plan.Kind{plan.KindTopic, plan.KindPartitions}}},
+		"placement-target":         {Source: legacy(), Target: emptyTarget(), Options: plan.Options{Placement: plan.PlacementTarget, Include: []plan.Kind{plan.KindTopic}}},
+		"placement-racks":          {Source: legacy(), Target: targetWith(broker(1, "rack-a"), broker(2, "rack-a"), broker(3, "rack-b")), Options: plan.Options{Placement: plan.PlacementSource, Include: []plan.Kind{plan.KindTopic}}},
+		"placement-map-racks":      {Source: legacy(), Target: targetWith(broker(11, "rack-a"), broker(12, "rack-b"), broker(13, "rack-b")), Options: plan.Options{BrokerIDMap: map[int32]int32{1: 11, 2: 12, 3: 13}, Include: []plan.Kind{plan.KindTopic}}},
+		"prune-cluster-configs":    {Source: legacy(), Target: partialTarget(), Options: plan.Options{Prune: true, PruneClusterConfigs: true, Include: []plan.Kind{plan.KindBrokerConfig}}},
+		"raise-to-target-minimums": {Source: legacy(), Target: partialTarget(), Options: plan.Options{RaiseToTargetMinimums: true, Include: []plan.Kind{plan.KindTopic, plan.KindTopicConfig}}},
+		"raise-existing-topic":     {Source: legacy(), Target: tinyOnTarget(), Options: plan.Options{RaiseToTargetMinimums: true, Include: []plan.Kind{plan.KindTopicConfig}}},
+		"in-sync":                  {Source: legacy(), Target: plan.Simulate(partialTarget(), mustBuild(plan.Input{Source: legacy(), Target: partialTarget(), Credentials: creds()}).Changes), Credentials: creds()},
 	}
+}
+
+// tinyOnTarget has tiny-segments on the target, without the source's configs.
+func tinyOnTarget() *snapshot.Snapshot {
+	t := emptyTarget()
+	t.Topics = append(t.Topics, snapshot.Topic{Name: "tiny-segments", Partitions: parts([]int32{1})})
+	t.Sort()
+	return t
+}
+
+func broker(id int32, rack string) snapshot.Broker { return snapshot.Broker{ID: id, Rack: rack} }
+
+// targetWith is an empty target with the given brokers.
+func targetWith(brokers ...snapshot.Broker) *snapshot.Snapshot {
+	t := emptyTarget()
+	t.Brokers = brokers
+	return t
 }
 
 func partialTargetMapped() *snapshot.Snapshot {
@@ -265,9 +289,11 @@ func TestCheckStatus(t *testing.T) {
 
 func TestBuildErrors(t *testing.T) {
 	tests := map[string]plan.Input{
-		"map misses a broker": {Source: legacy(), Target: emptyTarget(), Options: plan.Options{BrokerIDMap: map[int32]int32{1: 1, 2: 2}}},
-		"bad topic regex":     {Source: legacy(), Target: emptyTarget(), Options: plan.Options{TopicRegex: "("}},
-		"no target":           {Source: legacy()},
+		"map misses a broker":                {Source: legacy(), Target: emptyTarget(), Options: plan.Options{BrokerIDMap: map[int32]int32{1: 1, 2: 2}}},
+		"bad topic regex":                    {Source: legacy(), Target: emptyTarget(), Options: plan.Options{TopicRegex: "("}},
+		"no target":                          {Source: legacy()},
+		"placement source, broker 3 missing": {Source: legacy(), Target: targetWith(broker(1, ""), broker(2, "")), Options: plan.Options{Placement: plan.PlacementSource}},
+		"unknown placement":                  {Source: legacy(), Target: emptyTarget(), Options: plan.Options{Placement: "rack"}},
 	}
 	for name, in := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -276,6 +302,7 @@ func TestBuildErrors(t *testing.T) {
 			if !errors.As(err, &pe) {
 				t.Fatalf("Build error = %v, want *plan.Error", err)
 			}
+			t.Log(err)
 		})
 	}
 }

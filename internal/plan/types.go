@@ -145,6 +145,18 @@ type Blocker struct {
 	Change *Change `json:"change,omitempty"`
 }
 
+// The placements of Options.Placement.
+const (
+	// PlacementAuto creates topics with the source's exact replica lists
+	// when every broker they name exists on the target, else lets the
+	// target place them (with a finding).
+	PlacementAuto = "auto"
+	// PlacementSource requires the source's exact replica lists.
+	PlacementSource = "source"
+	// PlacementTarget always lets the target place replicas.
+	PlacementTarget = "target"
+)
+
 // Options are the choices that shaped a plan.
 type Options struct {
 	Include        []Kind          `json:"include,omitempty"`
@@ -152,9 +164,18 @@ type Options struct {
 	TopicRegex     string          `json:"topics,omitempty"`
 	PrincipalRegex string          `json:"principals,omitempty"`
 	BrokerIDMap    map[int32]int32 `json:"broker_id_map,omitempty"`
-	Prune          bool            `json:"prune,omitempty"`
-	Reassign       bool            `json:"reassign,omitempty"`
-	ResendSecrets  bool            `json:"resend_secrets,omitempty"`
-	TargetVersion  string          `json:"target_version,omitempty"`
-	Principal      string          `json:"principal,omitempty"` // who applies, for the policy
+	// Placement is how new topics and partitions get their replicas:
+	// PlacementAuto ("" too), PlacementSource or PlacementTarget.
+	Placement string `json:"placement,omitempty"`
+	Prune     bool   `json:"prune,omitempty"`
+	// PruneClusterConfigs lets Prune delete cluster-level (<default>)
+	// broker configs the source does not have.
+	PruneClusterConfigs bool `json:"prune_cluster_configs,omitempty"`
+	// RaiseToTargetMinimums creates topics whose values the target refuses
+	// with the nearest value it accepts, each adjustment named in the plan.
+	RaiseToTargetMinimums bool   `json:"raise_to_target_minimums,omitempty"`
+	Reassign              bool   `json:"reassign,omitempty"`
+	ResendSecrets         bool   `json:"resend_secrets,omitempty"`
+	TargetVersion         string `json:"target_version,omitempty"`
+	Principal             string `json:"principal,omitempty"` // who applies, for the policy
 }
