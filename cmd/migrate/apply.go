@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
@@ -43,7 +44,7 @@ func (f *applyFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxInFlight, "max-in-flight", 4, "concurrent requests (at least 1)")
 	fs.Float64Var(&f.rate, "rate", 0, "at most this many resources per second (0 = unlimited; negative, NaN and Inf are refused)")
 	fs.BoolVar(&f.verbose, "v", false, "print every RPC with its broker and duration")
-	fs.DurationVar(&f.settle, "verify-timeout", 60*time.Second, "after applying, re-read the target until it shows every applied change (KRaft brokers learn of changes asynchronously); 0 skips the check")
+	fs.DurationVar(&f.settle, "verify-timeout", 60*time.Second, "after applying, re-read the target until it shows every applied change (KRaft brokers learn of changes asynchronously), at most this long; changes it still does not show are named and the exit code is 3; 0 skips the check")
 }
 
 func runApply(ctx context.Context, e *env) int {
@@ -60,7 +61,13 @@ first, retried on retriable errors, results per resource. Re-running is
 safe: the target is read again, changes already applied are skipped, and a
 resource in neither its planned before- nor after-state refuses the run.
 Ctrl-C finishes the batch in flight and stops.
-Exit codes: 0 success or nothing to do, 1 error (nothing changed), 3 some resources failed.
+--validate-only sends only the RPCs that have a validate_only mode, with it
+set; every other change is reported as not validated and nothing is sent.
+After a real apply the target is read again until it shows every applied
+change (--verify-timeout).
+Exit codes: 0 success or nothing to do, 1 error (nothing changed), 3 some
+resources failed, or the target did not show every applied change within
+--verify-timeout (they are named).
 
 `)
 		fs.PrintDefaults()
@@ -156,7 +163,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 		if err != nil {
 			return exitError, err
 		}
-		return f.exit(ctx, e, rec, apply.Result{Failed: res.Failed, Canceled: res.Canceled, NotValidated: last.NotValidated}), nil
+		return f.exit(ctx, e, rec, apply.Result{Failed: res.Failed, Canceled: res.Canceled, NotValidated: last.NotValidated}, 0), nil
 	}
 	if !p.Runnable() {
 		_ = render.PlanText(e.stdout, p)
@@ -187,12 +194,15 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 	if o := rec.observer(); o != nil {
 		obs = append(obs, o)
 	}
+	var sent appliedChanges
+	obs = append(obs, &sent)
 	res, err := apply.Run(ctx, pl.conn.Client, p, pl.target, f.applyOptions(pl), obs)
 	if err != nil {
 		return exitError, err
 	}
-	if res.Succeeded > 0 && !f.validateOnly && f.settle > 0 {
-		if err := f.verify(ctx, e, pl, p, res); err != nil {
+	var unverified []string
+	if len(sent.changes) > 0 && f.settle > 0 {
+		if unverified, err = f.verify(ctx, e, pl, sent.changes); err != nil {
 			fmt.Fprintf(e.stderr, "migrate apply: %v\n", err)
 			if rec.ok() {
 				_ = rec.run.Note(ctx, "verify", err.Error())
@@ -201,18 +211,35 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 	}
 	if js != nil {
 		js.Summary.AuditRun = rec.id()
+		js.Summary.Unverified = unverified
 		_ = js.Write(e.stdout)
 	}
-	return f.exit(ctx, e, rec, res), nil
+	return f.exit(ctx, e, rec, res, len(unverified)), nil
+}
+
+// appliedChanges collects the changes the target accepted (not the
+// validate-only preflight), for verify.
+type appliedChanges struct {
+	mu      sync.Mutex
+	changes []*plan.Change
+}
+
+func (a *appliedChanges) Observe(ev apply.Event) {
+	if r, ok := ev.(apply.ResourceResult); ok && r.Err == nil && !r.ValidateOnly {
+		a.mu.Lock()
+		a.changes = append(a.changes, r.Change)
+		a.mu.Unlock()
+	}
 }
 
 // exit records the run's outcome and picks the exit code. A validate-only
 // run is "validated" only when every change was validated; one with a
 // change it could not validate (no validate_only mode), a failed validation
-// or an interruption is "not validated".
-func (f *applyFlags) exit(ctx context.Context, e *env, rec *recorder, res apply.Result) int {
+// or an interruption is "not validated". An apply whose verify did not see
+// every applied change is "unverified", exit 3.
+func (f *applyFlags) exit(ctx context.Context, e *env, rec *recorder, res apply.Result, unverified int) int {
 	code := exitOK
-	if res.Failed > 0 || res.Canceled {
+	if res.Failed > 0 || res.Canceled || unverified > 0 {
 		code = exitPartial
 	}
 	outcome := "applied"
@@ -225,6 +252,8 @@ func (f *applyFlags) exit(ctx context.Context, e *env, rec *recorder, res apply.
 		outcome = "partial"
 	case res.Canceled:
 		outcome = "canceled"
+	case unverified > 0:
+		outcome = "unverified"
 	}
 	rec.finish(ctx, e, outcome, code)
 	return code
@@ -311,38 +340,57 @@ func confirm(e *env, question string) bool {
 	return a == "y" || a == "yes"
 }
 
-// verify re-reads the target until every change that succeeded is in its
-// After state, or the settle time runs out. KRaft brokers apply metadata
-// asynchronously, so a read right after the RPCs may lag behind them.
-func (f *applyFlags) verify(ctx context.Context, e *env, pl *planned, p *plan.Plan, res apply.Result) error {
-	failed := map[string]bool{}
-	for _, r := range res.Failures {
-		failed[r.Change.ID] = true
-	}
+// verify re-reads the target until it shows every applied change in its
+// After state, or --verify-timeout runs out; it returns the ids of the
+// changes the target never showed. KRaft brokers apply metadata
+// asynchronously, so a read right after the RPCs may lag behind them: the
+// target is read at once, then after 100 ms, 200 ms, ... (at most 1 s apart),
+// and the wait ends with the first read that shows everything.
+func (f *applyFlags) verify(ctx context.Context, e *env, pl *planned, applied []*plan.Change) ([]string, error) {
 	deadline := time.Now().Add(f.settle)
-	for delay := 250 * time.Millisecond; ; delay = min(2*delay, 5*time.Second) {
-		tgt, err := kread.Read(ctx, pl.conn, f.readOptions())
-		if err != nil {
-			return fmt.Errorf("verify: %w", err)
-		}
-		ix := plan.NewTarget(tgt)
-		var missing []string
-		for i := range p.Changes {
-			c := &p.Changes[i]
-			if failed[c.ID] {
-				continue
-			}
-			if st, _ := ix.Check(c); st != plan.Done {
-				missing = append(missing, c.ID)
-			}
-		}
-		if len(missing) == 0 {
-			fmt.Fprintf(e.stderr, "Verified: the target shows every applied change.\n")
-			return nil
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("verify: after %s the target still does not show %d applied change(s), e.g. %s", f.settle, len(missing), strings.Join(missing[:min(3, len(missing))], ", "))
-		}
-		time.Sleep(delay)
+	missing := make([]string, len(applied))
+	for i, c := range applied {
+		missing[i] = c.ID
 	}
+	var readErr error
+	for delay := 100 * time.Millisecond; ; delay = min(2*delay, time.Second) {
+		rctx, cancel := context.WithDeadline(ctx, deadline)
+		tgt, err := kread.Read(rctx, pl.conn, f.readOptions())
+		cut := rctx.Err() != nil && ctx.Err() == nil // our own deadline ended the read
+		cancel()
+		if err != nil && !cut {
+			readErr = err
+		}
+		if err == nil {
+			readErr = nil
+			ix := plan.NewTarget(tgt)
+			missing = missing[:0]
+			for _, c := range applied {
+				if st, _ := ix.Check(c); st != plan.Done {
+					missing = append(missing, c.ID)
+				}
+			}
+			if len(missing) == 0 {
+				fmt.Fprintf(e.stderr, "Verified: the target shows every applied change.\n")
+				return nil, nil
+			}
+		}
+		wait := min(delay, time.Until(deadline))
+		if wait <= 0 || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
+	}
+	shown := strings.Join(missing[:min(10, len(missing))], ", ")
+	if len(missing) > 10 {
+		shown += fmt.Sprintf(" (and %d more)", len(missing)-10)
+	}
+	why := ""
+	if readErr != nil {
+		why = fmt.Sprintf(" (last read failed: %v)", readErr)
+	}
+	return missing, fmt.Errorf("verify: after %s the target still does not show %d applied change(s)%s: %s", f.settle, len(missing), why, shown)
 }

@@ -1,17 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
@@ -213,5 +217,97 @@ func TestApplyRefusesMeaninglessNumbers(t *testing.T) {
 	code, _, errs := runMigrate(t, "apply", "--no-audit", "--rate", "0", "--verify-timeout", "0", "--batch-size", "1", "--max-in-flight", "1")
 	if strings.Contains(errs, "--rate") || strings.Contains(errs, "--verify-timeout") || strings.Contains(errs, "--batch-size") || code != exitError {
 		t.Errorf("edge values: exit %d, %q; want only the missing-source error", code, errs)
+	}
+}
+
+// hideTopicConfigs makes the kfake cluster answer every DescribeConfigs
+// with no configs at all, as a target that never shows a change would.
+func hideTopicConfigs(c *kfake.Cluster) {
+	c.ControlKey(int16(kmsg.DescribeConfigs), func(kr kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		req := kr.(*kmsg.DescribeConfigsRequest)
+		resp := req.ResponseKind().(*kmsg.DescribeConfigsResponse)
+		resp.SetVersion(req.GetVersion())
+		for _, r := range req.Resources {
+			rr := kmsg.NewDescribeConfigsResponseResource()
+			rr.ResourceType, rr.ResourceName = r.ResourceType, r.ResourceName
+			resp.Resources = append(resp.Resources, rr)
+		}
+		return resp, nil, true
+	})
+}
+
+// runMigrateCtx is runMigrate bounded by ctx: a command that waits past it
+// is stopped, so a regression fails instead of hanging the test.
+func runMigrateCtx(ctx context.Context, args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(ctx, args, strings.NewReader(""), &out, &errb, false)
+	return code, out.String(), errb.String()
+}
+
+// An apply whose verify never sees a change exits 3 naming it; one whose
+// target shows the changes ends the wait at once and exits 0.
+func TestApplyVerifyExitCode(t *testing.T) {
+	for _, hidden := range []bool{true, false} {
+		t.Run(fmt.Sprintf("hidden=%v", hidden), func(t *testing.T) {
+			c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID("verify"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			addr := strings.Join(c.ListenAddrs(), ",")
+			conn, err := kafkaconn.Dial(context.Background(), c.ListenAddrs(), kafkaconn.Default())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, err := conn.Admin.CreateTopic(context.Background(), 1, 1, nil, "t"); err != nil {
+				t.Fatal(err)
+			}
+			tgt, err := kread.Read(context.Background(), conn, kread.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := &snapshot.Snapshot{Format: snapshot.FormatVersion, Source: snapshot.SourceZooKeeper, Brokers: tgt.Brokers,
+				Topics: []snapshot.Topic{{Name: "t", Partitions: tgt.Topic("t").Partitions, Configs: []snapshot.Config{{Key: "retention.ms", Value: "1000"}}}}}
+			data, _ := json.Marshal(src)
+			snap := filepath.Join(t.TempDir(), "source.json")
+			if err := os.WriteFile(snap, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if hidden {
+				hideTopicConfigs(c)
+			}
+			// verify-timeout is far beyond the test's own bound when the
+			// target shows the change: the wait must end by itself.
+			timeout, bound := "1h", 2*time.Minute
+			if hidden {
+				timeout = "300ms"
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), bound)
+			defer cancel()
+			code, out, errs := runMigrateCtx(ctx, "apply", "--yes", "--no-audit", "-o", "json", "--snapshot", snap, "--bootstrap-server", addr,
+				"--include", "topic-config", "--verify-timeout", timeout)
+			if ctx.Err() != nil {
+				t.Fatalf("apply did not end within %s\n%s", bound, errs)
+			}
+			var res render.ApplyJSON
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatalf("%v\n%s%s", err, out, errs)
+			}
+			if res.Summary.Succeeded != 1 {
+				t.Fatalf("apply: %+v\n%s", res.Summary, errs)
+			}
+			if !hidden {
+				if code != exitOK || len(res.Summary.Unverified) != 0 || !strings.Contains(errs, "Verified") {
+					t.Errorf("exit %d, unverified %v; want 0 and verified\n%s", code, res.Summary.Unverified, errs)
+				}
+				return
+			}
+			if code != exitPartial || !strings.Contains(errs, "does not show 1 applied change(s): topic-config:t") ||
+				!slices.Equal(res.Summary.Unverified, []string{"topic-config:t"}) {
+				t.Errorf("exit %d, unverified %v; want 3 naming topic-config:t\n%s", code, res.Summary.Unverified, errs)
+			}
+		})
 	}
 }

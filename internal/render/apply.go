@@ -102,13 +102,14 @@ type ResultJSON struct {
 
 // SummaryJSON counts outcomes.
 type SummaryJSON struct {
-	Succeeded    int    `json:"succeeded"`
-	Failed       int    `json:"failed"`
-	Skipped      int    `json:"skipped"`
-	NotValidated int    `json:"not_validated,omitempty"`
-	Canceled     bool   `json:"canceled"`
-	AuditRun     int64  `json:"audit_run,omitempty"`
-	AuditHead    string `json:"audit_head,omitempty"`
+	Succeeded    int      `json:"succeeded"`
+	Failed       int      `json:"failed"`
+	Skipped      int      `json:"skipped"`
+	NotValidated int      `json:"not_validated,omitempty"`
+	Canceled     bool     `json:"canceled"`
+	Unverified   []string `json:"unverified,omitempty"` // ids of applied changes the target did not show by --verify-timeout
+	AuditRun     int64    `json:"audit_run,omitempty"`
+	AuditHead    string   `json:"audit_head,omitempty"`
 }
 
 // Observe implements apply.Observer.
