@@ -15,6 +15,7 @@ import (
 type checkFlags struct {
 	source     sourceFlags
 	policyFile string
+	scramCreds string
 	target     string
 	output     string
 	failOn     string
@@ -31,6 +32,7 @@ func (f *checkFlags) register(fs *flag.FlagSet) {
 		fl.DefValue = "true"
 	}
 	fs.StringVar(&f.policyFile, "policy", "", "TopicActionPolicy file (YAML): report existing topics that violate it")
+	fs.StringVar(&f.scramCreds, "scram-credentials", "", "JSON list of {user, mechanism, password, iterations}, as plan takes it: users whose passwords are given are not reported as lost")
 	fs.StringVar(&f.target, "target-version", check.DefaultTargetVersion, "Kafka version the cluster moves to (4.0, 4.1, ...); version-dependent checks follow it")
 	fs.StringVar(&f.output, "o", "text", "output: text, json or markdown (for a change ticket)")
 	fs.StringVar(&f.failOn, "fail-on", check.SeverityError, "exit 3 when a finding at or above this severity exists: error, warning, info or none")
@@ -40,6 +42,7 @@ func (f *checkFlags) register(fs *flag.FlagSet) {
 }
 
 const checkUsage = `Usage: migrate check (--zookeeper ... | --snapshot FILE) [--broker-config server.properties]...
+                     [--password-encoder-secret-file FILE] [--scram-credentials FILE]
                      [--policy FILE] [--target-version 4.0|4.1] [-o text|json|markdown]
                      [--fail-on error|warning|info|none]
        migrate check --catalogue [-o text|json|markdown]
@@ -87,6 +90,16 @@ func runCheck(ctx context.Context, e *env) int {
 		return fail(e, "check", err)
 	}
 	opts := check.Options{TargetVersion: target.String()}
+	creds, err := loadCredentials(f.scramCreds)
+	if err != nil {
+		return fail(e, "check", fmt.Errorf("--scram-credentials: %w", err))
+	}
+	if len(creds) > 0 {
+		opts.ScramPasswords = map[check.ScramKey]bool{}
+		for _, c := range creds {
+			opts.ScramPasswords[check.ScramKey{User: c.User, Mechanism: c.Mechanism}] = true
+		}
+	}
 	if f.policyFile != "" {
 		pol, err := policy.Load(f.policyFile)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -104,5 +105,34 @@ func TestCheckCatalogueMatchesDocs(t *testing.T) {
 	}
 	if out != string(docs) {
 		t.Fatal("migrate check --catalogue -o markdown differs from docs/checks.md (go run ./internal/check/gen)")
+	}
+}
+
+// check --scram-credentials: users whose passwords are given are not lost.
+func TestCheckScramCredentials(t *testing.T) {
+	dir := t.TempDir()
+	creds := filepath.Join(dir, "creds.json")
+	if err := os.WriteFile(creds, []byte(`[{"user":"alice","mechanism":"SCRAM-SHA-256","password":"alice-pw"}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, without, _ := runCLI(t, "check", "--no-audit", "--snapshot", checkFixture, "--fail-on", "none")
+	code, with, errs := runCLI(t, "check", "--no-audit", "--snapshot", checkFixture, "--fail-on", "none", "--scram-credentials", creds)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(without, "scram-user:User:alice: SCRAM-SHA-256") || strings.Contains(with, "scram-user:User:alice:") {
+		t.Errorf("alice is reported as lost with her password given:\n%s", with)
+	}
+	if !strings.Contains(with, "scram-user:User:bob: SCRAM-SHA-512") {
+		t.Errorf("bob (no password given) is no longer reported:\n%s", with)
+	}
+	if strings.Contains(with, "alice-pw") {
+		t.Error("the report contains the password")
+	}
+	bad := filepath.Join(dir, "bad.json")
+	_ = os.WriteFile(bad, []byte(`{`), 0o600)
+	code, _, errs = runCLI(t, "check", "--no-audit", "--snapshot", checkFixture, "--scram-credentials", bad)
+	if code != exitError || !strings.Contains(errs, "bad.json") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("bad credentials file: exit %d, stderr %q; want 1 and one line naming the file", code, errs)
 	}
 }

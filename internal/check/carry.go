@@ -15,7 +15,7 @@ func checkUncarried(c *run) {
 	for _, u := range c.s.ScramUsers {
 		var mechs []string
 		for _, cr := range u.Credentials {
-			if cr.Secret == nil || !cr.Secret.Known() {
+			if (cr.Secret == nil || !cr.Secret.Known()) && !c.opts.ScramPasswords[ScramKey{u.Name, cr.Mechanism}] {
 				mechs = append(mechs, cr.Mechanism)
 			}
 		}

@@ -79,6 +79,13 @@ var rules = []Rule{
 		Ref:   "kafka-zk-model §1.8, §5.2",
 	},
 	{
+		ID: "KRAFT-PENDING-NOTIFICATIONS", Category: CatKRaft, Severity: SeverityInfo,
+		Title: "Change-notification znodes are queued (/config/changes, /kafka-acl-changes, /isr_change_notification, ...).",
+		Why:   "Brokers delete these sequential znodes once every broker has processed them (config and ACL changes after 15 minutes); entries left mean a recent change, or a broker that has not caught up. They are ZooKeeper-mode plumbing: nothing in them is migrated, and the changes they announce are already in the config and ACL znodes that are read.",
+		Fix:   "Nothing to migrate. If the queue does not drain, check that every broker is up and connected to ZooKeeper before the cutover.",
+		Ref:   "kafka-zk-model §1.7, §1.9",
+	},
+	{
 		ID: "KRAFT-LEGACY-REASSIGNMENT", Category: CatKRaft, Severity: SeverityWarning,
 		Title: "/admin/reassign_partitions holds a legacy (pre-2.4) partition reassignment.",
 		Why:   "The legacy znode is not migrated; a reassignment still listed there has not completed, and its replica moves will be lost or left half done.",

@@ -83,7 +83,13 @@ type Options struct {
 	// EncoderSecretKnown says the password encoder secret was given, so
 	// encrypted broker passwords could be decrypted.
 	EncoderSecretKnown bool
+	// ScramPasswords are the SCRAM credentials whose passwords were given
+	// (--scram-credentials), as user and mechanism; they can be recreated.
+	ScramPasswords map[ScramKey]bool
 }
+
+// ScramKey names one SCRAM credential: a user and a mechanism.
+type ScramKey struct{ User, Mechanism string }
 
 // Target is a parsed target version.
 type Target struct{ Major, Minor int }

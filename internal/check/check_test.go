@@ -96,6 +96,13 @@ var cases = []struct {
 		s.Read.Changed = []string{"/brokers/topics/orders"}
 	}, 1, "warning", "source", "/brokers/topics/orders"},
 	{"clean read", "READ-PROBLEM", Options{}, func(s *snapshot.Snapshot) {}, 0, "", "", ""},
+	{"pending notifications are not a read problem", "READ-PROBLEM", Options{}, func(s *snapshot.Snapshot) {
+		s.Findings = append(s.Findings, snapshot.Finding{ID: "notifications-pending", Severity: "info", Resource: "/config/changes", Message: "3 notification znode(s) not yet processed or expired"})
+	}, 0, "", "", ""},
+	{"pending notifications", "KRAFT-PENDING-NOTIFICATIONS", Options{}, func(s *snapshot.Snapshot) {
+		s.Findings = append(s.Findings, snapshot.Finding{ID: "notifications-pending", Severity: "info", Resource: "/config/changes", Message: "3 notification znode(s) not yet processed or expired"})
+	}, 1, "info", "znode:/config/changes", "3 notification znode(s)"},
+	{"no pending notifications", "KRAFT-PENDING-NOTIFICATIONS", Options{}, func(s *snapshot.Snapshot) {}, 0, "", "", ""},
 
 	{"migration znode", "KRAFT-MIGRATION-ZNODE", Options{}, func(s *snapshot.Snapshot) {
 		s.Migration = &snapshot.Migration{KRaftControllerID: 3000, KRaftControllerEpoch: 5, KRaftMetadataOffset: 12345}
@@ -233,6 +240,15 @@ var cases = []struct {
 	}, 1, "warning", "scram-user:User:alice", "SCRAM-SHA-256, SCRAM-SHA-512"},
 	{"scram users with passwords", "CARRY-SCRAM", Options{}, func(s *snapshot.Snapshot) {
 		a := snapshot.NewSecret("scram-credentials:alice/SCRAM-SHA-256", "pw")
+		s.ScramUsers = []snapshot.ScramUser{{Name: "alice", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096, Secret: &a}}}}
+	}, 0, "", "", ""},
+	{"scram passwords given with --scram-credentials", "CARRY-SCRAM", Options{ScramPasswords: map[ScramKey]bool{{"alice", "SCRAM-SHA-256"}: true}}, func(s *snapshot.Snapshot) {
+		a := snapshot.SecretRef("zookeeper:/config/users/alice#SCRAM-SHA-256")
+		b := snapshot.SecretRef("zookeeper:/config/users/alice#SCRAM-SHA-512")
+		s.ScramUsers = []snapshot.ScramUser{{Name: "alice", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096, Secret: &a}, {Mechanism: "SCRAM-SHA-512", Iterations: 4096, Secret: &b}}}}
+	}, 1, "warning", "scram-user:User:alice", "SCRAM-SHA-512 without"},
+	{"every scram password given", "CARRY-SCRAM", Options{ScramPasswords: map[ScramKey]bool{{"alice", "SCRAM-SHA-256"}: true}}, func(s *snapshot.Snapshot) {
+		a := snapshot.SecretRef("zookeeper:/config/users/alice#SCRAM-SHA-256")
 		s.ScramUsers = []snapshot.ScramUser{{Name: "alice", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096, Secret: &a}}}}
 	}, 0, "", "", ""},
 	{"delegation token", "CARRY-DELEGATION-TOKEN", Options{}, func(s *snapshot.Snapshot) {
