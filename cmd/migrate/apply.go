@@ -3,13 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -286,16 +284,9 @@ func targetKey(pl *planned) string {
 // loadSaved reads a saved plan and the live target; secrets referenced by
 // the plan are resolved from the source flags and --scram-credentials.
 func (f *applyFlags) loadSaved(ctx context.Context, progress io.Writer) (*planned, error) {
-	data, err := os.ReadFile(f.planFile)
+	p, err := loadPlan(f.planFile)
 	if err != nil {
 		return nil, err
-	}
-	var p plan.Plan
-	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, fmt.Errorf("%s: not a plan file: %v", f.planFile, err)
-	}
-	if p.Format != plan.FormatVersion {
-		return nil, fmt.Errorf("%s: plan format %d not supported (this tool writes %d)", f.planFile, p.Format, plan.FormatVersion)
 	}
 	creds, err := loadCredentials(f.scramCreds)
 	if err != nil {
@@ -323,7 +314,7 @@ func (f *applyFlags) loadSaved(ctx context.Context, progress io.Writer) (*planne
 		conn.Close()
 		return nil, fmt.Errorf("%s was planned against cluster %s but %s is cluster %s", f.planFile, p.Target.ClusterID, strings.Join(conn.Bootstrap, ","), tgt.ClusterID)
 	}
-	return &planned{plan: &p, source: orEmpty(src), target: tgt, conn: conn, creds: creds, resolve: newResolver(src, creds)}, nil
+	return &planned{plan: p, source: orEmpty(src), target: tgt, conn: conn, creds: creds, resolve: newResolver(src, creds)}, nil
 }
 
 func orEmpty(s *snapshot.Snapshot) *snapshot.Snapshot {

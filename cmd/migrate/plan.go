@@ -236,7 +236,7 @@ func runPlan(ctx context.Context, e *env) int {
 	fs.SetOutput(e.stderr)
 	var f planFlags
 	f.register(fs)
-	out := fs.String("out", "", "save the plan (with the before-states apply checks) to this file")
+	out := fs.String("out", "", "save the plan (with the before-states apply checks) to this file: zstd-compressed JSON (zstd -dc FILE shows it)")
 	fs.Usage = func() {
 		fmt.Fprint(e.stderr, `Usage: migrate plan (--zookeeper ... | --snapshot FILE) (--bootstrap-server ... | --target-snapshot FILE) [flags]
 
@@ -278,11 +278,7 @@ Exit codes: 0 nothing to do, 2 runnable changes pending, 1 error.
 		p = sel
 	}
 	if *out != "" {
-		data, err := json.MarshalIndent(p, "", "  ")
-		if err == nil {
-			err = snapshot.WriteFileAtomic(*out, append(data, '\n'), 0o600)
-		}
-		if err != nil {
+		if err := savePlan(*out, p); err != nil {
 			rec.finish(ctx, e, "error", exitError)
 			return fail(e, "plan", fmt.Errorf("save %s: %w", *out, err))
 		}

@@ -30,7 +30,7 @@ func runSnapshot(ctx context.Context, e *env) int {
 	var src sourceFlags
 	src.register(fs)
 	output := fs.String("o", "text", "output: text (a summary) or json (the snapshot)")
-	out := fs.String("out", "", "save the snapshot to `FILE` (written atomically)")
+	out := fs.String("out", "", "save the snapshot to `FILE`: zstd-compressed JSON, written atomically (zstd -dc FILE shows it)")
 	fs.Usage = func() {
 		fmt.Fprint(e.stderr, snapshotUsage)
 		fs.PrintDefaults()

@@ -3,13 +3,13 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -17,12 +17,10 @@ import (
 // Symbols for actions, as in Terraform's plan output.
 var symbols = map[plan.Action]string{plan.ActionCreate: "+", plan.ActionUpdate: "~", plan.ActionDelete: "-", plan.ActionNoOp: " "}
 
-// PlanJSON writes the plan as indented JSON (the saved-plan schema).
-// Secrets appear as references only.
+// PlanJSON writes the plan as indented JSON (the saved-plan schema), one
+// change at a time. Secrets appear as references only.
 func PlanJSON(w io.Writer, p *plan.Plan) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(p)
+	return jsonfile.EncodeIndent(w, p)
 }
 
 // PlanText writes a terraform-like diff: changes grouped by kind, then

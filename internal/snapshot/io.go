@@ -1,32 +1,36 @@
 package snapshot
 
 import (
-	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 )
 
-// Encode writes s as indented JSON. Secrets appear as references only.
+// Encode writes s as indented JSON. Secrets appear as references only. It
+// marshals one topic, ACL, ... at a time, never the whole snapshot at once.
 func Encode(w io.Writer, s *Snapshot) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(s)
+	return jsonfile.EncodeIndent(w, s)
 }
 
-// Decode reads a snapshot written by Encode and checks its format version.
+// Decode reads a snapshot written by Encode or Save (plain JSON, or zstd or
+// gzip compressed) and checks its format version. It decodes one element of
+// each list at a time, so the input is never held whole beside the model.
 func Decode(r io.Reader) (*Snapshot, error) {
+	zr, err := jsonfile.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("not a snapshot: %w", err)
+	}
+	defer zr.Close()
 	var s Snapshot
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&s); err != nil {
+	if err := jsonfile.Decode(zr, &s); err != nil {
 		return nil, fmt.Errorf("not a snapshot: %w", err)
 	}
 	if s.Format == 0 || s.Format > FormatVersion {
@@ -50,35 +54,20 @@ func Load(path string) (*Snapshot, error) {
 }
 
 // Save writes a snapshot file atomically (temporary file, then rename), so a
-// failed write never leaves a half-written snapshot.
+// failed write never leaves a half-written snapshot. The file is compact
+// JSON, zstd-compressed (`zstd -dc FILE` shows it; Load reads it and plain
+// JSON alike).
 func Save(path string, s *Snapshot) error {
-	var buf bytes.Buffer
-	if err := Encode(&buf, s); err != nil {
-		return err
-	}
-	return WriteFileAtomic(path, buf.Bytes(), 0o600)
+	return jsonfile.Write(path, 0o600, s)
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
 // folder and a rename.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
+	return jsonfile.WriteAtomic(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	})
 }
 
 // Digest returns a SHA-256 over the snapshot's metadata (not its read times),
@@ -87,7 +76,7 @@ func Digest(s *Snapshot) string {
 	c := *s
 	c.Read = ReadInfo{}
 	h := sha256.New()
-	_ = json.NewEncoder(h).Encode(&c)
+	_ = jsonfile.Encode(h, &c) // the bytes json.Encoder writes, one element at a time
 	return hex.EncodeToString(h.Sum(nil))
 }
 

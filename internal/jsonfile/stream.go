@@ -1,0 +1,342 @@
+package jsonfile
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+)
+
+// Encode writes v (a struct or a pointer to one) as compact JSON and a
+// newline: byte for byte what json.NewEncoder(w).Encode(v) writes, but
+// marshalling one top-level field, and one element of a top-level array, at
+// a time.
+func Encode(w io.Writer, v any) error { return encode(w, v, false) }
+
+// EncodeIndent is Encode with two-space indentation: byte for byte what a
+// json.Encoder with SetIndent("", "  ") writes.
+func EncodeIndent(w io.Writer, v any) error { return encode(w, v, true) }
+
+var marshalerType = reflect.TypeFor[json.Marshaler]()
+
+func encode(w io.Writer, v any, indent bool) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return fmt.Errorf("jsonfile: encode %T: not a struct", v)
+	}
+	marshal := func(v any, prefix string) ([]byte, error) {
+		if indent {
+			return json.MarshalIndent(v, prefix, "  ")
+		}
+		return json.Marshal(v)
+	}
+	nl := func(prefix string) {
+		if indent {
+			bw.WriteByte('\n')
+			bw.WriteString(prefix)
+		}
+	}
+	bw.WriteByte('{')
+	n := 0
+	for _, f := range fieldsOf(rv.Type()) {
+		if f.err != nil {
+			return f.err
+		}
+		fv := rv.Field(f.index)
+		if f.omitEmpty && isEmpty(fv) {
+			continue
+		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		n++
+		nl("  ")
+		bw.Write(f.key)
+		bw.WriteByte(':')
+		if indent {
+			bw.WriteByte(' ')
+		}
+		if !f.stream || fv.IsNil() || fv.Len() == 0 {
+			b, err := marshal(addr(fv), "  ")
+			if err != nil {
+				return fmt.Errorf("jsonfile: field %s: %w", f.name, err)
+			}
+			bw.Write(b)
+			continue
+		}
+		bw.WriteByte('[')
+		for i := range fv.Len() {
+			if i > 0 {
+				bw.WriteByte(',')
+			}
+			nl("    ")
+			b, err := marshal(addr(fv.Index(i)), "    ")
+			if err != nil {
+				return fmt.Errorf("jsonfile: %s[%d]: %w", f.name, i, err)
+			}
+			bw.Write(b)
+		}
+		nl("  ")
+		bw.WriteByte(']')
+	}
+	if n > 0 {
+		nl("")
+	}
+	bw.WriteString("}\n")
+	return bw.Flush()
+}
+
+// addr returns a pointer to v when it has an address, so that pointer
+// methods (MarshalJSON) apply as json.Marshal applies them to a field.
+func addr(v reflect.Value) any {
+	if v.CanAddr() {
+		return v.Addr().Interface()
+	}
+	return v.Interface()
+}
+
+// field is one JSON member of a struct.
+type field struct {
+	index     int
+	name      string
+	key       []byte // the member name, encoded
+	omitEmpty bool
+	// stream: a slice encoded and decoded one element at a time.
+	stream bool
+	err    error
+}
+
+func fieldsOf(t reflect.Type) []field {
+	var out []field
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if sf.Anonymous {
+			return append(out, field{err: fmt.Errorf("jsonfile: %s.%s: embedded fields are not supported", t, sf.Name)})
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = sf.Name
+		}
+		if strings.Contains(","+opts+",", ",string,") || strings.Contains(","+opts+",", ",omitzero,") {
+			return append(out, field{err: fmt.Errorf("jsonfile: %s.%s: tag option not supported: %q", t, sf.Name, tag)})
+		}
+		key, _ := json.Marshal(name)
+		ft := sf.Type
+		stream := ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8 &&
+			!ft.Implements(marshalerType) && !reflect.PointerTo(ft).Implements(marshalerType) &&
+			!reflect.PointerTo(ft).Implements(unmarshalerType)
+		out = append(out, field{index: i, name: name, key: key, omitEmpty: strings.Contains(","+opts+",", ",omitempty,"), stream: stream})
+	}
+	return out
+}
+
+// isEmpty is encoding/json's test for omitempty.
+func isEmpty(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
+		return v.IsZero()
+	}
+	return false
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// Decode reads one JSON object from r into v (a pointer to a struct), as
+// json.Unmarshal would, but decoding one top-level member, and one element of
+// a top-level array, at a time: the decoder buffers one element, never the
+// whole input. Only whitespace may follow the object. Like json.Unmarshal,
+// a value of the wrong type is skipped and reported after the rest is
+// decoded.
+func Decode(r io.Reader, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("jsonfile: decode into %T: not a pointer to a struct", v)
+	}
+	rv = rv.Elem()
+	fields := fieldsOf(rv.Type())
+	byName := make(map[string]*field, len(fields))
+	for i := range fields {
+		if fields[i].err != nil {
+			return fields[i].err
+		}
+		byName[fields[i].name] = &fields[i]
+	}
+	dec := json.NewDecoder(r)
+	var typeErr error // the first value of the wrong type, as json.Unmarshal reports it
+	keep := func(err error) error {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			if typeErr == nil {
+				typeErr = err
+			}
+			return nil
+		}
+		return err
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return noEOF(err)
+	}
+	switch tok {
+	case json.Delim('{'):
+	case nil: // null leaves v as it is
+		return trailing(dec)
+	default:
+		// Let encoding/json name the mismatch.
+		return fmt.Errorf("json: cannot unmarshal %s into Go value of type %s", tokenKind(tok), rv.Type())
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return noEOF(err)
+		}
+		name, _ := tok.(string)
+		f := lookup(byName, fields, name)
+		if f == nil {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return noEOF(err)
+			}
+			continue
+		}
+		fv := rv.Field(f.index)
+		if !f.stream {
+			if err := keep(dec.Decode(fv.Addr().Interface())); err != nil {
+				return noEOF(err)
+			}
+			continue
+		}
+		if err := keep(decodeSlice(dec, fv)); err != nil {
+			return noEOF(err)
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return noEOF(err)
+	}
+	if err := trailing(dec); err != nil {
+		return err
+	}
+	return typeErr
+}
+
+// decodeSlice decodes an array into the slice fv one element at a time.
+func decodeSlice(dec *json.Decoder, fv reflect.Value) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch tok {
+	case nil:
+		fv.SetZero()
+		return nil
+	case json.Delim('['):
+	case json.Delim('{'):
+		if err := skipRest(dec); err != nil {
+			return err
+		}
+		return &json.UnmarshalTypeError{Value: "object", Type: fv.Type()}
+	default:
+		return &json.UnmarshalTypeError{Value: tokenKind(tok), Type: fv.Type()}
+	}
+	s := reflect.MakeSlice(fv.Type(), 0, 0)
+	var typeErr error
+	for i := 0; dec.More(); i++ {
+		if i == s.Cap() {
+			s = reflect.AppendSlice(s, reflect.MakeSlice(fv.Type(), max(4, s.Cap()/2), max(4, s.Cap()/2)))
+		}
+		s = s.Slice(0, i+1)
+		if err := dec.Decode(s.Index(i).Addr().Interface()); err != nil {
+			var te *json.UnmarshalTypeError
+			if !errors.As(err, &te) {
+				return err
+			}
+			if typeErr == nil {
+				typeErr = err
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil { // ]
+		return err
+	}
+	fv.Set(s)
+	return typeErr
+}
+
+// skipRest consumes the rest of an object whose '{' was read.
+func skipRest(dec *json.Decoder) error {
+	for dec.More() {
+		if _, err := dec.Token(); err != nil {
+			return err
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	_, err := dec.Token()
+	return err
+}
+
+// lookup finds a member by name as encoding/json does: the exact name first,
+// then a case-insensitive match.
+func lookup(byName map[string]*field, fields []field, name string) *field {
+	if f := byName[name]; f != nil {
+		return f
+	}
+	for i := range fields {
+		if bytes.EqualFold([]byte(fields[i].name), []byte(name)) {
+			return &fields[i]
+		}
+	}
+	return nil
+}
+
+func trailing(dec *json.Decoder) error {
+	if _, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			return fmt.Errorf("invalid data after the top-level value (at byte %d)", dec.InputOffset())
+		}
+		return err
+	}
+	return nil
+}
+
+func noEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+func tokenKind(tok json.Token) string {
+	switch tok.(type) {
+	case string:
+		return "string"
+	case float64, json.Number:
+		return "number"
+	case bool:
+		return "bool"
+	case json.Delim:
+		return "array"
+	}
+	return "value"
+}
