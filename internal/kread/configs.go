@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -168,7 +169,10 @@ func (r *reader) brokerConfigs(ctx context.Context, broker string) ([]snapshot.C
 // as read-only in DescribeConfigs (listener-prefixed passwords, replication
 // throttles) although they were set dynamically, so for brokers the source
 // is what counts.
-// Sensitive entries (flagged, or with no value) become secret references.
+// Sensitive entries become secret references and their value is dropped:
+// those the broker flags, those with no value, and Kafka's password-type
+// keys (catalogue.IsSensitive) whatever the broker says, since a
+// misconfigured or older broker (or kfake) returns them in clear.
 func dynamicConfigs(cs []kmsg.DescribeConfigsResponseResourceConfig, src kmsg.ConfigSource, ref func(string) string) []snapshot.Config {
 	var out []snapshot.Config
 	for _, c := range cs {
@@ -176,7 +180,7 @@ func dynamicConfigs(cs []kmsg.DescribeConfigsResponseResourceConfig, src kmsg.Co
 			continue
 		}
 		sc := snapshot.Config{Key: c.Name, Source: src.String()}
-		if c.IsSensitive || c.Value == nil {
+		if c.IsSensitive || c.Value == nil || catalogue.IsSensitive(c.Name) {
 			sec := snapshot.SecretRef(ref(c.Name))
 			sc.Sensitive, sc.Secret = true, &sec
 		} else {

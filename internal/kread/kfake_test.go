@@ -407,6 +407,63 @@ func TestDynamicConfigs(t *testing.T) {
 	}
 }
 
+// kfake, like a misconfigured or older broker, returns password-type
+// values in clear and does not flag them sensitive: the snapshot holds them
+// by reference anyway, and no encoding of it contains the value.
+func TestReadKfakeClearPasswords(t *testing.T) {
+	c := newCluster(t)
+	conn := dial(t, c, "admin", "admin-secret")
+	ctx := context.Background()
+	if _, err := conn.Admin.CreateTopic(ctx, 1, 1, nil, "t"); err != nil {
+		t.Fatal(err)
+	}
+	const clear = "clear-value-Zq81"
+	keys := []string{"ssl.key.password", "listener.name.internal.ssl.keystore.password",
+		"listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config", "ssl.truststore.certificates"}
+	var set []kadm.AlterConfig
+	for _, k := range keys {
+		set = append(set, kadm.AlterConfig{Op: kadm.SetConfig, Name: k, Value: ptr(clear + k)})
+	}
+	if rs, err := conn.Admin.AlterTopicConfigs(ctx, set, "t"); err != nil || rs[0].Err != nil {
+		t.Fatalf("seed topic: %v %v", err, rs)
+	}
+	if rs, err := conn.Admin.AlterBrokerConfigs(ctx, set, 1); err != nil || rs[0].Err != nil {
+		t.Fatalf("seed broker: %v %v", err, rs)
+	}
+	s, err := Read(ctx, conn, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen int
+	check := func(where string, cs []snapshot.Config) {
+		for _, c := range cs {
+			if !slices.Contains(keys, c.Key) {
+				continue
+			}
+			seen++
+			if !c.Sensitive || c.Value != "" || c.Secret == nil || c.Secret.Known() {
+				t.Errorf("%s %s: sensitive=%v value=%q secret=%v, want held by reference", where, c.Key, c.Sensitive, c.Value, c.Secret)
+			}
+		}
+	}
+	for _, tp := range s.Topics {
+		check("topic "+tp.Name, tp.Configs)
+	}
+	for _, bc := range s.BrokerConfigs {
+		check("broker "+bc.Broker, bc.Configs)
+	}
+	if seen < 2*len(keys) {
+		t.Fatalf("saw %d of the %d seeded keys; the test proves nothing", seen, 2*len(keys))
+	}
+	var buf strings.Builder
+	if err := snapshot.Encode(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), clear) || strings.Contains(fmt.Sprintf("%+v", s), clear) {
+		t.Errorf("the snapshot holds a value the target returned in clear")
+	}
+}
+
 func TestSortEntity(t *testing.T) {
 	tests := []struct{ in, want []string }{
 		{[]string{"client-id", "user"}, []string{"user", "client-id"}},

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 )
 
 // Entry is one key/value pair and the line it starts on.
@@ -213,8 +215,12 @@ func (f *File) Where(key string) string {
 
 // IsSensitiveKey reports whether a config key holds a secret: passwords,
 // keys, JAAS configs, encoder secrets and the like. It errs on the side of
-// redaction.
+// redaction: it covers Kafka's own password-type keys (catalogue.IsSensitive)
+// and any key whose name suggests a secret.
 func IsSensitiveKey(key string) bool {
+	if catalogue.IsSensitive(key) {
+		return true
+	}
 	k := strings.ToLower(key)
 	for _, s := range []string{"password", "secret", "sasl.jaas.config", "ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.truststore.certificates", "credential", "token", "private.key", "apikey", "api.key"} {
 		if strings.Contains(k, s) {

@@ -23,6 +23,8 @@ func Encode(w io.Writer, s *Snapshot) error {
 // Decode reads a snapshot written by Encode or Save (plain JSON, or zstd or
 // gzip compressed) and checks its format version. It decodes one element of
 // each list at a time, so the input is never held whole beside the model.
+// Kafka's password-type configs are held by reference even when the file
+// holds their values (see holdSecretsByReference).
 func Decode(r io.Reader) (*Snapshot, error) {
 	zr, err := jsonfile.NewReader(r)
 	if err != nil {
@@ -36,6 +38,7 @@ func Decode(r io.Reader) (*Snapshot, error) {
 	if s.Format == 0 || s.Format > FormatVersion {
 		return nil, fmt.Errorf("snapshot format %d not supported (this tool reads up to %d)", s.Format, FormatVersion)
 	}
+	holdSecretsByReference(&s)
 	return &s, nil
 }
 

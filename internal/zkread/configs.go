@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/props"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
@@ -24,6 +25,13 @@ func (r *reader) readConfigs() {
 				}
 				cs := make([]snapshot.Config, 0, len(m))
 				for _, k := range slices.Sorted(maps.Keys(m)) {
+					if catalogue.IsSensitive(k) {
+						// Kafka has no password-typed topic config; one here was
+						// written by hand, and is held by reference all the same.
+						sec := snapshot.NewSecret("zookeeper:"+p+"#"+k, m[k])
+						cs = append(cs, snapshot.Config{Key: k, Sensitive: true, Secret: &sec})
+						continue
+					}
 					cs = append(cs, snapshot.Config{Key: k, Value: m[k]})
 				}
 				r.rmu.Lock()
