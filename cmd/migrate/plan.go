@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -301,51 +300,6 @@ Exit codes: 0 nothing to do, 2 runnable changes pending, 1 error.
 	}
 	rec.finish(ctx, e, "planned", code)
 	return code
-}
-
-// credentialFile is one entry of --scram-credentials.
-type credentialFile struct {
-	User       string `json:"user"`
-	Mechanism  string `json:"mechanism"`
-	Password   string `json:"password"`
-	Iterations int32  `json:"iterations"`
-}
-
-func loadCredentials(path string) ([]plan.Credential, error) {
-	if path == "" {
-		return nil, nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return parseCredentials(path, data)
-}
-
-// parseCredentials reads the --scram-credentials JSON; name is used in errors.
-func parseCredentials(path string, data []byte) ([]plan.Credential, error) {
-	var entries []credentialFile
-	if err := json.Unmarshal(data, &entries); err != nil {
-		return nil, fmt.Errorf("%s: not a JSON list of {user, mechanism, password, iterations}: %v", path, err)
-	}
-	var out []plan.Credential
-	for i, c := range entries {
-		if c.User == "" || c.Password == "" {
-			return nil, fmt.Errorf("%s: entry %d: user and password are required", path, i+1)
-		}
-		if c.Mechanism == "" {
-			c.Mechanism = "SCRAM-SHA-256"
-		}
-		if c.Mechanism != "SCRAM-SHA-256" && c.Mechanism != "SCRAM-SHA-512" {
-			return nil, fmt.Errorf("%s: entry %d (%s): mechanism %q is not SCRAM-SHA-256 or SCRAM-SHA-512", path, i+1, c.User, c.Mechanism)
-		}
-		if c.Iterations != 0 && (c.Iterations < 4096 || c.Iterations > 16384) {
-			return nil, fmt.Errorf("%s: entry %d (%s): iterations %d outside Kafka's 4096..16384", path, i+1, c.User, c.Iterations)
-		}
-		ref := "scram-credentials:" + c.User + "/" + c.Mechanism
-		out = append(out, plan.Credential{User: c.User, Mechanism: c.Mechanism, Iterations: c.Iterations, Password: snapshot.NewSecret(ref, c.Password)})
-	}
-	return out, nil
 }
 
 // writeScramResets writes the users whose passwords must be reset.

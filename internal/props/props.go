@@ -1,20 +1,23 @@
-// Package props reads Java .properties files the way java.util.Properties
-// does (comments, key/value separators, line continuations, escapes), keeping
-// the line of every entry so that errors can name file:line. Kafka's
-// server.properties, client.properties and ZooKeeper TLS config files are all
-// in this format.
+// Package props reads Java .properties files exactly as java.util.Properties
+// load(InputStream) does, which is how Kafka reads server.properties and
+// client.properties: the bytes are ISO-8859-1 (every byte is one character,
+// so a UTF-8 "é" reads as the two characters "Ã©", as Kafka sees it),
+// \uXXXX escapes give other characters, a line ending in an odd number of
+// backslashes continues on the next, keys end at the first unescaped '=',
+// ':' or whitespace, and lines whose first non-blank character is '#' or '!'
+// are comments. The line of every entry is kept so that errors can name
+// file:line. ZooKeeper TLS config files are in the same format.
+//
+// Java strings may hold unpaired UTF-16 surrogates (\uD800 alone); Go
+// strings cannot, so those read as U+FFFD.
 package props
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 )
@@ -42,39 +45,36 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg) }
 
+// MaxSize is the largest properties file read (Kafka's are a few KiB).
+const MaxSize = 16 << 20
+
 // Load reads and parses a properties file.
 func Load(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, bytes.NewReader(b))
+	defer f.Close()
+	return Parse(path, f)
 }
 
-// Parse reads properties from r; name is used in errors.
+// Parse reads properties from r; name is used in errors. The only malformed
+// input java.util.Properties refuses, a bad \uXXXX escape, is an *Error
+// naming name:line.
 func Parse(name string, r io.Reader) (*File, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if len(b) > MaxSize {
+		return nil, fmt.Errorf("%s: larger than %d MiB, not a properties file", name, MaxSize>>20)
+	}
 	f := &File{Path: name}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	lineNo := 0
-	for sc.Scan() {
-		lineNo++
-		raw := sc.Text()
-		if !utf8.ValidString(raw) {
-			return nil, &Error{name, lineNo, "not valid UTF-8"}
-		}
-		line := strings.TrimLeft(raw, " \t\f")
-		if line == "" || line[0] == '#' || line[0] == '!' {
-			continue
-		}
-		start := lineNo
-		for continues(line) {
-			line = line[:len(line)-1]
-			if !sc.Scan() {
-				break
-			}
-			lineNo++
-			line += strings.TrimLeft(sc.Text(), " \t\f")
+	lr := lineReader{b: b, line: 1}
+	for {
+		line, start, ok := lr.next()
+		if !ok {
+			break
 		}
 		k, v := split(line)
 		key, err := unescape(k)
@@ -87,93 +87,162 @@ func Parse(name string, r io.Reader) (*File, error) {
 		}
 		f.Entries = append(f.Entries, Entry{Key: key, Value: val, Line: start})
 	}
-	if err := sc.Err(); err != nil {
-		return nil, &Error{name, lineNo + 1, err.Error()}
-	}
 	return f, nil
 }
 
-// continues reports whether a line ends in an odd number of backslashes.
-func continues(line string) bool {
-	n := 0
-	for i := len(line) - 1; i >= 0 && line[i] == '\\'; i-- {
-		n++
+// lineReader splits ISO-8859-1 bytes into logical lines the way
+// java.util.Properties.LineReader does: leading whitespace and blank lines
+// are skipped, comment lines dropped (a comment never continues), and a
+// line ending in an odd number of backslashes is joined with the next one
+// (without its leading whitespace). Line ends are \n, \r or \r\n.
+type lineReader struct {
+	b    []byte
+	off  int
+	line int // physical line of b[off]
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\f' }
+
+// next returns the next logical line (escapes still in it), the physical
+// line it starts on, and false at the end.
+func (lr *lineReader) next() (out []byte, start int, ok bool) {
+	skipBlank, appended, backslash := true, false, false
+	for lr.off < len(lr.b) {
+		c := lr.b[lr.off]
+		lr.off++
+		eol := c == '\n' || c == '\r'
+		if eol {
+			// \r\n is one line end.
+			if c == '\r' && lr.off < len(lr.b) && lr.b[lr.off] == '\n' {
+				lr.off++
+			}
+		}
+		if skipBlank {
+			if isBlank(c) {
+				continue
+			}
+			if !appended && eol {
+				lr.line++
+				continue
+			}
+			skipBlank, appended = false, false
+		}
+		if len(out) == 0 && (c == '#' || c == '!') && !eol {
+			// A comment: drop the rest of the physical line.
+			for lr.off < len(lr.b) && lr.b[lr.off] != '\n' && lr.b[lr.off] != '\r' {
+				lr.off++
+			}
+			skipBlank = true
+			continue
+		}
+		if !eol {
+			if len(out) == 0 {
+				start = lr.line
+			}
+			out = append(out, c)
+			backslash = c == '\\' && !backslash
+			continue
+		}
+		lr.line++
+		if len(out) == 0 {
+			skipBlank = true
+			continue
+		}
+		if lr.off >= len(lr.b) || !backslash {
+			break
+		}
+		// A continued line: drop the backslash, skip the next line's
+		// leading whitespace.
+		out = out[:len(out)-1]
+		skipBlank, appended, backslash = true, true, false
 	}
-	return n%2 == 1
+	if len(out) == 0 {
+		return nil, 0, false
+	}
+	if backslash {
+		out = out[:len(out)-1] // a backslash at the end of the file
+	}
+	return out, start, true
 }
 
 // split separates key and value at the first unescaped '=', ':' or
-// whitespace, as java.util.Properties.load does.
-func split(line string) (string, string) {
-	i := 0
-	for i < len(line) {
-		c := line[i]
-		if c == '\\' {
-			i += 2
-			continue
-		}
-		if c == '=' || c == ':' || c == ' ' || c == '\t' || c == '\f' {
+// whitespace, as java.util.Properties.load does: whitespace around the
+// separator and one '=' or ':' after whitespace are dropped.
+func split(line []byte) (key, value []byte) {
+	n := len(line)
+	keyLen, valStart, sep, backslash := 0, n, false, false
+	for keyLen < n {
+		c := line[keyLen]
+		if (c == '=' || c == ':') && !backslash {
+			valStart, sep = keyLen+1, true
 			break
 		}
-		i++
+		if isBlank(c) && !backslash {
+			valStart = keyLen + 1
+			break
+		}
+		backslash = c == '\\' && !backslash
+		keyLen++
 	}
-	if i >= len(line) {
-		return line, ""
+	for valStart < n {
+		c := line[valStart]
+		if !isBlank(c) {
+			if !sep && (c == '=' || c == ':') {
+				sep = true
+			} else {
+				break
+			}
+		}
+		valStart++
 	}
-	key := line[:i]
-	rest := strings.TrimLeft(line[i:], " \t\f")
-	if rest != "" && (rest[0] == '=' || rest[0] == ':') {
-		rest = strings.TrimLeft(rest[1:], " \t\f")
-	}
-	return key, rest
+	return line[:keyLen], line[valStart:]
 }
 
-func unescape(s string) (string, error) {
-	if !strings.Contains(s, "\\") {
-		return s, nil
-	}
-	var b strings.Builder
+// unescape is java.util.Properties.loadConvert on ISO-8859-1 bytes: \t \n
+// \r \f, \uXXXX (UTF-16 code units; surrogate pairs combine), and any other
+// escaped character stands for itself.
+func unescape(s []byte) (string, error) {
+	u := make([]uint16, 0, len(s))
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c != '\\' || i+1 >= len(s) {
-			b.WriteByte(c)
+			u = append(u, uint16(c))
 			continue
 		}
 		i++
-		switch s[i] {
+		switch c = s[i]; c {
 		case 't':
-			b.WriteByte('\t')
+			u = append(u, '\t')
 		case 'n':
-			b.WriteByte('\n')
+			u = append(u, '\n')
 		case 'r':
-			b.WriteByte('\r')
+			u = append(u, '\r')
 		case 'f':
-			b.WriteByte('\f')
+			u = append(u, '\f')
 		case 'u':
-			if i+5 > len(s) {
+			if len(s)-(i+1) < 4 {
 				return "", fmt.Errorf("malformed \\uxxxx escape")
 			}
-			n, err := strconv.ParseUint(s[i+1:i+5], 16, 16)
-			if err != nil {
-				return "", fmt.Errorf("malformed \\uxxxx escape")
-			}
-			r := rune(n)
-			i += 4
-			// A UTF-16 surrogate pair is written as two escapes.
-			if utf16.IsSurrogate(r) && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
-				if lo, err := strconv.ParseUint(s[i+3:i+7], 16, 16); err == nil {
-					if pair := utf16.DecodeRune(r, rune(lo)); pair != utf8.RuneError {
-						r = pair
-						i += 6
-					}
+			var v uint16
+			for _, h := range s[i+1 : i+5] {
+				switch {
+				case h >= '0' && h <= '9':
+					v = v<<4 | uint16(h-'0')
+				case h >= 'a' && h <= 'f':
+					v = v<<4 | uint16(h-'a'+10)
+				case h >= 'A' && h <= 'F':
+					v = v<<4 | uint16(h-'A'+10)
+				default:
+					return "", fmt.Errorf("malformed \\uxxxx escape")
 				}
 			}
-			b.WriteRune(r)
+			u = append(u, v)
+			i += 4
 		default:
-			b.WriteByte(s[i])
+			u = append(u, uint16(c))
 		}
 	}
-	return b.String(), nil
+	return string(utf16.Decode(u)), nil
 }
 
 // Get returns the last value of key and whether it is set.

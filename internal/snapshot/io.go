@@ -24,7 +24,8 @@ func Encode(w io.Writer, s *Snapshot) error {
 // gzip compressed) and checks its format version. It decodes one element of
 // each list at a time, so the input is never held whole beside the model.
 // Kafka's password-type configs are held by reference even when the file
-// holds their values (see holdSecretsByReference).
+// holds their values (see holdSecretsByReference). The content is checked
+// (Validate: legal topic names, nothing listed twice).
 func Decode(r io.Reader) (*Snapshot, error) {
 	zr, err := jsonfile.NewReader(r)
 	if err != nil {
@@ -39,6 +40,9 @@ func Decode(r io.Reader) (*Snapshot, error) {
 		return nil, fmt.Errorf("snapshot format %d not supported (this tool reads up to %d)", s.Format, FormatVersion)
 	}
 	holdSecretsByReference(&s)
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
 	return &s, nil
 }
 
@@ -49,9 +53,14 @@ func Load(path string) (*Snapshot, error) {
 		return nil, err
 	}
 	defer f.Close()
-	s, err := Decode(f)
+	return Read(path, f)
+}
+
+// Read is Decode with name (a file name) leading every error.
+func Read(name string, r io.Reader) (*Snapshot, error) {
+	s, err := Decode(r)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return s, nil
 }

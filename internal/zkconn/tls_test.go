@@ -28,6 +28,10 @@ import (
 
 const storePass = "st0re-pass-Ü"
 
+// storePassProps is storePass as a properties file holds it: the files are
+// ISO-8859-1 (java.util.Properties), so non-ASCII is written \uXXXX.
+const storePassProps = `st0re-pass-\u00DC`
+
 type pki struct {
 	ca                 *x509.Certificate
 	caKey              *ecdsa.PrivateKey
@@ -187,7 +191,7 @@ func TestTLSStores(t *testing.T) {
 				ks, ts := writeStores(t, dir, p, typ)
 				conf := fmt.Sprintf("zookeeper.ssl.client.enable=true\nzookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty\n"+
 					"zookeeper.ssl.keystore.location=%s\nzookeeper.ssl.keystore.password=%s\nzookeeper.ssl.truststore.location=%s\nzookeeper.ssl.truststore.password=%s\n",
-					ks, storePass, ts, storePass)
+					ks, storePassProps, ts, storePassProps)
 				if explicit {
 					conf += fmt.Sprintf("zookeeper.ssl.keystore.type=%s\nzookeeper.ssl.truststore.type=%s\n", typ, typ)
 				}
@@ -216,7 +220,7 @@ func TestTLSStores(t *testing.T) {
 					t.Fatalf("without hostname verification: %v", err)
 				}
 				// A wrong password is a clear error that names the file and never the password.
-				if err := os.WriteFile(file, []byte(strings.ReplaceAll(conf, storePass, "bad-pass-x")), 0o600); err != nil {
+				if err := os.WriteFile(file, []byte(strings.ReplaceAll(conf, storePassProps, "bad-pass-x")), 0o600); err != nil {
 					t.Fatal(err)
 				}
 				if typ == "PEM" {
