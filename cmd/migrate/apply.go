@@ -164,12 +164,12 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 		return f.exit(ctx, e, rec, apply.Result{Failed: res.Failed, Canceled: res.Canceled, NotValidated: last.NotValidated}, 0), nil
 	}
 	if !p.Runnable() {
-		_ = render.PlanText(e.stdout, p)
+		_ = render.PlanTextWith(e.stdout, p, render.TextOptions{Detail: f.detail})
 		rec.finish(ctx, e, "nothing-to-do", exitOK)
 		return exitOK, nil
 	}
 	if f.output != "json" {
-		_ = render.PlanText(e.stdout, p)
+		_ = render.PlanTextWith(e.stdout, p, render.TextOptions{Detail: f.detail})
 	}
 	if !f.yes && !f.validateOnly {
 		if !e.tty {

@@ -41,6 +41,7 @@ type planFlags struct {
 	output         string
 	targetVersion  string
 	interactive    bool
+	detail         bool
 	audit          auditFlags
 }
 
@@ -65,6 +66,7 @@ func (f *planFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.output, "o", "text", "output: text or json")
 	fs.StringVar(&f.targetVersion, "target-version", "4.1", "Kafka version of the target (4.0, 4.1, ...): values it would refuse become blockers")
 	fs.BoolVar(&f.interactive, "interactive", false, "review the plan in the terminal UI")
+	fs.BoolVar(&f.detail, "detail", false, "text output: list every change, blocker and finding (by default a kind with more than 20 changes shows its first 10 and counts the rest; -o json is always complete)")
 	f.audit.register(fs)
 }
 
@@ -187,10 +189,12 @@ func (f *planFlags) compute(ctx context.Context, progress io.Writer) (*planned, 
 	if err != nil {
 		return nil, err
 	}
+	memPhase("source")
 	tgt, conn, err := f.readTarget(ctx, progress)
 	if err != nil {
 		return nil, err
 	}
+	memPhase("target")
 	out := &planned{source: src, target: tgt, conn: conn, creds: creds, resolve: newResolver(src, creds)}
 	opts.Principal = f.target.principal // offline (--target-snapshot) review
 	if conn != nil {
@@ -208,6 +212,7 @@ func (f *planFlags) compute(ctx context.Context, progress io.Writer) (*planned, 
 		return nil, err
 	}
 	out.plan = p
+	memPhase("plan")
 	if f.scramResets != "" {
 		if err := writeScramResets(f.scramResets, p); err != nil {
 			out.close()
@@ -263,6 +268,7 @@ Exit codes: 0 nothing to do, 2 runnable changes pending, 1 error.
 	}
 	defer pl.close()
 	rec.plan(ctx, pl)
+	memPhase("audit")
 	p := pl.plan
 	if f.interactive {
 		sel, ok, err := reviewInteractive(ctx, e, p)
@@ -281,12 +287,13 @@ Exit codes: 0 nothing to do, 2 runnable changes pending, 1 error.
 			rec.finish(ctx, e, "error", exitError)
 			return fail(e, "plan", fmt.Errorf("save %s: %w", *out, err))
 		}
+		memPhase("save")
 	}
 	switch f.output {
 	case "json":
 		err = render.PlanJSON(e.stdout, p)
 	default:
-		err = render.PlanText(e.stdout, p)
+		err = render.PlanTextWith(e.stdout, p, render.TextOptions{Detail: f.detail})
 		if err == nil && *out != "" {
 			fmt.Fprintf(e.stdout, "Saved to %s. Apply it with: migrate apply --plan %s\n", *out, *out)
 		}
@@ -294,6 +301,7 @@ Exit codes: 0 nothing to do, 2 runnable changes pending, 1 error.
 	if err != nil {
 		return fail(e, "plan", err)
 	}
+	memPhase("render")
 	code := exitOK
 	if p.Runnable() {
 		code = exitPending

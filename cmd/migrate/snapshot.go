@@ -52,10 +52,12 @@ func runSnapshot(ctx context.Context, e *env) int {
 	if err != nil {
 		return fail(e, "snapshot", err)
 	}
+	memPhase("read")
 	if *out != "" {
 		if err := snapshot.Save(*out, s); err != nil {
 			return fail(e, "snapshot", fmt.Errorf("save %s: %w", *out, err))
 		}
+		memPhase("save")
 	}
 	if *output == "json" {
 		if err := snapshot.Encode(e.stdout, s); err != nil {

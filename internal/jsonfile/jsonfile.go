@@ -94,7 +94,7 @@ func Read(path string, v any) error {
 // failed write never leaves a half-written file.
 func Write(path string, perm os.FileMode, v any) error {
 	return WriteAtomic(path, perm, func(w io.Writer) error {
-		zw, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault))
+		zw, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
 		if err != nil {
 			return err
 		}

@@ -82,6 +82,11 @@ func Build(in Input) (*Plan, error) {
 	default:
 		return nil, &Error{fmt.Sprintf("--placement %q: want auto, source or target", in.Options.Placement)}
 	}
+	// One change per resource at most, a few per topic: room for them all
+	// up front, so 160,000 changes are not copied again on every growth.
+	src, tgt := in.Source, in.Target
+	b.p.Changes = make([]Change, 0, len(src.Topics)+len(src.BrokerConfigs)+len(src.Quotas)+len(src.ACLs)+2*len(src.ScramUsers)+
+		len(tgt.Topics)/8+len(tgt.ACLs)/8+len(tgt.Quotas)/8)
 	b.targetBrokers = map[int32]bool{}
 	for _, br := range in.Target.Brokers {
 		b.targetBrokers[br.ID] = true
@@ -154,7 +159,11 @@ func (b *builder) add(c Change) {
 	if !b.wantKind(c.Kind) {
 		return
 	}
-	c.ID = string(c.Kind) + ":" + c.Resource.key()
+	key := c.Resource.key()
+	c.ID = string(c.Kind) + ":" + key
+	if key == c.Resource.Name {
+		c.Resource.Name = c.ID[len(c.ID)-len(key):] // the same bytes, held once
+	}
 	b.p.Changes = append(b.p.Changes, c)
 }
 
@@ -893,10 +902,19 @@ func (b *builder) acls() {
 	for _, a := range b.in.Target.ACLs {
 		have[a.Key()] = true
 	}
-	want := make(map[string]bool, len(b.in.Source.ACLs))
+	var want map[string]bool // only --prune asks what the source has
+	if b.in.Options.Prune {
+		want = make(map[string]bool, len(b.in.Source.ACLs))
+	}
 	for _, a := range b.in.Source.ACLs {
-		want[a.Key()] = true
-		if !b.wantPrincipal(a.Principal) || have[a.Key()] {
+		var key string
+		if want != nil || len(have) > 0 {
+			key = a.Key()
+		}
+		if want != nil {
+			want[key] = true
+		}
+		if !b.wantPrincipal(a.Principal) || have[key] {
 			continue
 		}
 		acl := a
@@ -990,12 +1008,48 @@ func (b *builder) sourceFindings() {
 
 var actionOrder = map[Action]int{ActionCreate: 0, ActionUpdate: 1, ActionDelete: 2, ActionNoOp: 3}
 
+// sortChanges orders changes by kind, action and id. Changes are large
+// structs: it sorts their indexes and moves each change once.
+func sortChanges(cs []Change) []Change {
+	order := func(x, y *Change) int {
+		return cmp.Or(cmp.Compare(kindIndex(x.Kind), kindIndex(y.Kind)), cmp.Compare(actionOrder[x.Action], actionOrder[y.Action]), strings.Compare(x.ID, y.ID))
+	}
+	if slices.IsSortedFunc(cs, func(x, y Change) int { return order(&x, &y) }) {
+		return cs
+	}
+	idx := make([]int32, len(cs))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(i, j int32) int { return order(&cs[i], &cs[j]) })
+	// Permute in place, cycle by cycle: cs[i] becomes cs[idx[i]].
+	for i := range idx {
+		if idx[i] < 0 || int(idx[i]) == i {
+			continue
+		}
+		tmp := cs[i]
+		j := i
+		for {
+			k := int(idx[j])
+			idx[j] = -1
+			if k == i {
+				cs[j] = tmp
+				break
+			}
+			cs[j] = cs[k]
+			j = k
+		}
+	}
+	return cs
+}
+
 func kindIndex(k Kind) int { return slices.Index(Kinds, k) }
 
 func (b *builder) finish() {
-	slices.SortFunc(b.p.Changes, func(x, y Change) int {
-		return cmp.Or(cmp.Compare(kindIndex(x.Kind), kindIndex(y.Kind)), cmp.Compare(actionOrder[x.Action], actionOrder[y.Action]), strings.Compare(x.ID, y.ID))
-	})
+	b.p.Changes = sortChanges(b.p.Changes)
+	if len(b.p.Changes) == 0 {
+		b.p.Changes = nil // as before the room was made up front: "changes": null
+	}
 	slices.SortStableFunc(b.p.Blockers, func(x, y Blocker) int {
 		return cmp.Or(cmp.Compare(kindIndex(x.Kind), kindIndex(y.Kind)), strings.Compare(x.Resource, y.Resource), strings.Compare(x.ID, y.ID))
 	})

@@ -3,6 +3,7 @@
 package render
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"sort"
@@ -23,10 +24,31 @@ func PlanJSON(w io.Writer, p *plan.Plan) error {
 	return jsonfile.EncodeIndent(w, p)
 }
 
-// PlanText writes a terraform-like diff: changes grouped by kind, then
+// TextOptions shape the text diff.
+type TextOptions struct {
+	// Detail lists every change, blocker and finding. Without it a kind
+	// with more than SummaryLimit changes shows its first SummaryFirst and
+	// counts the rest, and more than SummaryLimit blockers or findings are
+	// grouped by id, SummaryFirstPerID of each shown.
+	Detail bool
+}
+
+// Summary sizes of the text diff without --detail.
+const (
+	SummaryLimit      = 20 // up to this many items a section lists them all
+	SummaryFirst      = 10 // changes shown per kind beyond the limit
+	SummaryFirstPerID = 3  // blockers or findings shown per id beyond the limit
+)
+
+// PlanText writes the text diff a person reads: PlanTextWith without
+// Detail (every change of a small plan; counts and the first changes of
+// each kind of a large one).
+func PlanText(w io.Writer, p *plan.Plan) error { return PlanTextWith(w, p, TextOptions{}) }
+
+// PlanTextWith writes a terraform-like diff: changes grouped by kind, then
 // blockers, findings and a summary line.
-func PlanText(w io.Writer, p *plan.Plan) error {
-	ew := &errWriter{w: w}
+func PlanTextWith(w io.Writer, p *plan.Plan, o TextOptions) error {
+	ew := &errWriter{w: bufio.NewWriterSize(w, 64<<10)}
 	counts := map[plan.Action]int{}
 	byKind := map[plan.Kind][]*plan.Change{}
 	for i := range p.Changes {
@@ -34,25 +56,35 @@ func PlanText(w io.Writer, p *plan.Plan) error {
 		byKind[c.Kind] = append(byKind[c.Kind], c)
 		counts[c.Action]++
 	}
+	shortened := false
 	for _, k := range plan.Kinds {
 		cs := byKind[k]
 		if len(cs) == 0 {
 			continue
 		}
 		ew.printf("# %s (%d)\n", k, len(cs))
-		for _, c := range cs {
+		shown := cs
+		if !o.Detail && len(cs) > SummaryLimit {
+			shown = cs[:SummaryFirst]
+		}
+		for _, c := range shown {
 			writeChange(ew, c)
+		}
+		if rest := cs[len(shown):]; len(rest) > 0 {
+			shortened = true
+			ew.printf("... and %d more %s changes (%s)\n", len(rest), k, actionCounts(rest))
 		}
 		ew.printf("\n")
 	}
 	if len(p.Blockers) > 0 {
 		ew.printf("# blockers (%d): wanted changes the tool will not or cannot make\n", len(p.Blockers))
-		for _, b := range p.Blockers {
+		shortened = writeGrouped(ew, o, len(p.Blockers), func(i int) string { return p.Blockers[i].ID }, func(i int) {
+			b := p.Blockers[i]
 			ew.printf("! %s %s: %s\n", b.Kind, b.Resource, b.Reason)
 			if b.Fix != "" {
 				ew.printf("    fix: %s\n", b.Fix)
 			}
-		}
+		}, "blockers") || shortened
 		ew.printf("\n")
 	}
 	if len(p.PolicyNotes) > 0 {
@@ -64,12 +96,13 @@ func PlanText(w io.Writer, p *plan.Plan) error {
 	}
 	if len(p.Findings) > 0 {
 		ew.printf("# findings (%d)\n", len(p.Findings))
-		for _, f := range p.Findings {
+		shortened = writeGrouped(ew, o, len(p.Findings), func(i int) string { return p.Findings[i].ID }, func(i int) {
+			f := p.Findings[i]
 			ew.printf("* [%s] %s %s: %s\n", f.Severity, f.ID, f.Resource, f.Message)
 			if f.Fix != "" {
 				ew.printf("    fix: %s\n", f.Fix)
 			}
-		}
+		}, "findings") || shortened
 		ew.printf("\n")
 	}
 	if len(p.Changes) == 0 {
@@ -85,7 +118,63 @@ func PlanText(w io.Writer, p *plan.Plan) error {
 		}
 		ew.printf(".\n")
 	}
+	if shortened {
+		ew.printf("Shortened: --detail lists every change, blocker and finding; -o json holds them all.\n")
+	}
+	if ew.err == nil {
+		ew.err = ew.w.(*bufio.Writer).Flush()
+	}
 	return ew.err
+}
+
+// writeGrouped writes n items: all of them with Detail or when few, else
+// grouped by id in order of first appearance, the first few of each id and
+// a count of the rest. It reports whether it left any out.
+func writeGrouped(ew *errWriter, o TextOptions, n int, id func(int) string, write func(int), what string) bool {
+	if o.Detail || n <= SummaryLimit {
+		for i := range n {
+			write(i)
+		}
+		return false
+	}
+	var ids []string
+	byID := map[string][]int{}
+	for i := range n {
+		k := id(i)
+		if _, ok := byID[k]; !ok {
+			ids = append(ids, k)
+		}
+		byID[k] = append(byID[k], i)
+	}
+	for _, k := range ids {
+		is := byID[k]
+		ew.printf("## %s (%d)\n", k, len(is))
+		for _, i := range is[:min(len(is), SummaryFirstPerID)] {
+			write(i)
+		}
+		if len(is) > SummaryFirstPerID {
+			ew.printf("... and %d more %s %s\n", len(is)-SummaryFirstPerID, k, what)
+		}
+	}
+	return true
+}
+
+// actionCounts renders "12 to create, 3 to update" for the changes given.
+func actionCounts(cs []*plan.Change) string {
+	n := map[plan.Action]int{}
+	for _, c := range cs {
+		n[c.Action]++
+	}
+	var parts []string
+	for _, a := range []struct {
+		action plan.Action
+		verb   string
+	}{{plan.ActionCreate, "create"}, {plan.ActionUpdate, "update"}, {plan.ActionDelete, "delete"}, {plan.ActionNoOp, "leave as they are"}} {
+		if n[a.action] > 0 {
+			parts = append(parts, fmt.Sprintf("%d to %s", n[a.action], a.verb))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func writeChange(ew *errWriter, c *plan.Change) {
