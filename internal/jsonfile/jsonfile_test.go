@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -372,4 +373,83 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// largeSnapshot has arrays of several batches, so that encoding and
+// decoding run on every processor.
+func largeSnapshot(n int) *snapshot.Snapshot {
+	s := &snapshot.Snapshot{Format: 1, Source: snapshot.SourceZooKeeper}
+	for i := range n {
+		s.Topics = append(s.Topics, snapshot.Topic{Name: fmt.Sprintf("t-%05d", i), Partitions: []snapshot.Partition{{ID: 0, Replicas: []int32{1, int32(i % 7)}}},
+			Configs: []snapshot.Config{{Key: "retention.ms", Value: fmt.Sprint(i)}}})
+		s.ACLs = append(s.ACLs, snapshot.ACL{ResourceType: "Topic", ResourceName: fmt.Sprintf("t-%05d", i), PatternType: "LITERAL", Principal: "User:<a&b>", Host: "*", Operation: "Read", Permission: "Allow"})
+	}
+	ref := snapshot.SecretRef("zookeeper:/config/users/u#SCRAM-SHA-256")
+	s.ScramUsers = []snapshot.ScramUser{{Name: "u", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096, Secret: &ref}}}}
+	return s
+}
+
+func TestLargeArraysInBatches(t *testing.T) {
+	s := largeSnapshot(3*512 + 17)
+	for _, indent := range []bool{false, true} {
+		var got bytes.Buffer
+		enc := jsonfile.Encode
+		if indent {
+			enc = jsonfile.EncodeIndent
+		}
+		if err := enc(&got, s); err != nil {
+			t.Fatal(err)
+		}
+		want := encodeStd(t, s, indent)
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("indent=%v: batched encoding differs from json.Encoder", indent)
+		}
+		var dec snapshot.Snapshot
+		if err := jsonfile.Decode(bytes.NewReader(want), &dec); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(s, &dec, cmpOpts); diff != "" {
+			t.Fatalf("indent=%v: batched decoding (-want +got):\n%s", indent, diff)
+		}
+	}
+}
+
+// TestLargeArrayErrors: errors deep in a large array are reported as
+// json.Unmarshal reports them: a type error after decoding the rest, a
+// syntax error or a failing UnmarshalJSON as an error.
+func TestLargeArrayErrors(t *testing.T) {
+	var b bytes.Buffer
+	if err := jsonfile.Encode(&b, largeSnapshot(2000)); err != nil {
+		t.Fatal(err)
+	}
+	good := b.String()
+	nth := func(s, sub string, n int) int { // index of the n-th occurrence
+		at := -1
+		for range n {
+			at += 1 + strings.Index(s[at+1:], sub)
+		}
+		return at
+	}
+	typeErr := good[:nth(good, `"name":"t-`, 1500)] + `"name":15,"x":"` + good[nth(good, `"name":"t-`, 1500)+len(`"name":"`):]
+	syntax := good[:nth(good, `"principal"`, 1300)] + `"principal" "x",` + good[nth(good, `"principal"`, 1300)+len(`"principal":`):]
+	badSecret := strings.Replace(good, `"secret":{"ref":"`, `"secret":{"ref":7,"x":"`, 1)
+	cases := map[string]string{"type error at 1500": typeErr, "syntax error at 1300": syntax, "secret of the wrong type": badSecret}
+	for name, in := range cases {
+		t.Run(name, func(t *testing.T) {
+			var want, got snapshot.Snapshot
+			errWant := json.Unmarshal([]byte(in), &want)
+			errGot := jsonfile.Decode(strings.NewReader(in), &got)
+			if errWant == nil || errGot == nil {
+				t.Fatalf("Unmarshal error %v, Decode error %v: want both to fail", errWant, errGot)
+			}
+			if isTypeError(errWant) != isTypeError(errGot) {
+				t.Fatalf("Unmarshal error %v, Decode error %v: not of the same kind", errWant, errGot)
+			}
+			if strings.HasPrefix(name, "type error") { // what else is decoded after an error in UnmarshalJSON is unspecified
+				if diff := cmp.Diff(&want, &got, cmpOpts); diff != "" {
+					t.Errorf("after a type error (-unmarshal +decode):\n%s", diff)
+				}
+			}
+		})
+	}
 }

@@ -73,16 +73,8 @@ func encode(w io.Writer, v any, indent bool) error {
 			continue
 		}
 		bw.WriteByte('[')
-		for i := range fv.Len() {
-			if i > 0 {
-				bw.WriteByte(',')
-			}
-			nl("    ")
-			b, err := marshal(addr(fv.Index(i)), "    ")
-			if err != nil {
-				return fmt.Errorf("jsonfile: %s[%d]: %w", f.name, i, err)
-			}
-			bw.Write(b)
+		if err := encodeElements(bw, fv, indent, marshal); err != nil {
+			return fmt.Errorf("jsonfile: %s%w", f.name, err)
 		}
 		nl("  ")
 		bw.WriteByte(']')
@@ -165,7 +157,7 @@ var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 // a top-level array, at a time: the decoder buffers one element, never the
 // whole input. Only whitespace may follow the object. Like json.Unmarshal,
 // a value of the wrong type is skipped and reported after the rest is
-// decoded.
+// decoded. After an error, v is partly decoded and not to be used.
 func Decode(r io.Reader, v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
@@ -257,28 +249,20 @@ func decodeSlice(dec *json.Decoder, fv reflect.Value) error {
 	default:
 		return &json.UnmarshalTypeError{Value: tokenKind(tok), Type: fv.Type()}
 	}
-	s := reflect.MakeSlice(fv.Type(), 0, 0)
-	var typeErr error
-	for i := 0; dec.More(); i++ {
-		if i == s.Cap() {
-			s = reflect.AppendSlice(s, reflect.MakeSlice(fv.Type(), max(4, s.Cap()/2), max(4, s.Cap()/2)))
-		}
-		s = s.Slice(0, i+1)
-		if err := dec.Decode(s.Index(i).Addr().Interface()); err != nil {
-			var te *json.UnmarshalTypeError
-			if !errors.As(err, &te) {
-				return err
-			}
-			if typeErr == nil {
-				typeErr = err
-			}
-		}
+	s, err := decodeElements(dec, fv.Type())
+	if err != nil && !isTypeError(err) {
+		return err
 	}
 	if _, err := dec.Token(); err != nil { // ]
 		return err
 	}
 	fv.Set(s)
-	return typeErr
+	return err
+}
+
+func isTypeError(err error) bool {
+	var te *json.UnmarshalTypeError
+	return errors.As(err, &te)
 }
 
 // skipRest consumes the rest of an object whose '{' was read.
