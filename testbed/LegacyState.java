@@ -3,16 +3,17 @@
 // It is run by testbed/testbed.sh with the Java source launcher:
 //
 //   java -cp '.testbed/lib39/*' testbed/LegacyState.java create BOOTSTRAP CLIENT_PROPS CREDENTIALS_JSON
-//   java -cp '.testbed/lib39/*' testbed/LegacyState.java two-brokers BOOTSTRAP CLIENT_PROPS -
+//   java -cp '.testbed/lib39/*' testbed/LegacyState.java broker3 BOOTSTRAP CLIENT_PROPS -
 //   java -cp '.testbed/lib39/*' testbed/LegacyState.java delete-pending BOOTSTRAP CLIENT_PROPS ZK
 //
-// "create" runs with broker 0 alone, so topics created with a partition count
-// land on broker 0 (deterministic placement). "two-brokers" runs with brokers 0
-// and 1 and creates the topics with replicas on both. "delete-pending" runs
-// after broker 1 is stopped, so the deletion of topic "doomed" (replicas on 0
-// and 1) stays pending in /admin/delete_topics. Everything is deterministic
-// except what Kafka generates (topic ids, cluster id, salts, the delegation
-// token id, timestamps).
+// "create" runs with brokers 1 and 2 and creates every topic with an explicit
+// replica assignment (order included: it decides the preferred leaders), some
+// pinned to one broker, and adds partitions to two of them afterwards, again
+// with explicit replicas. "broker3" runs once broker 3 has joined and creates
+// topic "doomed" on it. "delete-pending" runs after broker 3 is stopped for
+// good, so the deletion of "doomed" stays pending in /admin/delete_topics.
+// Everything is deterministic except what Kafka generates (topic ids, cluster
+// id, salts, the delegation token id, timestamps).
 //
 // Every password below is a test value.
 
@@ -38,6 +39,7 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.CreateDelegationTokenOptions;
 import org.apache.kafka.clients.admin.DeleteTopicsOptions;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
@@ -66,7 +68,7 @@ public class LegacyState {
     public static void main(String[] args) throws Exception {
         if (args.length != 4) {
             System.err.println("usage: LegacyState create BOOTSTRAP CLIENT_PROPS CREDENTIALS_JSON");
-            System.err.println("       LegacyState two-brokers BOOTSTRAP CLIENT_PROPS -");
+            System.err.println("       LegacyState broker3 BOOTSTRAP CLIENT_PROPS -");
             System.err.println("       LegacyState delete-pending BOOTSTRAP CLIENT_PROPS ZK_CONNECT");
             System.exit(2);
         }
@@ -80,7 +82,7 @@ public class LegacyState {
         try (Admin admin = Admin.create(props)) {
             switch (args[0]) {
                 case "create" -> create(admin, Path.of(args[3]));
-                case "two-brokers" -> twoBrokers(admin);
+                case "broker3" -> broker3(admin);
                 case "delete-pending" -> deletePending(admin, args[3]);
                 default -> {
                     System.err.println("LegacyState: unknown mode " + args[0]);
@@ -94,26 +96,31 @@ public class LegacyState {
         System.out.println("legacy: " + msg);
     }
 
-    /** Waits until the cluster reports exactly n live brokers and a controller. */
-    static void waitForBrokers(Admin admin, int n) throws Exception {
+    /** Waits until the live brokers are exactly ids (or, with atLeast, include them) and a controller is elected. */
+    static void waitForBrokers(Admin admin, boolean atLeast, Integer... ids) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        java.util.Set<Integer> want = new java.util.TreeSet<>(List.of(ids));
         while (true) {
             DescribeClusterResult r = admin.describeCluster();
-            int live = r.nodes().get().size();
+            java.util.Set<Integer> live = new java.util.TreeSet<>();
+            for (Node n : r.nodes().get()) {
+                live.add(n.id());
+            }
             Node controller = r.controller().get();
-            if (live == n && controller != null && controller.id() >= 0) {
-                log("cluster has " + live + " broker(s), controller " + controller.id());
+            boolean ok = atLeast ? live.containsAll(want) : live.equals(want);
+            if (ok && controller != null && controller.id() >= 0) {
+                log("cluster has brokers " + live + ", controller " + controller.id());
                 return;
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("cluster did not reach " + n + " brokers (has " + live + ")");
+                throw new IllegalStateException("cluster did not reach brokers " + want + " (has " + live + ")");
             }
             Thread.sleep(300);
         }
     }
 
     static void create(Admin admin, Path credentialsFile) throws Exception {
-        waitForBrokers(admin, 1);
+        waitForBrokers(admin, true, 1, 2);
         createTopics(admin);
         createAcls(admin);
         alterQuotas(admin);
@@ -123,17 +130,13 @@ public class LegacyState {
         writeCredentials(credentialsFile, creds);
     }
 
-    static void twoBrokers(Admin admin) throws Exception {
-        waitForBrokers(admin, 2);
-        List<NewTopic> topics = List.of(
-            new NewTopic("replicated", assign(List.of(0, 1), List.of(1, 0)))
-                .configs(cfg("min.insync.replicas", "1")),
-            new NewTopic("doomed", assign(List.of(0, 1), List.of(1, 0))));
-        admin.createTopics(topics).all().get();
-        log("created topics replicated and doomed with replicas on brokers 0 and 1");
-        // Broker 1 goes offline afterwards: a per-broker config for a broker that is gone.
-        set(admin, "1", "log.cleaner.threads", "1");
-        log("set a dynamic config on broker 1");
+    static void broker3(Admin admin) throws Exception {
+        waitForBrokers(admin, false, 1, 2, 3);
+        admin.createTopics(List.of(new NewTopic("doomed", assign(List.of(3), List.of(3))))).all().get();
+        log("created topic doomed with its replicas on broker 3");
+        // Broker 3 goes away afterwards: a per-broker config for a broker that is gone.
+        set(admin, "3", "log.cleaner.threads", "1");
+        log("set a dynamic config on broker 3");
     }
 
     // ------------------------------------------------------------ topics
@@ -156,23 +159,34 @@ public class LegacyState {
     }
 
     static void createTopics(Admin admin) throws Exception {
+        final List<Integer> B1 = List.of(1), B2 = List.of(2), B12 = List.of(1, 2), B21 = List.of(2, 1);
         List<NewTopic> topics = List.of(
-            new NewTopic("orders", 3, (short) 1)
+            new NewTopic("orders", assign(B12, B21, B12))
                 .configs(cfg("retention.ms", "604800000", "cleanup.policy", "delete", "min.insync.replicas", "1")),
-            new NewTopic("customer-profiles", 2, (short) 1)
+            new NewTopic("customer-profiles", assign(B21, B12))
                 .configs(cfg("cleanup.policy", "compact", "min.cleanable.dirty.ratio", "0.1", "segment.ms", "3600000")),
             // Keys removed in Kafka 4: still accepted (and ignored) by 3.9.
-            new NewTopic("legacy-format", 1, (short) 1)
+            new NewTopic("legacy-format", assign(B2))
                 .configs(cfg("message.format.version", "2.8", "message.downconversion.enable", "false")),
             // segment.bytes below 1 MiB: valid in 3.9, refused by 4.1+.
-            new NewTopic("tiny-segments", 1, (short) 1).configs(cfg("segment.bytes", "524288")),
-            new NewTopic("payments", assign(List.of(0), List.of(0), List.of(0)))
+            new NewTopic("tiny-segments", assign(B21)).configs(cfg("segment.bytes", "524288")),
+            // Pinned to one broker each.
+            new NewTopic("payments", assign(B1, B1, B1))
                 .configs(cfg("retention.bytes", "1073741824", "max.message.bytes", "2097152")),
-            new NewTopic("metrics.events", 4, (short) 1),
-            new NewTopic("_schemas", 1, (short) 1).configs(cfg("cleanup.policy", "compact")),
-            new NewTopic("etl-raw", 2, (short) 1));
+            new NewTopic("metrics.events", assign(B2, B2, B2, B2)),
+            new NewTopic("_schemas", assign(B12)).configs(cfg("cleanup.policy", "compact")),
+            new NewTopic("etl-raw", assign(B21, B12)),
+            // A LIST value with two elements.
+            new NewTopic("audit-log", assign(B12, B21)).configs(cfg("cleanup.policy", "compact,delete")),
+            new NewTopic("replicated", assign(B12, B21)).configs(cfg("min.insync.replicas", "1")));
         admin.createTopics(topics).all().get();
-        log("created " + topics.size() + " topics");
+        log("created " + topics.size() + " topics with explicit replica assignments");
+        // Partitions added later, with explicit replicas (in ZooKeeper the new
+        // partitions join the topic's assignment znode).
+        admin.createPartitions(Map.of(
+            "orders", NewPartitions.increaseTo(5, List.of(B21, B12)),
+            "metrics.events", NewPartitions.increaseTo(6, List.of(B2, B2)))).all().get();
+        log("added partitions: orders 3 -> 5, metrics.events 4 -> 6");
     }
 
     // ------------------------------------------------------------ ACLs
@@ -346,16 +360,22 @@ public class LegacyState {
     }
 
     static void alterBrokerConfigs(Admin admin) throws Exception {
-        // Cluster-wide defaults (the "<default>" broker entity).
-        set(admin, "", "log.retention.ms", "259200000", "max.connections.per.ip", "1000");
-        // Broker 0: a PASSWORD-typed key (stored encrypted with password.encoder.secret).
+        // Cluster-wide defaults (the "<default>" broker entity), one of each
+        // Kafka type: LONG, INT, DOUBLE (Kafka 4 prints 10485760 as 1.048576E7),
+        // BOOLEAN, LIST.
+        set(admin, "", "log.retention.ms", "259200000", "max.connections.per.ip", "1000",
+            "log.cleaner.io.max.bytes.per.second", "10485760", "unclean.leader.election.enable", "false",
+            "log.cleanup.policy", "delete");
+        // Broker 1: a PASSWORD-typed key (stored encrypted with password.encoder.secret).
         // An ssl.* listener key is accepted on a running SASL_PLAINTEXT listener;
         // a sasl.jaas.config one is refused for an existing listener.
-        set(admin, "0", "listener.name.sasl_plaintext.ssl.key.password", "kp-secret-0");
-        // Broker 0: non-secret per-broker settings.
-        set(admin, "0", "leader.replication.throttled.rate", "10485760",
+        set(admin, "1", "listener.name.sasl_plaintext.ssl.key.password", "kp-secret-1");
+        // Broker 1 and 2: non-secret per-broker settings (LONG, INT, DOUBLE).
+        set(admin, "1", "leader.replication.throttled.rate", "10485760",
             "follower.replication.throttled.rate", "10485760", "log.cleaner.threads", "2");
-        log("set dynamic broker configs: <default>, 0 (incl. an encrypted password)");
+        set(admin, "2", "log.cleaner.threads", "1", "log.cleaner.backoff.ms", "20000",
+            "log.cleaner.io.buffer.load.factor", "0.8");
+        log("set dynamic broker configs: <default>, 1 (incl. an encrypted password), 2");
     }
 
     static void createDelegationToken(Admin admin) throws Exception {
@@ -367,12 +387,12 @@ public class LegacyState {
     // ------------------------------------------------------------ pending deletion
 
     static void deletePending(Admin admin, String zkConnect) throws Exception {
-        waitForBrokers(admin, 1);
+        waitForBrokers(admin, false, 1, 2);
         // In ZooKeeper mode DeleteTopics answers once the brokers' metadata
         // caches drop the topic (the controller marks it "being deleted"), which
-        // does not mean the replicas are gone: with broker 1 offline the
+        // does not mean the replicas are gone: with broker 3 offline the
         // controller keeps the topic in /admin/delete_topics, ineligible for
-        // deletion until broker 1 returns.
+        // deletion until broker 3 returns (it never does).
         try {
             admin.deleteTopics(List.of("doomed"), new DeleteTopicsOptions().timeoutMs(10000)).all().get();
         } catch (ExecutionException e) {
@@ -398,6 +418,6 @@ public class LegacyState {
         } finally {
             zk.close();
         }
-        log("topic doomed: deletion pending in /admin/delete_topics (replica on offline broker 1)");
+        log("topic doomed: deletion pending in /admin/delete_topics (replicas on offline broker 3)");
     }
 }

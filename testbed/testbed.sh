@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# testbed.sh — the real test bed: a ZooKeeper server, a Kafka 3.9.1 broker in
-# ZooKeeper mode (the source) and a Kafka 4.1.1 node in KRaft combined mode (the
-# target), run from Maven Central jars on 127.0.0.1. See testbed/README.md.
+# testbed.sh — the real test bed: a ZooKeeper server, two Kafka 3.9.1 brokers
+# in ZooKeeper mode (the source, ids 1 and 2) and a two-node Kafka 4.1.1 KRaft
+# cluster (the target: node 1 controller+broker, node 2 broker), run from Maven
+# Central jars on 127.0.0.1. See testbed/README.md.
 #
 # Usage: testbed/testbed.sh <command> [args]   (run "testbed/testbed.sh help")
 set -euo pipefail
@@ -38,17 +39,26 @@ else
 	ZK_PORT=${ZK_PORT:-21810}
 	SOURCE_PORT=${SOURCE_PORT:-19092}
 	SOURCE1_PORT=${SOURCE1_PORT:-19093}
+	SOURCE2_PORT=${SOURCE2_PORT:-19094}
 	TARGET_PORT=${TARGET_PORT:-29092}
 	TARGET_CONTROLLER_PORT=${TARGET_CONTROLLER_PORT:-29093}
-	TARGET_NODE_ID=${TARGET_NODE_ID:-0}
+	TARGET1_PORT=${TARGET1_PORT:-29094}
 fi
+# Broker ids: the source brokers are 1 and 2 (source, source1); broker 3
+# (source2) runs only while "legacy" writes the state and is gone afterwards.
+# The target nodes have the source's ids: 1 (target) and 2 (target1).
+TARGET_NODE_ID=1
+TARGET1_NODE_ID=2
+# (A state dir from before broker 3 and target node 2 lacks their ports.)
+SOURCE2_PORT=${SOURCE2_PORT:-19094}
+TARGET1_PORT=${TARGET1_PORT:-29094}
 ZK_HEAP=${ZK_HEAP:-512m}
 KAFKA_HEAP=${KAFKA_HEAP:-512m}
 ZK_JVM_OPTS=${ZK_JVM_OPTS:-}
 WAIT_SECS=${TESTBED_WAIT:-180}
 STOP_SECS=${TESTBED_STOP_WAIT:-60}
 
-ALL=(zk source source1 target)
+ALL=(zk source source1 source2 target target1)
 
 die() { echo "testbed: $*" >&2; exit 1; }
 say() { echo "testbed: $*" >&2; }
@@ -60,9 +70,10 @@ save_settings() {
 ZK_PORT=$ZK_PORT
 SOURCE_PORT=$SOURCE_PORT
 SOURCE1_PORT=$SOURCE1_PORT
+SOURCE2_PORT=$SOURCE2_PORT
 TARGET_PORT=$TARGET_PORT
 TARGET_CONTROLLER_PORT=$TARGET_CONTROLLER_PORT
-TARGET_NODE_ID=$TARGET_NODE_ID
+TARGET1_PORT=$TARGET1_PORT
 EOF
 }
 
@@ -213,24 +224,32 @@ offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 group.initial.rebalance.delay.ms=0
-# Partitions with a replica on the offline broker 1 cannot move at shutdown;
+# Partitions with a replica on an offline broker cannot move at shutdown;
 # retry controlled shutdown quickly instead of 3 x 5 s.
 controlled.shutdown.retry.backoff.ms=500
 EOF
 }
 
+# write_target_conf NAME ID PORT ROLES RACK: one node of the KRaft target.
+# Node 1 (target) is controller and broker, node 2 (target1) a broker; both
+# reach the single controller over the CONTROLLER listener of node 1.
 write_target_conf() {
-	local id=$TARGET_NODE_ID
-	cat >"$CONF/target.properties" <<EOF
-# Kafka 4.1.1 node $id in KRaft combined mode: the zkmigrate target test cluster.
+	local name=$1 id=$2 port=$3 roles=$4 rack=$5 listeners
+	listeners="SASL_PLAINTEXT://127.0.0.1:$port"
+	if [[ $roles == *controller* ]]; then
+		listeners="$listeners,CONTROLLER://127.0.0.1:$TARGET_CONTROLLER_PORT"
+	fi
+	cat >"$CONF/$name.properties" <<EOF
+# Kafka 4.1.1 node $id ($roles) in KRaft mode: the zkmigrate target test cluster.
 # Written by testbed/testbed.sh. Every secret in this file is a test value.
-process.roles=broker,controller
+process.roles=$roles
 node.id=$id
-controller.quorum.voters=$id@127.0.0.1:$TARGET_CONTROLLER_PORT
+broker.rack=$rack
+controller.quorum.voters=$TARGET_NODE_ID@127.0.0.1:$TARGET_CONTROLLER_PORT
 controller.listener.names=CONTROLLER
 
-listeners=SASL_PLAINTEXT://127.0.0.1:$TARGET_PORT,CONTROLLER://127.0.0.1:$TARGET_CONTROLLER_PORT
-advertised.listeners=SASL_PLAINTEXT://127.0.0.1:$TARGET_PORT,CONTROLLER://127.0.0.1:$TARGET_CONTROLLER_PORT
+listeners=$listeners
+advertised.listeners=$listeners
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
 inter.broker.listener.name=SASL_PLAINTEXT
 sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512
@@ -238,13 +257,13 @@ sasl.mechanism.inter.broker.protocol=SCRAM-SHA-256
 listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="$ADMIN_USER" password="$ADMIN_PASSWORD";
 listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="$ADMIN_USER" password="$ADMIN_PASSWORD";
 
-# The broker half reaches the controller over the PLAINTEXT CONTROLLER
-# listener as User:ANONYMOUS, which must therefore be a super user (loopback only).
+# The brokers reach the controller over the PLAINTEXT CONTROLLER listener as
+# User:ANONYMOUS, which must therefore be a super user (loopback only).
 authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
 super.users=User:$ADMIN_USER;User:ANONYMOUS
 allow.everyone.if.no.acl.found=false
 
-log.dirs=data/target
+log.dirs=data/$name
 num.partitions=1
 auto.create.topics.enable=false
 offsets.topic.replication.factor=1
@@ -281,8 +300,10 @@ port_of() {
 	zk) echo "$ZK_PORT" ;;
 	source) echo "$SOURCE_PORT" ;;
 	source1) echo "$SOURCE1_PORT" ;;
+	source2) echo "$SOURCE2_PORT" ;;
 	target) echo "$TARGET_PORT" ;;
-	*) die "unknown server '$1' (zk, source, source1, target)" ;;
+	target1) echo "$TARGET1_PORT" ;;
+	*) die "unknown server '$1' (zk, source, source1, source2, target, target1)" ;;
 	esac
 }
 
@@ -297,8 +318,8 @@ zk_srvr() {
 ready_line() {
 	case $1 in
 	zk) echo "binding to port" ;;
-	source | source1) echo "] started (kafka.server.KafkaServer)" ;;
-	target) echo "Kafka Server started" ;;
+	source | source1 | source2) echo "] started (kafka.server.KafkaServer)" ;;
+	target | target1) echo "Kafka Server started" ;;
 	esac
 }
 
@@ -429,8 +450,16 @@ start_source_broker() {
 	wait_ready "$1"
 }
 
-start_source() { start_source_broker source 0 "$SOURCE_PORT" rack-a; }
-start_source1() { start_source_broker source1 1 "$SOURCE1_PORT" rack-b; }
+start_source1() { start_source_broker source1 2 "$SOURCE1_PORT" rack-b; }
+
+# start_sources: both source brokers (ids 1 and 2), started together.
+start_sources() {
+	running zk || start_zk
+	launch_source_broker source 1 "$SOURCE_PORT" rack-a
+	launch_source_broker source1 2 "$SOURCE1_PORT" rack-b
+	wait_ready source
+	wait_ready source1
+}
 
 new_cluster_id() {
 	local id
@@ -440,23 +469,43 @@ new_cluster_id() {
 	done
 }
 
-start_target() {
-	if running target; then say "target already running (pid $(pid_of target))"; return 0; fi
-	port_free target
-	if [[ ! -f $DATA/target/meta.properties ]]; then
-		write_target_conf
-		local cid
+# format_target NAME ID PORT ROLES RACK: write the node's config and, on a
+# fresh data dir, format it with the cluster's id (the first node formatted
+# creates the id; the SCRAM admin user goes into the controller's bootstrap
+# metadata).
+format_target() {
+	local name=$1 id=$2
+	write_target_conf "$@"
+	[[ -f $DATA/$name/meta.properties ]] && return 0
+	local cid
+	if [[ -f $TB/target.cluster-id ]]; then
+		cid=$(cat "$TB/target.cluster-id")
+	else
 		cid=$(new_cluster_id)
 		echo "$cid" >"$TB/target.cluster-id"
-		say "formatting target storage (cluster id $cid) with SCRAM user $ADMIN_USER"
-		tool "$LIB41" kafka.tools.StorageTool format -t "$cid" -c "$CONF/target.properties" \
-			--add-scram "SCRAM-SHA-256=[name=$ADMIN_USER,iterations=8192,password=$ADMIN_PASSWORD]" \
-			--add-scram "SCRAM-SHA-512=[name=$ADMIN_USER,iterations=8192,password=$ADMIN_PASSWORD]" >&2
 	fi
-	local off
-	off=$(launch target "$KAFKA_HEAP" "$LIB41" "-Dlog4j2.configurationFile=$CONF/log4j2.properties" \
-		kafka.Kafka "$CONF/target.properties")
-	wait_ready target "$off"
+	say "formatting $name storage (node $id, cluster id $cid) with SCRAM user $ADMIN_USER"
+	tool "$LIB41" kafka.tools.StorageTool format -t "$cid" -c "$CONF/$name.properties" \
+		--add-scram "SCRAM-SHA-256=[name=$ADMIN_USER,iterations=8192,password=$ADMIN_PASSWORD]" \
+		--add-scram "SCRAM-SHA-512=[name=$ADMIN_USER,iterations=8192,password=$ADMIN_PASSWORD]" >&2
+}
+
+# launch_target_node NAME ID PORT ROLES RACK: start one node without waiting.
+launch_target_node() {
+	local name=$1
+	if running "$name"; then say "$name already running (pid $(pid_of "$name"))"; return 0; fi
+	port_free "$name"
+	format_target "$@"
+	launch "$name" "$KAFKA_HEAP" "$LIB41" "-Dlog4j2.configurationFile=$CONF/log4j2.properties" \
+		kafka.Kafka "$CONF/$name.properties" >/dev/null
+}
+
+# start_target: both nodes of the target cluster (a running one is left alone).
+start_target() {
+	launch_target_node target "$TARGET_NODE_ID" "$TARGET_PORT" broker,controller rack-a
+	launch_target_node target1 "$TARGET1_NODE_ID" "$TARGET1_PORT" broker rack-b
+	wait_ready target
+	wait_ready target1
 }
 
 # stop_one NAME [SIGNAL]: stops only the pid this script recorded.
@@ -482,8 +531,8 @@ stop_one() {
 components() {
 	case ${1:-all} in
 	all) echo "${ALL[@]}" ;;
-	zk | source | source1 | target) echo "$1" ;;
-	*) die "unknown server '$1' (zk, source, source1, target, all)" ;;
+	zk | source | source1 | source2 | target | target1) echo "$1" ;;
+	*) die "unknown server '$1' (zk, source, source1, source2, target, target1, all)" ;;
 	esac
 }
 
@@ -496,21 +545,21 @@ cmd_start() {
 	write_common_files
 	case $what in
 	zk) start_zk ;;
-	source) start_source ;;
+	source) start_sources ;;
 	source1) start_source1 ;;
-	target) start_target ;;
-	all) start_zk; start_source; start_target ;;
-	*) die "unknown server '$what' (zk, source, source1, target, all)" ;;
+	target | target1) start_target ;;
+	all) start_zk; start_sources; start_target ;;
+	*) die "unknown server '$what' (zk, source, source1, target, target1, all)" ;;
 	esac
 }
 
 cmd_stop() {
 	local what=${1:-all}
 	case $what in
-	all) stop_one target; stop_one source1; stop_one source; stop_one zk ;;
-	zk) stop_one source1; stop_one source; stop_one zk ;; # brokers need ZooKeeper to shut down
-	source | source1 | target) stop_one "$what" ;;
-	*) die "unknown server '$what' (zk, source, source1, target, all)" ;;
+	all) stop_one target1; stop_one target; stop_one source2; stop_one source1; stop_one source; stop_one zk ;;
+	zk) stop_one source2; stop_one source1; stop_one source; stop_one zk ;; # brokers need ZooKeeper to shut down
+	source | source1 | source2 | target | target1) stop_one "$what" ;;
+	*) die "unknown server '$what' (zk, source, source1, source2, target, target1, all)" ;;
 	esac
 }
 
@@ -527,11 +576,12 @@ cmd_restart() {
 	cmd_start "$what"
 }
 
-# reset target: an empty target cluster (new cluster id, only the admin user).
+# reset target: an empty target cluster (both nodes; new cluster id, only the admin user).
 cmd_reset() {
 	[[ ${1:-} == target ]] || die "reset takes only 'target' (the source's state lives in ZooKeeper: use clean)"
+	stop_one target1
 	stop_one target
-	rm -rf "$DATA/target" "$TB/target.cluster-id"
+	rm -rf "$DATA/target" "$DATA/target1" "$TB/target.cluster-id"
 	cmd_start target
 }
 
@@ -575,6 +625,7 @@ export ZKM_TESTBED_DIR='$TB'
 export ZKM_TEST_ZK='127.0.0.1:$ZK_PORT'
 export ZKM_TEST_SOURCE_BOOTSTRAP='127.0.0.1:$SOURCE_PORT'
 export ZKM_TEST_TARGET_BOOTSTRAP='127.0.0.1:$TARGET_PORT'
+export ZKM_TEST_TARGET1_BOOTSTRAP='127.0.0.1:$TARGET1_PORT'
 export ZKM_TEST_SOURCE_CLIENT_PROPS='$TB/source-client.properties'
 export ZKM_TEST_TARGET_CLIENT_PROPS='$TB/target-client.properties'
 export ZKM_TEST_SOURCE_SERVER_PROPS='$CONF/source.properties'
@@ -617,10 +668,11 @@ legacy_java() {
 	fi
 }
 
-# legacy: rich legacy state on the running 3.9 cluster, written by Kafka itself.
+# legacy: rich legacy state on the running 3.9 cluster (brokers 1 and 2),
+# written by Kafka itself.
 cmd_legacy() {
 	need_java
-	running source || die "the source broker is not running (testbed.sh start source)"
+	running source && running source1 || die "the source brokers are not running (testbed.sh start source)"
 	local done=$DATA/zk/zkmigrate-legacy.done
 	if [[ -f $done ]]; then
 		say "legacy state already created in this ZooKeeper (testbed.sh clean for a fresh one)"
@@ -628,14 +680,14 @@ cmd_legacy() {
 	fi
 	local t0=$SECONDS
 	local bs=127.0.0.1:$SOURCE_PORT cp=$TB/source-client.properties
-	say "legacy: topics, ACLs, quotas, SCRAM users, broker configs, a delegation token (AdminClient)"
-	legacy_java create "$bs" "$cp" "$TB/scram-credentials.json"
+	# Broker 3 exists only to hold the replica of "doomed", whose deletion
+	# stays pending once broker 3 is gone (a decommissioned broker). It starts
+	# while the state below is written.
+	say "legacy: starting broker 3 (in the background) for topic 'doomed'"
+	launch_source_broker source2 3 "$SOURCE2_PORT" rack-c
 
-	# Broker 1 exists only to hold replicas: of "replicated", and of "doomed",
-	# whose deletion stays pending while broker 1 is offline. It starts while
-	# the CLI tools run (the topics above are already placed on broker 0).
-	say "legacy: starting broker 1 (in the background) for topics with replicas on brokers 0 and 1"
-	launch_source_broker source1 1 "$SOURCE1_PORT" rack-b
+	say "legacy: topics (explicit replica assignments, partitions added later), ACLs, quotas, SCRAM users, broker configs, a delegation token (AdminClient)"
+	legacy_java create "$bs" "$cp" "$TB/scram-credentials.json"
 
 	say "legacy: kafka-configs: a topic config change, a user with SCRAM and a quota"
 	tool "$LIB39" kafka.admin.ConfigCommand --bootstrap-server "$bs" --command-config "$cp" \
@@ -650,11 +702,11 @@ cmd_legacy() {
 	tool "$LIB39" kafka.admin.AclCommand --bootstrap-server "$bs" --command-config "$cp" \
 		--add --allow-principal User:svc-etl --producer --topic etl- --resource-pattern-type prefixed >/dev/null
 
-	say "legacy: waiting for broker 1"
-	wait_ready source1
-	legacy_java two-brokers "$bs" "$cp" -
-	say "legacy: stopping broker 1, then deleting topic 'doomed' (stays pending)"
-	stop_one source1
+	say "legacy: waiting for broker 3"
+	wait_ready source2
+	legacy_java broker3 "$bs" "$cp" -
+	say "legacy: stopping broker 3 for good, then deleting topic 'doomed' (stays pending)"
+	stop_one source2
 	legacy_java delete-pending "$bs" "$cp" "127.0.0.1:$ZK_PORT"
 	touch "$done"
 	say "legacy state created ($((SECONDS - t0))s); credentials in $TB/scram-credentials.json"
@@ -667,7 +719,8 @@ Usage: testbed/testbed.sh <command> [args]
   fetch                      resolve the Kafka jars from Maven Central into
                              \$TESTBED_DIR/lib39 and lib41 (skipped when present)
   start [zk|source|target|all]   start (and wait for) servers; a running one is left alone
-  stop  [zk|source|source1|target|all]   SIGTERM the pids this script recorded
+                             (source: brokers 1 and 2; target: nodes 1 and 2)
+  stop  [zk|source|source1|source2|target|target1|all]   SIGTERM the pids this script recorded
   restart <name>             stop then start one server (data kept)
   kill <name>                SIGKILL one server (fault tests)
   reset target               stop the target, delete its data, start it empty (new cluster id)
@@ -676,13 +729,18 @@ Usage: testbed/testbed.sh <command> [args]
   logs [name|tools]          tail of the logs in \$TESTBED_DIR/logs
   env                        export lines for the Go tests (paths, never secrets)
   legacy                     create the legacy state on the running 3.9 cluster
+                             (starts broker 3 for a while: it holds the pending deletion)
   capture DIR                write the ZooKeeper tree and its test files into DIR
   clean                      stop everything, delete data, logs and settings (jars kept)
 
 State dir: \$TESTBED_DIR (default <repo>/.testbed), now $TB
 Jar cache: \$TESTBED_LIB_DIR (default the state dir), now $LIBS
-Ports: ZK_PORT=$ZK_PORT SOURCE_PORT=$SOURCE_PORT SOURCE1_PORT=$SOURCE1_PORT
-       TARGET_PORT=$TARGET_PORT TARGET_CONTROLLER_PORT=$TARGET_CONTROLLER_PORT (fixed until clean)
+Servers: zk; source (broker 1), source1 (broker 2), source2 (broker 3, only during
+       legacy): Kafka 3.9.1, ZooKeeper mode; target (node 1, controller+broker), target1
+       (node 2, broker): Kafka 4.1.1 KRaft
+Ports: ZK_PORT=$ZK_PORT SOURCE_PORT=$SOURCE_PORT SOURCE1_PORT=$SOURCE1_PORT SOURCE2_PORT=$SOURCE2_PORT
+       TARGET_PORT=$TARGET_PORT TARGET_CONTROLLER_PORT=$TARGET_CONTROLLER_PORT TARGET1_PORT=$TARGET1_PORT
+       (fixed until clean)
 Heaps: ZK_HEAP=$ZK_HEAP KAFKA_HEAP=$KAFKA_HEAP; ZK_JVM_OPTS adds JVM flags to ZooKeeper
 Waits: TESTBED_WAIT=$WAIT_SECS s to become ready, TESTBED_STOP_WAIT=$STOP_SECS s to exit
 EOF

@@ -16,6 +16,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
@@ -92,9 +95,16 @@ func decodePlan(t *testing.T, js string) *plan.Plan {
 }
 
 // TestEndToEndRealKafka migrates the legacy state Kafka 3.9 wrote into
-// ZooKeeper onto the Kafka 4.1 KRaft broker and checks the target matches.
+// ZooKeeper (brokers 1 and 2) onto the two-node Kafka 4.1 KRaft target (nodes
+// 1 and 2) with default flags and checks the target matches: every topic on
+// the source's exact replica lists with the same preferred leaders, configs
+// equal by their Kafka type, and a second plan of every kind empty.
 func TestEndToEndRealKafka(t *testing.T) {
 	b := newBed(t)
+	testbed.ResetTarget(t) // an empty target, whatever ran before
+	// One topic already on the target with the first 4 of its 6 partitions,
+	// so the plan adds the other 2 (on the source's replicas, with CreatePartitions).
+	precreate(t, b.admin(t), "metrics.events", [][]int32{{2}, {2}, {2}, {2}})
 	planFile := filepath.Join(b.dir, "plan.json")
 	policyFile := filepath.Join(b.dir, "policy.yaml")
 	if err := os.WriteFile(policyFile, []byte("version: 1\nrules:\n  - name: freeze-payments\n    topics: '^payments$'\n    expr: 'false'\n    message: payments is frozen during the cutover\n"), 0o644); err != nil {
@@ -122,12 +132,14 @@ func TestEndToEndRealKafka(t *testing.T) {
 		t.Fatalf("after the policy-limited apply: payments present=%v orders present=%v", tgt.Topic("payments") != nil, tgt.Topic("orders") != nil)
 	}
 
-	// 3. Without the policy the rest is applied; the next plan is empty.
+	// 3. Without the policy the rest is applied; the next plan is empty, of
+	// every kind, even with --reassign (which plans a move for any replica
+	// list that differs from the source's).
 	code, _, errs = b.migrate(t, append([]string{"apply", "--yes"}, common...)...)
 	if code != exitOK {
 		t.Fatalf("apply: exit %d\n%s", code, errs)
 	}
-	code, out, errs = b.migrate(t, append([]string{"plan", "-o", "json"}, common...)...)
+	code, out, errs = b.migrate(t, append([]string{"plan", "-o", "json", "--include", kindList(), "--reassign"}, common...)...)
 	again := decodePlan(t, out)
 	if code != exitOK || len(again.Changes) != 0 {
 		var ids []string
@@ -135,6 +147,12 @@ func TestEndToEndRealKafka(t *testing.T) {
 			ids = append(ids, c.ID)
 		}
 		t.Fatalf("second plan: exit %d with changes %v, want 0 and nothing to do\n%s", code, ids, errs)
+	}
+	// The value Kafka 4.1 refuses stays a blocker by default, naming the flag.
+	if !slices.ContainsFunc(again.Blockers, func(bl plan.Blocker) bool {
+		return bl.ID == "config-invalid-on-target" && bl.Resource == "tiny-segments" && strings.Contains(bl.Fix, "--raise-to-target-minimums")
+	}) {
+		t.Errorf("second plan blockers %+v: want tiny-segments blocked, the fix naming --raise-to-target-minimums", again.Blockers)
 	}
 
 	// 4. The target now holds what the source holds.
@@ -147,6 +165,27 @@ func TestEndToEndRealKafka(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareMigrated(t, src, b.readTarget(t))
+	preferredLeaders(t, b.admin(t), src)
+
+	// 4b. With --raise-to-target-minimums the refused topic is carried with
+	// the nearest value Kafka 4.1 accepts, named in the plan.
+	raise := append([]string{"--topics", "^tiny-segments$", "--raise-to-target-minimums"}, common...)
+	code, out, errs = b.migrate(t, append([]string{"plan", "-o", "json"}, raise...)...)
+	rp := decodePlan(t, out)
+	if code != exitPending || len(rp.Changes) != 1 || rp.Changes[0].ID != "topic:tiny-segments" ||
+		len(rp.Changes[0].Notes) != 1 || !strings.Contains(rp.Changes[0].Notes[0], "segment.bytes raised from 524288 to 1048576") {
+		t.Fatalf("plan --raise-to-target-minimums: exit %d, changes %+v; want one topic create noting the raise\n%s", code, rp.Changes, errs)
+	}
+	if code, _, errs = b.migrate(t, append([]string{"apply", "--yes"}, raise...)...); code != exitOK {
+		t.Fatalf("apply --raise-to-target-minimums: exit %d\n%s", code, errs)
+	}
+	tiny := b.readTarget(t).Topic("tiny-segments")
+	if tiny == nil || snapshot.ConfigMap(tiny.Configs)["segment.bytes"] != "1048576" {
+		t.Fatalf("tiny-segments on the target: %+v, want segment.bytes=1048576", tiny)
+	}
+	if code, out, errs = b.migrate(t, append([]string{"plan", "-o", "json"}, raise...)...); code != exitOK || len(decodePlan(t, out).Changes) != 0 {
+		t.Errorf("plan after the raise: exit %d, want 0 and no changes\n%s", code, errs)
+	}
 
 	// 5. SCRAM users log in with their own passwords on the target.
 	var creds []credentialFile
@@ -165,7 +204,7 @@ func TestEndToEndRealKafka(t *testing.T) {
 	}
 
 	// 7. No secret reached any output, the plan file or the audit database.
-	secrets := []string{"kp-secret-0", strings.TrimSpace(readFile(t, b.encoderSecret))}
+	secrets := []string{"kp-secret-1", strings.TrimSpace(readFile(t, b.encoderSecret))}
 	for _, c := range creds {
 		secrets = append(secrets, c.Password)
 	}
@@ -212,7 +251,7 @@ func compareMigrated(t *testing.T, src, tgt *snapshot.Snapshot) {
 	for _, n := range src.PendingDeletes {
 		pending[n] = true
 	}
-	blocked := map[string]bool{"replicated": true, "tiny-segments": true} // RF 2 on one broker; segment.bytes below 4.1's floor
+	blocked := map[string]bool{"tiny-segments": true} // segment.bytes below 4.1's floor (carried later with the flag)
 	for _, st := range src.Topics {
 		if pending[st.Name] || blocked[st.Name] || st.Internal {
 			continue
@@ -222,8 +261,8 @@ func compareMigrated(t *testing.T, src, tgt *snapshot.Snapshot) {
 			t.Errorf("topic %s missing on the target", st.Name)
 			continue
 		}
-		if len(tt.Partitions) != len(st.Partitions) {
-			t.Errorf("topic %s: %d partitions, want %d", st.Name, len(tt.Partitions), len(st.Partitions))
+		if got, want := replicaLists(tt), replicaLists(&st); !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
+			t.Errorf("topic %s: replicas %v on the target, want the source's %v", st.Name, got, want)
 		}
 		want := map[string]string{}
 		for _, c := range st.Configs {
@@ -231,7 +270,7 @@ func compareMigrated(t *testing.T, src, tgt *snapshot.Snapshot) {
 				want[c.Key] = c.Value
 			}
 		}
-		if got := snapshot.ConfigMap(tt.Configs); !mapsEqual(got, want) {
+		if got := snapshot.ConfigMap(tt.Configs); !configsMean(catalogue.ScopeTopic, got, want) {
 			t.Errorf("topic %s configs %v, want %v", st.Name, got, want)
 		}
 	}
@@ -256,8 +295,8 @@ func compareMigrated(t *testing.T, src, tgt *snapshot.Snapshot) {
 		}
 	}
 	for _, bc := range src.BrokerConfigs {
-		if bc.Broker != "" && bc.Broker != "0" {
-			continue // the target has one broker, id 0
+		if bc.Broker == "3" {
+			continue // broker 3 is gone from the source and absent on the target (a blocker)
 		}
 		var got []snapshot.Config
 		for _, tb := range tgt.BrokerConfigs {
@@ -270,23 +309,89 @@ func compareMigrated(t *testing.T, src, tgt *snapshot.Snapshot) {
 			switch {
 			case i < 0:
 				t.Errorf("broker %q config %s missing on the target", bc.Broker, c.Key)
-			case !c.Sensitive && got[i].Value != c.Value:
+			case !c.Sensitive && !catalogue.EqualValues(catalogue.ScopeBroker, c.Key, got[i].Value, c.Value):
 				t.Errorf("broker %q config %s = %q, want %q", bc.Broker, c.Key, got[i].Value, c.Value)
 			}
 		}
 	}
 }
 
-func mapsEqual(a, b map[string]string) bool {
+// configsMean reports whether two config maps hold the same keys with values
+// of the same meaning.
+func configsMean(scope catalogue.Scope, a, b map[string]string) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
+		if w, ok := b[k]; !ok || !catalogue.EqualValues(scope, k, v, w) {
 			return false
 		}
 	}
 	return true
+}
+
+// replicaLists is a topic's replica list per partition (the reassignment's
+// target replicas when one is in progress).
+func replicaLists(t *snapshot.Topic) [][]int32 {
+	out := make([][]int32, len(t.Partitions))
+	for i, p := range t.Partitions {
+		out[i] = p.TargetReplicas()
+	}
+	return out
+}
+
+// precreate creates a topic on the target with explicit replica lists
+// (kadm cannot send them), unless it exists.
+func precreate(t *testing.T, conn *kafkaconn.Conn, topic string, assign [][]int32) {
+	t.Helper()
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.TimeoutMillis = 30000
+	rt := kmsg.NewCreateTopicsRequestTopic()
+	rt.Topic, rt.NumPartitions, rt.ReplicationFactor = topic, -1, -1
+	for p, rs := range assign {
+		a := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
+		a.Partition, a.Replicas = int32(p), rs
+		rt.ReplicaAssignment = append(rt.ReplicaAssignment, a)
+	}
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(context.Background(), conn.Client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kerr.ErrorForCode(resp.Topics[0].ErrorCode); err != nil && err != kerr.TopicAlreadyExists {
+		t.Fatalf("pre-creating %s: %v", topic, err)
+	}
+}
+
+// preferredLeaders checks that every migrated partition on the target is led
+// by its preferred (first) replica, as on the source.
+func preferredLeaders(t *testing.T, conn *kafkaconn.Conn, src *snapshot.Snapshot) {
+	t.Helper()
+	var names []string
+	for _, st := range src.Topics {
+		if !st.Internal && !slices.Contains(src.PendingDeletes, st.Name) && st.Name != "tiny-segments" {
+			names = append(names, st.Name)
+		}
+	}
+	eventually(t, "every partition to be led by its preferred replica", func() bool {
+		md, err := conn.Admin.Metadata(context.Background(), names...)
+		if err != nil {
+			return false
+		}
+		for _, n := range names {
+			want := replicaLists(src.Topic(n))
+			td, ok := md.Topics[n]
+			if !ok || len(td.Partitions) != len(want) {
+				return false
+			}
+			for p, pd := range td.Partitions {
+				if int(p) >= len(want) || pd.Leader != want[p][0] {
+					return false
+				}
+			}
+		}
+		return true
+	})
 }
 
 func loginAs(t *testing.T, bootstrap, user, mechanism, password string, wantOK bool) {

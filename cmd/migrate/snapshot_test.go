@@ -162,7 +162,7 @@ func TestSnapshotLive(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	code, jsonOut, stderr := runMigrate(t, append(args, "-o", "json", "--full")...)
-	if code != exitOK || strings.Contains(jsonOut, "kp-secret-0") || !strings.Contains(jsonOut, `"mode": "full"`) {
+	if code != exitOK || strings.Contains(jsonOut, "kp-secret-1") || !strings.Contains(jsonOut, `"mode": "full"`) {
 		t.Fatalf("json: exit %d, %s", code, stderr)
 	}
 	if secretFile != "" {

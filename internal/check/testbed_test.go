@@ -83,7 +83,7 @@ func TestTestbedLegacyFindings(t *testing.T) {
 		{"CARRY-SCRAM", "scram-user:User:bob", "SCRAM-SHA-256"},
 		{"CARRY-DELEGATION-TOKEN", "", "User:admin"},
 		{"CARRY-TOPIC-ID", "topics", ""},
-		{"KRAFT-PASSWORD-NO-SECRET", "broker:0", "listener.name.sasl_plaintext.ssl.key.password"},
+		{"KRAFT-PASSWORD-NO-SECRET", "broker:1", "listener.name.sasl_plaintext.ssl.key.password"},
 		{"KRAFT-PENDING-DELETE", "topic:doomed", ""},
 		{"KRAFT-AUTHORIZER", "", aclAuthorizer},
 		{"KRAFT-ZK-SETTING", "", "zookeeper.connect"},

@@ -1,7 +1,8 @@
 // Package testbed gives tests the addresses and files of the real test bed
-// started by testbed/testbed.sh (make test does it): a ZooKeeper server, a
-// Kafka 3.9 broker in ZooKeeper mode (the source) and a Kafka 4.1 KRaft node
-// (the target), all on 127.0.0.1.
+// started by testbed/testbed.sh (make test does it): a ZooKeeper server, two
+// Kafka 3.9 brokers in ZooKeeper mode (the source, ids 1 and 2) and a
+// two-node Kafka 4.1 KRaft cluster (the target, nodes 1 and 2), all on
+// 127.0.0.1.
 //
 // Each helper reads an environment variable (testbed.sh env prints them). When
 // it is unset the test is skipped, unless the environment variable CI is set:
@@ -18,10 +19,11 @@ import (
 
 // Environment variables the helpers read.
 const (
-	EnvZK              = "ZKM_TEST_ZK"               // ZooKeeper host:port of the source cluster
-	EnvSourceBootstrap = "ZKM_TEST_SOURCE_BOOTSTRAP" // Kafka 3.9 broker 0, SASL_PLAINTEXT + SCRAM-SHA-256
-	EnvTargetBootstrap = "ZKM_TEST_TARGET_BOOTSTRAP" // Kafka 4.1 KRaft node, SASL_PLAINTEXT + SCRAM-SHA-256
-	EnvDir             = "ZKM_TESTBED_DIR"           // the test bed's state dir (client properties, secrets file, logs)
+	EnvZK               = "ZKM_TEST_ZK"                // ZooKeeper host:port of the source cluster
+	EnvSourceBootstrap  = "ZKM_TEST_SOURCE_BOOTSTRAP"  // Kafka 3.9 broker 1, SASL_PLAINTEXT + SCRAM-SHA-256
+	EnvTargetBootstrap  = "ZKM_TEST_TARGET_BOOTSTRAP"  // Kafka 4.1 KRaft node 1 (controller + broker), SASL_PLAINTEXT + SCRAM-SHA-256
+	EnvTarget1Bootstrap = "ZKM_TEST_TARGET1_BOOTSTRAP" // Kafka 4.1 KRaft node 2 (broker)
+	EnvDir              = "ZKM_TESTBED_DIR"            // the test bed's state dir (client properties, secrets file, logs)
 )
 
 // The test bed's super user on both clusters. Test values only.
@@ -60,11 +62,14 @@ func file(t testing.TB, name, hint string) string {
 // ZK returns the source cluster's ZooKeeper address, host:port.
 func ZK(t testing.TB) string { t.Helper(); return get(t, EnvZK) }
 
-// SourceBootstrap returns the Kafka 3.9 source broker's address.
+// SourceBootstrap returns the address of the Kafka 3.9 source's broker 1.
 func SourceBootstrap(t testing.TB) string { t.Helper(); return get(t, EnvSourceBootstrap) }
 
-// TargetBootstrap returns the Kafka 4.1 target node's address.
+// TargetBootstrap returns the address of the Kafka 4.1 target's node 1.
 func TargetBootstrap(t testing.TB) string { t.Helper(); return get(t, EnvTargetBootstrap) }
+
+// Target1Bootstrap returns the address of the Kafka 4.1 target's node 2.
+func Target1Bootstrap(t testing.TB) string { t.Helper(); return get(t, EnvTarget1Bootstrap) }
 
 // Dir returns the test bed's state dir.
 func Dir(t testing.TB) string { t.Helper(); return get(t, EnvDir) }
@@ -122,7 +127,7 @@ func run(t testing.TB, args ...string) {
 	t.Logf("testbed.sh %v:\n%s", args, out)
 }
 
-// KillTarget kills the target node with SIGKILL (a crash, for fault tests).
+// KillTarget kills the target's node 1 (the controller) with SIGKILL (a crash, for fault tests).
 // The target is started again when the test ends (if the test has not done
 // so), so later tests find it running.
 func KillTarget(t testing.TB) {
@@ -131,11 +136,11 @@ func KillTarget(t testing.TB) {
 	t.Cleanup(func() { run(t, "start", "target") })
 }
 
-// StartTarget starts the target node on its existing data and waits until it
+// StartTarget starts the target's nodes on their existing data and waits until they
 // is ready. It does nothing if the node is running.
 func StartTarget(t testing.TB) { t.Helper(); run(t, "start", "target") }
 
-// RestartTarget stops the target node with SIGTERM, starts it again on the
+// RestartTarget stops the target's node 1 with SIGTERM, starts it again on the
 // same data and waits until it is ready.
 func RestartTarget(t testing.TB) { t.Helper(); run(t, "restart", "target") }
 

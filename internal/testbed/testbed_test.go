@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"hash"
+	"maps"
 	"net"
 	"os"
 	"regexp"
@@ -82,16 +83,20 @@ func TestTopicZnodes(t *testing.T) {
 		parts   map[string][]int
 		configs map[string]string
 	}{
-		{"payments", map[string][]int{"0": {0}, "1": {0}, "2": {0}},
+		// pinned to broker 1
+		{"payments", map[string][]int{"0": {1}, "1": {1}, "2": {1}},
 			map[string]string{"retention.bytes": "1073741824", "max.message.bytes": "2097152"}},
-		{"replicated", map[string][]int{"0": {0, 1}, "1": {1, 0}}, map[string]string{"min.insync.replicas": "1"}},
-		{"orders", map[string][]int{"0": {0}, "1": {0}, "2": {0}},
+		{"replicated", map[string][]int{"0": {1, 2}, "1": {2, 1}}, map[string]string{"min.insync.replicas": "1"}},
+		// partitions 3 and 4 added after creation
+		{"orders", map[string][]int{"0": {1, 2}, "1": {2, 1}, "2": {1, 2}, "3": {2, 1}, "4": {1, 2}},
 			map[string]string{"retention.ms": "86400000", "cleanup.policy": "delete", "min.insync.replicas": "1"}},
-		{"customer-profiles", map[string][]int{"0": {0}, "1": {0}},
+		{"customer-profiles", map[string][]int{"0": {2, 1}, "1": {1, 2}},
 			map[string]string{"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.1", "segment.ms": "3600000"}},
-		{"legacy-format", map[string][]int{"0": {0}},
+		{"legacy-format", map[string][]int{"0": {2}},
 			map[string]string{"message.format.version": "2.8", "message.downconversion.enable": "false"}},
-		{"metrics.events", map[string][]int{"0": {0}, "1": {0}, "2": {0}, "3": {0}}, map[string]string{}},
+		// pinned to broker 2; partitions 4 and 5 added after creation
+		{"metrics.events", map[string][]int{"0": {2}, "1": {2}, "2": {2}, "3": {2}, "4": {2}, "5": {2}}, map[string]string{}},
+		{"audit-log", map[string][]int{"0": {1, 2}, "1": {2, 1}}, map[string]string{"cleanup.policy": "compact,delete"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.topic, func(t *testing.T) {
@@ -224,8 +229,12 @@ func TestEntityNamesAreSanitized(t *testing.T) {
 		{"/config/ips/10.1.2.3", "connection_creation_rate", "10"},
 		{"/config/ips/<default>", "connection_creation_rate", "100"},
 		{"/config/brokers/<default>", "log.retention.ms", "259200000"},
-		{"/config/brokers/0", "leader.replication.throttled.rate", "10485760"},
-		{"/config/brokers/1", "log.cleaner.threads", "1"},
+		{"/config/brokers/<default>", "log.cleaner.io.max.bytes.per.second", "10485760"},
+		{"/config/brokers/<default>", "unclean.leader.election.enable", "false"},
+		{"/config/brokers/<default>", "log.cleanup.policy", "delete"},
+		{"/config/brokers/1", "leader.replication.throttled.rate", "10485760"},
+		{"/config/brokers/2", "log.cleaner.io.buffer.load.factor", "0.8"},
+		{"/config/brokers/3", "log.cleaner.threads", "1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.path, func(t *testing.T) {
@@ -332,11 +341,11 @@ func redact(v string) string {
 // test bed hands out decrypts it (AES/CBC, PBKDF2WithHmacSHA512 by default).
 func TestEncryptedBrokerPassword(t *testing.T) {
 	c := connectZK(t)
-	v, ok := configOf(t, c, "/config/brokers/0")["listener.name.sasl_plaintext.ssl.key.password"]
+	v, ok := configOf(t, c, "/config/brokers/1")["listener.name.sasl_plaintext.ssl.key.password"]
 	if !ok {
-		t.Fatal("no listener.name.sasl_plaintext.ssl.key.password on /config/brokers/0")
+		t.Fatal("no listener.name.sasl_plaintext.ssl.key.password on /config/brokers/1")
 	}
-	if strings.Contains(v, "kp-secret-0") {
+	if strings.Contains(v, "kp-secret-1") {
 		t.Fatal("the password is stored in clear")
 	}
 	f := map[string]string{}
@@ -364,7 +373,7 @@ func TestEncryptedBrokerPassword(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plain != "kp-secret-0" {
+	if plain != "kp-secret-1" {
 		t.Errorf("decrypted to a %d-byte value, want the test value", len(plain))
 	}
 	if f["passwordLength"] != strconv.Itoa(len(plain)) {
@@ -441,17 +450,33 @@ func TestPendingDeletionAndClusterNodes(t *testing.T) {
 // TestAdminLogsIn checks the client properties' credential on both clusters
 // with a SCRAM-SHA-256 Metadata request.
 func TestAdminLogsIn(t *testing.T) {
-	for _, tc := range []struct{ name, addr string }{
-		{"source", SourceBootstrap(t)},
-		{"target", TargetBootstrap(t)},
+	for _, tc := range []struct {
+		name, addr string
+		brokers    map[int32]string // id -> rack
+	}{
+		{"source", SourceBootstrap(t), map[int32]string{1: "rack-a", 2: "rack-b"}},
+		{"target node 1", TargetBootstrap(t), map[int32]string{1: "rack-a", 2: "rack-b"}},
+		{"target node 2", Target1Bootstrap(t), map[int32]string{1: "rack-a", 2: "rack-b"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) { adminLogsIn(t, tc.addr) })
+		t.Run(tc.name, func(t *testing.T) {
+			md := adminLogsIn(t, tc.addr)
+			got := map[int32]string{}
+			for _, b := range md.Brokers {
+				got[b.NodeID] = ""
+				if b.Rack != nil {
+					got[b.NodeID] = *b.Rack
+				}
+			}
+			if !maps.Equal(got, tc.brokers) {
+				t.Errorf("live brokers (id: rack) %v, want %v", got, tc.brokers)
+			}
+		})
 	}
 }
 
 // adminLogsIn fails the test unless a SCRAM-SHA-256 Metadata request as
-// AdminUser answers with one live broker.
-func adminLogsIn(t *testing.T, addr string) {
+// AdminUser answers; it returns the answer.
+func adminLogsIn(t *testing.T, addr string) kadm.Metadata {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr),
 		kgo.SASL(scram.Auth{User: AdminUser, Pass: AdminPassword}.AsSha256Mechanism()))
@@ -465,9 +490,7 @@ func adminLogsIn(t *testing.T, addr string) {
 	if err != nil {
 		t.Fatalf("metadata from %s as %s: %v", addr, AdminUser, err)
 	}
-	if len(md.Brokers) != 1 {
-		t.Errorf("%d live brokers, want 1", len(md.Brokers))
-	}
+	return md
 }
 
 // TestTargetFaultHelpers exercises the helpers fault tests use: a clean

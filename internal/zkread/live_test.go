@@ -56,12 +56,13 @@ func checkLegacyState(t *testing.T, s *snapshot.Snapshot, haveSecret bool) {
 		configs map[string]string
 	}{
 		// retention.ms changed afterwards by kafka-configs (testbed.sh)
-		"orders":            {3, map[string]string{"retention.ms": "86400000", "cleanup.policy": "delete", "min.insync.replicas": "1"}},
+		"orders":            {5, map[string]string{"retention.ms": "86400000", "cleanup.policy": "delete", "min.insync.replicas": "1"}},
 		"customer-profiles": {2, map[string]string{"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.1", "segment.ms": "3600000"}},
 		"legacy-format":     {1, map[string]string{"message.format.version": "2.8", "message.downconversion.enable": "false"}},
 		"tiny-segments":     {1, map[string]string{"segment.bytes": "524288"}},
 		"payments":          {3, map[string]string{"retention.bytes": "1073741824", "max.message.bytes": "2097152"}},
-		"metrics.events":    {4, map[string]string{}},
+		"metrics.events":    {6, map[string]string{}},
+		"audit-log":         {2, map[string]string{"cleanup.policy": "compact,delete"}},
 		"_schemas":          {1, map[string]string{"cleanup.policy": "compact"}},
 		"etl-raw":           {2, map[string]string{}},
 		"replicated":        {2, map[string]string{"min.insync.replicas": "1"}},
@@ -80,15 +81,31 @@ func checkLegacyState(t *testing.T, s *snapshot.Snapshot, haveSecret bool) {
 			t.Errorf("topic %s configs (-want +got):\n%s", name, d)
 		}
 	}
-	if p := s.Topic("payments"); p != nil {
-		for _, pt := range p.Partitions {
-			if !slices.Equal(pt.Replicas, []int32{0}) {
-				t.Errorf("payments-%d replicas %v, want [0]", pt.ID, pt.Replicas)
+	// Every replica list as LegacyState.java assigned it (partitions 3-4 of
+	// orders and 4-5 of metrics.events were added later).
+	assignments := map[string][][]int32{
+		"orders":            {{1, 2}, {2, 1}, {1, 2}, {2, 1}, {1, 2}},
+		"customer-profiles": {{2, 1}, {1, 2}},
+		"legacy-format":     {{2}},
+		"tiny-segments":     {{2, 1}},
+		"payments":          {{1}, {1}, {1}},
+		"metrics.events":    {{2}, {2}, {2}, {2}, {2}, {2}},
+		"_schemas":          {{1, 2}},
+		"etl-raw":           {{2, 1}, {1, 2}},
+		"audit-log":         {{1, 2}, {2, 1}},
+		"replicated":        {{1, 2}, {2, 1}},
+		"doomed":            {{3}, {3}},
+	}
+	for name, want := range assignments {
+		if tp := s.Topic(name); tp != nil {
+			var got [][]int32
+			for _, pt := range tp.Partitions {
+				got = append(got, pt.Replicas)
+			}
+			if !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
+				t.Errorf("topic %s replicas %v, want %v", name, got, want)
 			}
 		}
-	}
-	if r := s.Topic("replicated"); r != nil && (!slices.Equal(r.Partitions[0].Replicas, []int32{0, 1}) || !slices.Equal(r.Partitions[1].Replicas, []int32{1, 0})) {
-		t.Errorf("replicated assignment %+v", r.Partitions)
 	}
 	if !slices.Contains(s.PendingDeletes, "doomed") {
 		t.Errorf("pending deletes %v, want doomed", s.PendingDeletes)
@@ -182,10 +199,17 @@ func checkLegacyState(t *testing.T, s *snapshot.Snapshot, haveSecret bool) {
 		bc := &s.BrokerConfigs[i]
 		switch bc.Broker {
 		case "":
-			if d := cmp.Diff(map[string]string{"log.retention.ms": "259200000", "max.connections.per.ip": "1000"}, snapshot.ConfigMap(bc.Configs)); d != "" {
+			want := map[string]string{"log.retention.ms": "259200000", "max.connections.per.ip": "1000",
+				"log.cleaner.io.max.bytes.per.second": "10485760", "unclean.leader.election.enable": "false", "log.cleanup.policy": "delete"}
+			if d := cmp.Diff(want, snapshot.ConfigMap(bc.Configs)); d != "" {
 				t.Errorf("<default> broker configs:\n%s", d)
 			}
-		case "0":
+		case "2":
+			want := map[string]string{"log.cleaner.threads": "1", "log.cleaner.backoff.ms": "20000", "log.cleaner.io.buffer.load.factor": "0.8"}
+			if d := cmp.Diff(want, snapshot.ConfigMap(bc.Configs)); d != "" {
+				t.Errorf("broker 2 configs:\n%s", d)
+			}
+		case "1":
 			for j := range bc.Configs {
 				if bc.Configs[j].Key == "listener.name.sasl_plaintext.ssl.key.password" {
 					pw = &bc.Configs[j]
@@ -194,10 +218,10 @@ func checkLegacyState(t *testing.T, s *snapshot.Snapshot, haveSecret bool) {
 		}
 	}
 	if pw == nil || !pw.Sensitive || pw.Secret == nil || pw.Value != "" {
-		t.Fatalf("broker 0 password config: %+v", pw)
+		t.Fatalf("broker 1 password config: %+v", pw)
 	}
-	if v, ok := pw.Secret.Reveal(); haveSecret && (!ok || v != "kp-secret-0") {
-		t.Errorf("broker 0 password decrypted to %q (known %v), want the test bed's value", v, ok)
+	if v, ok := pw.Secret.Reveal(); haveSecret && (!ok || v != "kp-secret-1") {
+		t.Errorf("broker 1 password decrypted to %q (known %v), want the test bed's value", v, ok)
 	}
 	if len(s.DelegationTokens) != 1 || s.DelegationTokens[0].Owner != "User:admin" || !slices.Equal(s.DelegationTokens[0].Renewers, []string{"User:alice"}) {
 		t.Errorf("delegation tokens %+v", s.DelegationTokens)
