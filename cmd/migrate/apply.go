@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/policy"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -34,7 +36,7 @@ type applyFlags struct {
 
 func (f *applyFlags) register(fs *flag.FlagSet) {
 	f.planFlags.register(fs)
-	fs.StringVar(&f.planFile, "plan", "", "apply a plan saved by 'migrate plan --out' (otherwise the plan is computed now from the plan flags)")
+	fs.StringVar(&f.planFile, "plan", "", "apply a plan saved by 'migrate plan --out', checked against the source given now (otherwise the plan is computed now from the plan flags)")
 	fs.BoolVar(&f.yes, "yes", false, "do not ask for confirmation")
 	fs.BoolVar(&f.validateOnly, "validate-only", false, "dry run that changes nothing: send CreateTopics, CreatePartitions, IncrementalAlterConfigs and AlterClientQuotas with validate_only set; every other change (ACLs, SCRAM users, reassignments, --prune deletes) has no such mode and is reported as \"not validated: would send <RPC>\", never sent")
 	fs.BoolVar(&f.noPreflight, "no-preflight", false, "skip the validate-only request sent before each real request")
@@ -51,7 +53,7 @@ func runApply(ctx context.Context, e *env) int {
 	var f applyFlags
 	f.register(fs)
 	fs.Usage = func() {
-		fmt.Fprint(e.stderr, `Usage: migrate apply --plan plan.json --bootstrap-server ... [flags]
+		fmt.Fprint(e.stderr, `Usage: migrate apply --plan plan.json (--zookeeper ... | --snapshot FILE) --bootstrap-server ... [flags]
        migrate apply (--zookeeper ... | --snapshot FILE) --bootstrap-server ... [plan flags]
 
 Apply a plan through the admin protocol: batched, validated server-side
@@ -59,6 +61,14 @@ first, retried on retriable errors, results per resource. Re-running is
 safe: the target is read again, changes already applied are skipped, and a
 resource in neither its planned before- nor after-state refuses the run.
 Ctrl-C finishes the batch in flight and stops.
+A saved plan (--plan) applies only what its source still justifies: the
+file's digest must match its content, its source and target cluster ids
+those of the --zookeeper/--snapshot and --bootstrap-server given now, and
+every change must be one the current source would plan (same resource,
+action and after-state; the plan's own options are used, and --policy when
+given) or already done on the target. Anything else is refused, naming
+the change, before anything is sent. Secrets resolve only into the
+resource and key they were read from.
 --validate-only sends only the RPCs that have a validate_only mode, with it
 set; every other change is reported as not validated and nothing is sent.
 After a real apply the target is read again until it shows every applied
@@ -281,40 +291,67 @@ func targetKey(pl *planned) string {
 	return strings.Join(pl.conn.Bootstrap, ",")
 }
 
-// loadSaved reads a saved plan and the live target; secrets referenced by
-// the plan are resolved from the source flags and --scram-credentials.
+// loadSaved reads a saved plan, the source and the live target, and keeps
+// only what the source still justifies: the plan is built again from the
+// source and target read now with the saved plan's options (and --policy
+// when given), and every saved change must be in that plan identically or
+// already done on the target (plan.Recheck); otherwise nothing is sent.
+// Secrets resolve from the plan built now, by change and key, so a saved
+// reference reaches only the resource and key it was read from.
 func (f *applyFlags) loadSaved(ctx context.Context, progress io.Writer) (*planned, error) {
 	p, err := loadPlan(f.planFile)
 	if err != nil {
 		return nil, err
 	}
+	if err := apply.Validate(p); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.planFile, err)
+	}
+	if f.source.zookeeper == "" && f.source.snapshotFile == "" {
+		return nil, fmt.Errorf("apply --plan %s needs the source it was planned from (--zookeeper or --snapshot): a saved change is applied only if that source still justifies it", f.planFile)
+	}
+	var topics *regexp.Regexp
+	if p.Options.TopicRegex != "" {
+		if topics, err = regexp.Compile(p.Options.TopicRegex); err != nil {
+			return nil, fmt.Errorf("%s: field options.topics: %v", f.planFile, err)
+		}
+	}
+	var pol *policy.Policy
+	if f.policyFile != "" {
+		if pol, err = policy.Load(f.policyFile); err != nil {
+			return nil, err
+		}
+	}
 	creds, err := loadCredentials(f.scramCreds)
 	if err != nil {
 		return nil, err
 	}
-	var src *snapshot.Snapshot
-	if f.source.zookeeper != "" || f.source.snapshotFile != "" {
-		if src, err = f.source.load(ctx, progress); err != nil {
-			return nil, err
-		}
+	src, err := f.source.load(ctx, progress)
+	if err != nil {
+		return nil, err
 	}
 	conn, err := f.target.connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if p.Target.ClusterID != "" {
-		fmt.Fprintf(progress, "Reading target %s ...\n", strings.Join(conn.Bootstrap, ","))
-	}
-	tgt, err := kread.Read(ctx, conn, f.readOptions())
+	fmt.Fprintf(progress, "Reading target %s ...\n", strings.Join(conn.Bootstrap, ","))
+	tgt, err := kread.Read(ctx, conn, kread.Options{Topics: topics})
 	if err != nil {
 		conn.Close()
 		return nil, err
 	}
-	if p.Target.ClusterID != "" && tgt.ClusterID != "" && p.Target.ClusterID != tgt.ClusterID {
+	if err := apply.Stale(p, tgt); err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("%s was planned against cluster %s but %s is cluster %s", f.planFile, p.Target.ClusterID, strings.Join(conn.Bootstrap, ","), tgt.ClusterID)
+		return nil, fmt.Errorf("%s: %w", f.planFile, err)
 	}
-	return &planned{plan: p, source: orEmpty(src), target: tgt, conn: conn, creds: creds, resolve: newResolver(src, creds)}, nil
+	fresh, err := buildPlan(src, tgt, creds, p.Options, pol)
+	if err == nil {
+		err = plan.Recheck(p, fresh, plan.NewTarget(tgt))
+	}
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%s: %w", f.planFile, err)
+	}
+	return &planned{plan: p, source: src, target: tgt, conn: conn, creds: creds, resolve: plan.SecretsOf(fresh)}, nil
 }
 
 func orEmpty(s *snapshot.Snapshot) *snapshot.Snapshot {

@@ -89,7 +89,7 @@ func (r *recorder) plan(ctx context.Context, pl *planned) {
 	_ = r.run.SetEndpoints(ctx, auditEndpoint(pl.source, ""), auditEndpoint(pl.target, principalOf(pl)))
 	_ = r.run.RecordSnapshot(ctx, "source", snapshot.Digest(pl.source), counts(pl.source))
 	_ = r.run.RecordSnapshot(ctx, "target", snapshot.Digest(pl.target), counts(pl.target))
-	for _, v := range pl.resolve {
+	for _, v := range secretValues(pl.source, pl.creds) {
 		r.run.AddSecrets(v) // belt and braces: the audit scrubs these if they ever reach it
 	}
 	_ = r.run.RecordPlan(ctx, pl.plan)

@@ -117,7 +117,7 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, rec *recor
 	if err != nil {
 		return exitError, err
 	}
-	pl := &planned{plan: p, source: src, target: tgt, conn: conn, creds: creds, resolve: newResolver(src, creds)}
+	pl := &planned{plan: p, source: src, target: tgt, conn: conn, creds: creds, resolve: plan.SecretsOf(p)}
 	rec.plan(ctx, pl)
 	opts := apply.Options{Secrets: pl.resolve}
 	if interactive {

@@ -422,7 +422,7 @@ func loginAs(t *testing.T, bootstrap, user, mechanism, password string, wantOK b
 // tests; its names do not collide with the legacy state.
 func faultSource(t *testing.T, dir, prefix string, topics, acls int) string {
 	t.Helper()
-	s := &snapshot.Snapshot{Format: snapshot.FormatVersion, Source: snapshot.SourceZooKeeper, Brokers: []snapshot.Broker{{ID: 0}}}
+	s := &snapshot.Snapshot{Format: snapshot.FormatVersion, Source: snapshot.SourceZooKeeper, ClusterID: "fault-source-" + prefix, Brokers: []snapshot.Broker{{ID: 0}}}
 	for i := 0; i < topics; i++ {
 		s.Topics = append(s.Topics, snapshot.Topic{Name: fmt.Sprintf("%s-%04d", prefix, i), Partitions: []snapshot.Partition{{ID: 0, Replicas: []int32{0}}},
 			Configs: []snapshot.Config{{Key: "retention.ms", Value: fmt.Sprint(3600000 + i)}}})
@@ -531,8 +531,8 @@ func TestFaultsRealKafka(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the new topic to show", func() bool { return b.readTarget(t).Topic(prefix+"s-0001") != nil })
-	code, _, errs = b.migrate(t, append([]string{"apply", "--plan", planFile, "--yes"}, b.targetArgs()...)...)
-	if code != exitError || !strings.Contains(errs, prefix+"s-0001") {
+	code, _, errs = b.migrate(t, append([]string{"apply", "--plan", planFile, "--snapshot", src2, "--yes"}, b.targetArgs()...)...)
+	if code != exitError || !strings.Contains(errs, prefix+"s-0001") || !strings.Contains(errs, "stale") {
 		t.Errorf("apply of a stale plan: exit %d, stderr %q; want exit 1 naming %s-0001", code, errs, prefix+"s")
 	}
 	if topics, _ := adm.ListTopics(context.Background()); topics.Has(prefix + "s-0000") {

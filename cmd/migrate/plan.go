@@ -14,6 +14,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/planfile"
 	"github.com/zkmigrate/zkmigrate/internal/policy"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -100,7 +101,7 @@ type planned struct {
 	target  *snapshot.Snapshot
 	conn    *kafkaconn.Conn // nil with --target-snapshot
 	creds   []plan.Credential
-	resolve secretResolver
+	resolve *plan.Secrets // the secrets the plan built this run holds, by change and key
 }
 
 func (p *planned) close() {
@@ -195,23 +196,17 @@ func (f *planFlags) compute(ctx context.Context, progress io.Writer) (*planned, 
 		return nil, err
 	}
 	memPhase("target")
-	out := &planned{source: src, target: tgt, conn: conn, creds: creds, resolve: newResolver(src, creds)}
+	out := &planned{source: src, target: tgt, conn: conn, creds: creds}
 	opts.Principal = f.target.principal // offline (--target-snapshot) review
 	if conn != nil {
 		opts.Principal = conn.Principal // --principal, else who the connection authenticates as
 	}
-	in := plan.Input{Source: src, Target: tgt, Options: opts, Credentials: creds,
-		SourceEndpoint: endpointOf(src), TargetEndpoint: endpointOf(tgt)}
-	if pol != nil {
-		in.Policy = policyAdapter{pol}
-		in.PolicyNotes = pol.Notes()
-	}
-	p, err := plan.Build(in)
+	p, err := buildPlan(src, tgt, creds, opts, pol)
 	if err != nil {
 		out.close()
 		return nil, err
 	}
-	out.plan = p
+	out.plan, out.resolve = p, plan.SecretsOf(p)
 	memPhase("plan")
 	if f.scramResets != "" {
 		if err := writeScramResets(f.scramResets, p); err != nil {
@@ -220,6 +215,18 @@ func (f *planFlags) compute(ctx context.Context, progress io.Writer) (*planned, 
 		}
 	}
 	return out, nil
+}
+
+// buildPlan builds the plan from source and target with the given options
+// and policy (nil: none).
+func buildPlan(src, tgt *snapshot.Snapshot, creds []plan.Credential, opts plan.Options, pol *policy.Policy) (*plan.Plan, error) {
+	in := plan.Input{Source: src, Target: tgt, Options: opts, Credentials: creds,
+		SourceEndpoint: endpointOf(src), TargetEndpoint: endpointOf(tgt)}
+	if pol != nil {
+		in.Policy = policyAdapter{pol}
+		in.PolicyNotes = pol.Notes()
+	}
+	return plan.Build(in)
 }
 
 func endpointOf(s *snapshot.Snapshot) plan.Endpoint {
@@ -282,7 +289,15 @@ Exit codes: 0 nothing to do, 2 runnable changes pending, 1 error.
 		}
 		p = sel
 	}
+	if err := planfile.Seal(p); err != nil { // -o json shows the digest the file holds
+		return fail(e, "plan", err)
+	}
 	if *out != "" {
+		for side, id := range map[string]string{"source": p.Source.ClusterID, "target": p.Target.ClusterID} {
+			if id == "" {
+				fmt.Fprintf(e.stderr, "migrate plan: warning: the %s has no cluster id, so apply --plan will refuse %s; apply without --plan instead\n", side, *out)
+			}
+		}
 		if err := savePlan(*out, p); err != nil {
 			rec.finish(ctx, e, "error", exitError)
 			return fail(e, "plan", fmt.Errorf("save %s: %w", *out, err))
@@ -327,21 +342,24 @@ func writeScramResets(path string, p *plan.Plan) error {
 	return snapshot.WriteFileAtomic(path, append(data, '\n'), 0o644)
 }
 
-// secretResolver finds secret values by reference in the inputs given this
-// run: the source snapshot (decrypted broker passwords) and the SCRAM
-// credentials file.
-type secretResolver map[string]string
-
-func newResolver(src *snapshot.Snapshot, creds []plan.Credential) secretResolver {
-	r := secretResolver{}
+// secretValues returns the secret values this run holds in memory (the
+// source's decrypted broker passwords, the SCRAM credentials file), for the
+// audit trail to scrub should one ever reach it.
+func secretValues(src *snapshot.Snapshot, creds []plan.Credential) []string {
+	var out []string
 	add := func(s *snapshot.Secret) {
 		if s != nil {
-			if v, ok := s.Reveal(); ok {
-				r[s.Ref()] = v
+			if v, ok := s.Reveal(); ok && v != "" {
+				out = append(out, v)
 			}
 		}
 	}
 	if src != nil {
+		for _, t := range src.Topics {
+			for i := range t.Configs {
+				add(t.Configs[i].Secret)
+			}
+		}
 		for _, bc := range src.BrokerConfigs {
 			for i := range bc.Configs {
 				add(bc.Configs[i].Secret)
@@ -351,10 +369,5 @@ func newResolver(src *snapshot.Snapshot, creds []plan.Credential) secretResolver
 	for i := range creds {
 		add(&creds[i].Password)
 	}
-	return r
-}
-
-func (r secretResolver) Resolve(ref string) (string, bool) {
-	v, ok := r[ref]
-	return v, ok
+	return out
 }

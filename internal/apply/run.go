@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -22,10 +23,13 @@ type Requester interface {
 	RequestSharded(ctx context.Context, req kmsg.Request) []kgo.ResponseShard
 }
 
-// SecretResolver finds a secret's value by its reference, for plans loaded
-// from a file (which never hold values).
+// SecretResolver finds a secret's value for plans loaded from a file (which
+// never hold values). It is asked for one change's one key (plan.ScramKey
+// for a SCRAM password) and the reference the plan holds there, so that a
+// reference resolves only into the resource and key it was read from;
+// *plan.Secrets is one.
 type SecretResolver interface {
-	Resolve(ref string) (string, bool)
+	Resolve(changeID, key, ref string) (string, bool)
 }
 
 // Options tune an apply.
@@ -89,6 +93,25 @@ func (e *StaleError) Error() string {
 	return fmt.Sprintf("plan is stale for %d resource(s): %s%s; re-run plan", n, strings.Join(shown, "; "), more)
 }
 
+// Stale returns a *StaleError naming the changes of p whose resources are
+// on target in neither their before- nor their after-state, or nil. Run
+// refuses such a plan; apply --plan checks it first, so that a stale plan
+// is reported as stale before the source is asked to justify it.
+func Stale(p *plan.Plan, target *snapshot.Snapshot) error {
+	var stale []string
+	ix := plan.NewTarget(target)
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if st, observed := ix.Check(c); st == plan.Stale {
+			stale = append(stale, fmt.Sprintf("%s %s: found %s", c.Kind, c.Resource.Name, observed))
+		}
+	}
+	if len(stale) > 0 {
+		return &StaleError{Resources: stale}
+	}
+	return nil
+}
+
 // rpcOf is the RPC each kind and action must use.
 func rpcOf(c *plan.Change) string {
 	switch c.Kind {
@@ -140,8 +163,112 @@ func Validate(p *plan.Plan) error {
 		case c.Kind == plan.KindScramUser && (c.After.Password == nil || c.Resource.Mechanism == ""):
 			return bad("no password reference or mechanism")
 		}
+		if why := validResource(c); why != "" {
+			return bad(why)
+		}
+		if why := validStates(c); why != "" {
+			return bad(why)
+		}
+		if why := validSecrets(c); why != "" {
+			return bad(why)
+		}
 	}
 	return nil
+}
+
+// resourceTypes is the resource type each kind changes.
+var resourceTypes = map[plan.Kind]string{
+	plan.KindTopic: "topic", plan.KindPartitions: "topic", plan.KindReassignment: "topic", plan.KindTopicConfig: "topic",
+	plan.KindBrokerConfig: "broker", plan.KindQuota: "quota", plan.KindACL: "acl", plan.KindScramUser: "user",
+}
+
+// validResource checks that a change names its resource consistently and
+// that it is not a Kafka-internal topic, which the tool never creates,
+// alters or deletes.
+func validResource(c *plan.Change) string {
+	r := c.Resource
+	switch {
+	case r.Type != resourceTypes[c.Kind]:
+		return fmt.Sprintf("resource type %q is not what a %s change touches (%s)", r.Type, c.Kind, resourceTypes[c.Kind])
+	case r.Type == "topic" && snapshot.IsInternalTopic(r.Name):
+		return fmt.Sprintf("%s is a Kafka-internal topic, which is never created, altered or deleted", r.Name)
+	case (r.Type == "topic" || r.Type == "user") && r.Name == "":
+		return "no resource name"
+	case c.ID != plan.ChangeID(c.Kind, r):
+		return fmt.Sprintf("the id does not name the change's resource (want %s)", plan.ChangeID(c.Kind, r))
+	}
+	return ""
+}
+
+// validStates checks the numbers of a change's states: no negative counts
+// or broker ids, and a partitions change that adds partitions.
+func validStates(c *plan.Change) string {
+	for _, st := range []*plan.State{c.Before, c.After} {
+		if st == nil {
+			continue
+		}
+		switch {
+		case st.Partitions < 0:
+			return fmt.Sprintf("negative partition count %d", st.Partitions)
+		case st.ReplicationFactor < 0 || st.ReplicationFactor > math.MaxInt16:
+			return fmt.Sprintf("replication factor %d out of range", st.ReplicationFactor)
+		case st.Iterations < 0:
+			return fmt.Sprintf("negative iterations %d", st.Iterations)
+		}
+		for _, rs := range st.Assignment {
+			for _, r := range rs {
+				if r < 0 {
+					return fmt.Sprintf("negative broker id %d in an assignment", r)
+				}
+			}
+		}
+	}
+	if c.Kind == plan.KindPartitions && c.After.Partitions <= c.Before.Partitions {
+		return fmt.Sprintf("a partitions change from %d to %d partitions adds none", c.Before.Partitions, c.After.Partitions)
+	}
+	return ""
+}
+
+// validSecrets checks that every secret reference in a change's after-state
+// is one the tool writes for that resource and key: a SCRAM credential's
+// for that user and mechanism only, a config's for that config key only
+// (and a topic's for that topic), never a SCRAM reference in a config. The
+// reference is resolved again from the inputs of this run (see
+// SecretResolver); this refuses an edited plan early, by name.
+func validSecrets(c *plan.Change) string {
+	if c.After == nil {
+		return ""
+	}
+	if pw := c.After.Password; pw != nil {
+		if c.Kind != plan.KindScramUser {
+			return "a password in a " + string(c.Kind) + " change"
+		}
+		if want := "scram-credentials:" + c.Resource.Name + "/" + c.Resource.Mechanism; pw.Ref() != want {
+			return fmt.Sprintf("password reference %q is not this credential's (%s)", pw.Ref(), want)
+		}
+	}
+	for _, cf := range c.After.Configs {
+		switch {
+		case cf.Secret == nil && !cf.Sensitive:
+			continue
+		case cf.Secret == nil || !cf.Sensitive:
+			return fmt.Sprintf("config %s: a secret reference needs sensitive=true and sensitive=true needs a secret reference", cf.Key)
+		case cf.Value != "":
+			return fmt.Sprintf("config %s: a sensitive config holds no value", cf.Key)
+		}
+		ref := cf.Secret.Ref()
+		switch {
+		case strings.HasPrefix(ref, "scram-credentials:"):
+			return fmt.Sprintf("config %s refers to a SCRAM credential (%s)", cf.Key, ref)
+		case !strings.HasSuffix(ref, "#"+cf.Key):
+			return fmt.Sprintf("config %s refers to another key's secret (%s)", cf.Key, ref)
+		case c.Resource.Type == "topic" && !strings.HasSuffix(ref, "/"+c.Resource.Name+"#"+cf.Key):
+			return fmt.Sprintf("config %s of topic %s refers to a secret of another resource (%s)", cf.Key, c.Resource.Name, ref)
+		case c.Resource.Type == "broker" && !strings.Contains(ref, "/config/brokers/") && !strings.Contains(ref, "broker/"):
+			return fmt.Sprintf("config %s of broker %s refers to a secret that is not a broker config (%s)", cf.Key, c.Resource.Name, ref)
+		}
+	}
+	return ""
 }
 
 // maxRecordsPerRequest keeps a CreateTopics request under the KRaft
@@ -262,13 +389,13 @@ func (r *runner) checkSecrets(c *plan.Change) error {
 			continue
 		}
 		if s.Password != nil {
-			if _, ok := r.secret(s.Password); !ok {
+			if _, ok := r.secret(c, plan.ScramKey, s.Password); !ok {
 				return fmt.Errorf("the password for %s %s (%s) is not available: give --scram-credentials", c.Resource.Name, c.Resource.Mechanism, s.Password.Ref())
 			}
 		}
 		for _, cf := range s.Configs {
 			if cf.Sensitive && cf.Secret != nil {
-				if _, ok := r.secret(cf.Secret); !ok {
+				if _, ok := r.secret(c, cf.Key, cf.Secret); !ok {
 					return fmt.Errorf("the value of sensitive config %s (%s) is not available: give --zookeeper and --password-encoder-secret-file", cf.Key, cf.Secret.Ref())
 				}
 			}
@@ -277,12 +404,12 @@ func (r *runner) checkSecrets(c *plan.Change) error {
 	return nil
 }
 
-func (r *runner) secret(s *snapshot.Secret) (string, bool) {
+func (r *runner) secret(c *plan.Change, key string, s *snapshot.Secret) (string, bool) {
 	if v, ok := s.Reveal(); ok {
 		return v, true
 	}
 	if r.o.Secrets != nil {
-		return r.o.Secrets.Resolve(s.Ref())
+		return r.o.Secrets.Resolve(c.ID, key, s.Ref())
 	}
 	return "", false
 }
@@ -586,7 +713,7 @@ func (r *runner) build(b []*plan.Change, validate bool) (kmsg.Request, func(kmsg
 			for _, cf := range c.After.Configs {
 				tc := kmsg.NewCreateTopicsRequestTopicConfig()
 				tc.Name = cf.Key
-				v := r.value(cf)
+				v := r.value(c, cf)
 				tc.Value = &v
 				t.Configs = append(t.Configs, tc)
 			}
@@ -672,7 +799,7 @@ func (r *runner) build(b []*plan.Change, validate bool) (kmsg.Request, func(kmsg
 			for _, cf := range c.After.Configs {
 				e := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
 				e.Name, e.Op = cf.Key, kmsg.IncrementalAlterConfigOpSet
-				v := r.value(cf)
+				v := r.value(c, cf)
 				e.Value = &v
 				res.Configs = append(res.Configs, e)
 			}
@@ -748,7 +875,7 @@ func (r *runner) build(b []*plan.Change, validate bool) (kmsg.Request, func(kmsg
 	case plan.RPCAlterUserScramCredRPC:
 		req := kmsg.NewPtrAlterUserSCRAMCredentialsRequest()
 		for _, c := range b {
-			pw, _ := r.secret(c.After.Password)
+			pw, _ := r.secret(c, plan.ScramKey, c.After.Password)
 			req.Upsertions = append(req.Upsertions, scramUpsertion(c.Resource.Name, c.Resource.Mechanism, c.After.Iterations, pw))
 		}
 		return req, func(resp kmsg.Response, out []outcome) {
@@ -760,12 +887,12 @@ func (r *runner) build(b []*plan.Change, validate bool) (kmsg.Request, func(kmsg
 	panic("apply: unknown RPC " + b[0].RPC) // unreachable: Run validates the plan first
 }
 
-func (r *runner) value(c snapshot.Config) string {
-	if c.Sensitive && c.Secret != nil {
-		v, _ := r.secret(c.Secret)
+func (r *runner) value(c *plan.Change, cf snapshot.Config) string {
+	if cf.Sensitive && cf.Secret != nil {
+		v, _ := r.secret(c, cf.Key, cf.Secret)
 		return v
 	}
-	return c.Value
+	return cf.Value
 }
 
 func deref(s *string) string {

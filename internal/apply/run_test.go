@@ -300,15 +300,35 @@ func TestApplyNeedsSecrets(t *testing.T) {
 	if _, err := apply.Run(context.Background(), cl, p, emptyTarget(), apply.Options{}, nil); err == nil {
 		t.Fatal("Run with an unresolvable SCRAM password succeeded")
 	}
-	res, err := apply.Run(context.Background(), cl, p, emptyTarget(), apply.Options{Secrets: resolver{"scram-credentials:alice/SCRAM-SHA-256": "alice-pw"}}, nil)
+	// The plan built again from the source resolves the reference.
+	res, err := apply.Run(context.Background(), cl, p, emptyTarget(), apply.Options{Secrets: plan.SecretsOf(build(t, emptyTarget()))}, nil)
 	if err != nil || res.Failed != 0 {
 		t.Fatalf("Run with a resolver: %+v %v", res, err)
 	}
 }
 
-type resolver map[string]string
-
-func (r resolver) Resolve(ref string) (string, bool) { v, ok := r[ref]; return v, ok }
+// A reference resolves only into the change and key it was planned for:
+// the same reference asked for by another change, or another key, is not
+// resolved.
+func TestSecretsResolveOnlyWhereTheyWerePlanned(t *testing.T) {
+	s := plan.SecretsOf(build(t, emptyTarget()))
+	const ref = "scram-credentials:alice/SCRAM-SHA-256"
+	if v, ok := s.Resolve("scram-user:alice/SCRAM-SHA-256", plan.ScramKey, ref); !ok || v != "alice-pw" {
+		t.Fatalf("the planned change does not resolve its own password: %q %v", v, ok)
+	}
+	for _, c := range []struct{ id, key, ref string }{
+		{"topic-config:a", "x", ref},
+		{"topic:a", "retention.ms", ref},
+		{"scram-user:alice/SCRAM-SHA-512", plan.ScramKey, ref},
+		{"scram-user:bob/SCRAM-SHA-256", plan.ScramKey, ref},
+		{"scram-user:alice/SCRAM-SHA-256", plan.ScramKey, "scram-credentials:bob/SCRAM-SHA-256"},
+		{"scram-user:alice/SCRAM-SHA-256", "password", ref},
+	} {
+		if v, ok := s.Resolve(c.id, c.key, c.ref); ok {
+			t.Errorf("Resolve(%q, %q, %q) = %q: resolved outside its change", c.id, c.key, c.ref, v)
+		}
+	}
+}
 
 // A plan file someone edited is refused with the change named, never a
 // panic, before anything is sent.
@@ -318,6 +338,27 @@ func TestApplyRefusesMalformedPlans(t *testing.T) {
 		"unknown RPC":    func(c *plan.Change) { c.RPC = "FrobnicateTopics" },
 		"unknown kind":   func(c *plan.Change) { c.Kind = "gadget" },
 		"no after-state": func(c *plan.Change) { c.After = nil },
+		"internal topic": func(c *plan.Change) {
+			c.Resource.Name, c.ID = "__consumer_offsets", "topic:__consumer_offsets"
+		},
+		"id of another resource":   func(c *plan.Change) { c.ID = "topic:other" },
+		"resource of another kind": func(c *plan.Change) { c.Resource.Type = "user" },
+		"SCRAM reference in a topic config": func(c *plan.Change) {
+			ref := snapshot.SecretRef("scram-credentials:alice/SCRAM-SHA-256")
+			c.After.Configs = append(c.After.Configs, snapshot.Config{Key: "x", Sensitive: true, Secret: &ref})
+		},
+		"another key's secret": func(c *plan.Change) {
+			ref := snapshot.SecretRef("zookeeper:/config/topics/" + c.Resource.Name + "#ssl.key.password")
+			c.After.Configs = append(c.After.Configs, snapshot.Config{Key: "x", Sensitive: true, Secret: &ref})
+		},
+		"another topic's secret": func(c *plan.Change) {
+			ref := snapshot.SecretRef("zookeeper:/config/topics/other#x")
+			c.After.Configs = append(c.After.Configs, snapshot.Config{Key: "x", Sensitive: true, Secret: &ref})
+		},
+		"secret reference on a plain config": func(c *plan.Change) {
+			ref := snapshot.SecretRef("zookeeper:/config/topics/" + c.Resource.Name + "#x")
+			c.After.Configs = append(c.After.Configs, snapshot.Config{Key: "x", Value: "v", Secret: &ref})
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := build(t, emptyTarget())

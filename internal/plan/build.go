@@ -160,12 +160,17 @@ func (b *builder) add(c Change) {
 		return
 	}
 	key := c.Resource.key()
-	c.ID = string(c.Kind) + ":" + key
+	c.ID = string(c.Kind) + ":" + key // ChangeID, with the key computed once
 	if key == c.Resource.Name {
 		c.Resource.Name = c.ID[len(c.ID)-len(key):] // the same bytes, held once
 	}
 	b.p.Changes = append(b.p.Changes, c)
 }
+
+// ChangeID is the stable id of a change of kind k to r: the kind and the
+// resource's key ("topic:orders", "scram-user:alice/SCRAM-SHA-256",
+// "broker-config:<default>").
+func ChangeID(k Kind, r Resource) string { return string(k) + ":" + r.key() }
 
 func (r Resource) key() string {
 	switch r.Type {
@@ -586,7 +591,7 @@ func (b *builder) addTopicChanges(topic, action string, pre, post *TopicState, c
 			b.add(c)
 			continue
 		}
-		c.ID = string(c.Kind) + ":" + c.Resource.key()
+		c.ID = ChangeID(c.Kind, c.Resource)
 		cc := c
 		b.block("policy-denied", c.Kind, topic, fmt.Sprintf("policy rule %q denies %s: %s", v.Rule, strings.ToLower(action), v.Message),
 			"change the source topic or the policy; other resources are not affected", &cc)

@@ -2,8 +2,9 @@ package plan
 
 import "github.com/zkmigrate/zkmigrate/internal/snapshot"
 
-// FormatVersion is the version of the saved plan schema.
-const FormatVersion = 1
+// FormatVersion is the version of the saved plan schema. Version 2 added
+// Digest and requires both cluster ids (docs/plan-file.md).
+const FormatVersion = 2
 
 // Kind is a change kind. One vocabulary serves --include/--exclude, JSON,
 // the TUI and the audit trail.
@@ -53,6 +54,10 @@ const (
 // saved as JSON by --out and applied later.
 type Plan struct {
 	Format int `json:"format"`
+	// Digest is "sha256:" and the hex SHA-256 of the plan's canonical
+	// encoding with Digest empty (planfile.Digest); a saved plan whose
+	// content does not match it is refused as corrupted or edited.
+	Digest string `json:"digest,omitempty"`
 	// Fingerprint identifies the target state the plan was built against (a
 	// hash of every resource state the plan's changes expect).
 	Fingerprint string             `json:"fingerprint"`

@@ -1,0 +1,184 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+// UnjustifiedError refuses a saved plan whose changes the current source
+// does not justify. Nothing was sent.
+type UnjustifiedError struct {
+	Changes []string // "<change id>: why"
+}
+
+func (e *UnjustifiedError) Error() string {
+	n := len(e.Changes)
+	more := ""
+	if n > 5 {
+		more = fmt.Sprintf(" (and %d more)", n-5)
+	}
+	return fmt.Sprintf("%d change(s) of the saved plan are not what the current source would plan: %s%s; nothing was sent; re-run plan and review it",
+		n, strings.Join(e.Changes[:min(n, 5)], "; "), more)
+}
+
+// Recheck decides whether a saved plan may be applied now. fresh is the plan
+// that the source and target read now give with the saved plan's options
+// (Build with saved.Options), target the target read now. It refuses:
+//   - a plan that records no source or no target cluster id, or ids other
+//     than those of the source and target read now;
+//   - a change that fresh does not hold identically (same id, kind, action,
+//     RPC, resource and after-state, secrets compared by reference), unless
+//     the target already shows it done (then apply sends nothing for it).
+//
+// The before-states are not compared here: apply's staleness rule checks
+// them against the target. Recheck is a pure function.
+func Recheck(saved, fresh *Plan, target *Target) error {
+	for _, side := range []struct {
+		name        string
+		saved, now  Endpoint
+		recommended string
+	}{
+		{"source", saved.Source, fresh.Source, "the --zookeeper or --snapshot the plan was made from"},
+		{"target", saved.Target, fresh.Target, "the --bootstrap-server the plan was made against"},
+	} {
+		switch {
+		case side.saved.ClusterID == "":
+			return fmt.Errorf("the plan records no %s cluster id, so it cannot be checked against the %s; re-run plan", side.name, side.name)
+		case side.now.ClusterID == "":
+			return fmt.Errorf("the %s %s reports no cluster id, so it cannot be the %s cluster %s the plan was made for", side.name, orUnnamed(side.now.Address), side.name, side.saved.ClusterID)
+		case side.now.ClusterID != side.saved.ClusterID:
+			return fmt.Errorf("the plan was made for %s cluster %s, but the %s given now (%s) is cluster %s; give %s",
+				side.name, side.saved.ClusterID, side.name, orUnnamed(side.now.Address), side.now.ClusterID, side.recommended)
+		}
+	}
+	byID := make(map[string]*Change, len(fresh.Changes))
+	for i := range fresh.Changes {
+		byID[fresh.Changes[i].ID] = &fresh.Changes[i]
+	}
+	blocked := map[string]string{}
+	for _, b := range fresh.Blockers {
+		if b.Change != nil {
+			blocked[b.Change.ID] = b.Reason
+		}
+	}
+	var bad []string
+	for i := range saved.Changes {
+		c := &saved.Changes[i]
+		if st, _ := target.Check(c); st == Done {
+			continue
+		}
+		f, ok := byID[c.ID]
+		switch {
+		case !ok && blocked[c.ID] != "":
+			bad = append(bad, c.ID+": blocked now: "+blocked[c.ID])
+		case !ok:
+			bad = append(bad, c.ID+": the current source would not plan this change")
+		default:
+			if why := differs(c, f); why != "" {
+				bad = append(bad, c.ID+": "+why)
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return &UnjustifiedError{Changes: bad}
+	}
+	return nil
+}
+
+func orUnnamed(addr string) string {
+	if addr == "" {
+		return "(no address)"
+	}
+	return addr
+}
+
+// differs says how a saved change differs from the one the source plans
+// now, or "" when they are the same change.
+func differs(saved, now *Change) string {
+	switch {
+	case saved.Kind != now.Kind:
+		return fmt.Sprintf("kind %s, the source plans %s", saved.Kind, now.Kind)
+	case saved.Action != now.Action:
+		return fmt.Sprintf("action %s, the source plans %s", saved.Action, now.Action)
+	case saved.RPC != now.RPC:
+		return fmt.Sprintf("RPC %s, the source plans %s", saved.RPC, now.RPC)
+	case !sameJSON(saved.Resource, now.Resource):
+		return "its resource is not the one the source plans"
+	case !sameJSON(saved.After, now.After):
+		return fmt.Sprintf("after-state %s, the source plans %s", describe(saved.After), describe(now.After))
+	}
+	return ""
+}
+
+// sameJSON compares two values by their JSON encodings (secrets by
+// reference: a Secret encodes its reference only).
+func sameJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// Secrets indexes the secret values a plan built now holds in memory, by
+// change and key, so that a saved plan's reference resolves only into the
+// resource and key it was planned for: a SCRAM password only into that
+// user's credential for that mechanism, a broker password only into the
+// same broker's same key.
+type Secrets struct {
+	m map[[2]string]snapshot.Secret
+}
+
+// ScramKey is the key under which Secrets holds a SCRAM credential's
+// password.
+const ScramKey = ""
+
+// SecretsOf indexes the secrets p's changes carry.
+func SecretsOf(p *Plan) *Secrets {
+	s := &Secrets{m: map[[2]string]snapshot.Secret{}}
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if c.After == nil {
+			continue
+		}
+		if c.After.Password != nil {
+			s.m[[2]string{c.ID, ScramKey}] = *c.After.Password
+		}
+		for _, cf := range c.After.Configs {
+			if cf.Sensitive && cf.Secret != nil {
+				s.m[[2]string{c.ID, cf.Key}] = *cf.Secret
+			}
+		}
+	}
+	return s
+}
+
+// Resolve returns the value of the secret ref for key (ScramKey for a
+// SCRAM password) of the change changeID, when the plan built now holds
+// that very reference there with its value.
+func (s *Secrets) Resolve(changeID, key, ref string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	sec, ok := s.m[[2]string{changeID, key}]
+	if !ok || sec.Ref() != ref {
+		return "", false
+	}
+	return sec.Reveal()
+}
+
+// Values returns every secret value held, for scrubbing them from records.
+func (s *Secrets) Values() []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for _, sec := range s.m {
+		if v, ok := sec.Reveal(); ok && v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,110 @@
+// Package planfile reads and writes saved plans (migrate plan --out): the
+// file format, its digest and the checks a file must pass before apply
+// looks at it. The format is documented in docs/plan-file.md.
+package planfile
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+)
+
+// Digest returns the digest of p's content: "sha256:" and the hex SHA-256 of
+// its canonical encoding (compact JSON, as encoding/json writes the plan,
+// with a newline) with the Digest field left out. Compression and
+// whitespace do not change it; any change to a value does.
+func Digest(p *plan.Plan) (string, error) {
+	c := *p
+	c.Digest = ""
+	h := sha256.New()
+	if err := jsonfile.Encode(h, &c); err != nil {
+		return "", err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Seal sets p's digest, as Write does (plan.Build sets its format version).
+func Seal(p *plan.Plan) error {
+	d, err := Digest(p)
+	if err != nil {
+		return err
+	}
+	p.Digest = d
+	return nil
+}
+
+// Write seals p and saves it to path: compact JSON, zstd-compressed,
+// atomically (`zstd -dc FILE` shows it), encoded one change at a time.
+func Write(path string, p *plan.Plan) error {
+	if err := Seal(p); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return jsonfile.Write(path, 0o600, p)
+}
+
+// Read loads and checks the plan file at path (see Decode).
+func Read(path string) (*plan.Plan, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Decode(path, f)
+}
+
+// Decode reads a plan file (plain, gzip or zstd JSON) from r and checks it:
+// its format version, that its content matches its digest, and that it
+// records the source and target cluster ids. Every error names the file
+// (name) and, where there is one, the field.
+func Decode(name string, r io.Reader) (*plan.Plan, error) {
+	zr, err := jsonfile.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a plan file: %v", name, err)
+	}
+	defer zr.Close()
+	var p plan.Plan
+	if err := jsonfile.Decode(zr, &p); err != nil {
+		return nil, fmt.Errorf("%s: not a plan file: %v", name, err)
+	}
+	if err := Check(name, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// ErrDigest marks a plan file whose content does not match its digest.
+var ErrDigest = errors.New("digest mismatch")
+
+// Check applies Decode's checks to a decoded plan.
+func Check(name string, p *plan.Plan) error {
+	switch {
+	case p.Format == 0:
+		return fmt.Errorf("%s: field format: missing; not a plan file written by migrate plan --out", name)
+	case p.Format < plan.FormatVersion:
+		return fmt.Errorf("%s: field format: %d was written by an older zkmigrate, without a digest or cluster ids; re-run migrate plan --out (this version writes and reads format %d)", name, p.Format, plan.FormatVersion)
+	case p.Format > plan.FormatVersion:
+		return fmt.Errorf("%s: field format: %d was written by a newer zkmigrate; this version reads format %d only", name, p.Format, plan.FormatVersion)
+	case p.Digest == "":
+		return fmt.Errorf("%s: field digest: missing; the file was not written by migrate plan --out, or was edited", name)
+	}
+	want, err := Digest(p)
+	if err != nil {
+		return fmt.Errorf("%s: %v", name, err)
+	}
+	if p.Digest != want {
+		return fmt.Errorf("%s: field digest: %w: the file is corrupted or was edited after migrate plan wrote it; re-run migrate plan --out", name, ErrDigest)
+	}
+	if p.Source.ClusterID == "" {
+		return fmt.Errorf("%s: field source.cluster_id: empty; apply cannot check that the plan is for this source; re-run plan against a source with a cluster id", name)
+	}
+	if p.Target.ClusterID == "" {
+		return fmt.Errorf("%s: field target.cluster_id: empty; apply cannot check that the plan is for this target; re-run plan against the target", name)
+	}
+	return nil
+}

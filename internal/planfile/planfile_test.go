@@ -1,0 +1,155 @@
+package planfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+// goldenPlans returns the plans of internal/plan's golden files, with
+// cluster ids set as a real source and target give them.
+func goldenPlans(t testing.TB) map[string]*plan.Plan {
+	t.Helper()
+	files, _ := filepath.Glob("../plan/testdata/*.json")
+	if len(files) < 5 {
+		t.Fatalf("fixtures missing: %v", files)
+	}
+	out := map[string]*plan.Plan{}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p plan.Plan
+		if err := json.Unmarshal(raw, &p); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		p.Source.ClusterID, p.Target.ClusterID = "source-id", "target-id"
+		out[filepath.Base(f)] = &p
+	}
+	return out
+}
+
+var secretCmp = cmp.AllowUnexported(snapshot.Secret{})
+
+// Every golden plan survives Write and Read unchanged, compressed or as
+// the plain JSON a person gets from zstd -dc, indented or not.
+func TestWriteReadRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	for name, p := range goldenPlans(t) {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			if err := Write(path, p); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(p.Digest, "sha256:") || p.Format != plan.FormatVersion {
+				t.Fatalf("Write left format %d digest %q", p.Format, p.Digest)
+			}
+			raw, _ := os.ReadFile(path)
+			if jsonfile.Detect(raw) != jsonfile.Zstd {
+				t.Fatalf("Write wrote %s, want zstd", jsonfile.Detect(raw))
+			}
+			got, err := Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(p, got, secretCmp); d != "" {
+				t.Fatalf("(-written +read):\n%s", d)
+			}
+			indented, _ := json.MarshalIndent(p, "", "  ")
+			if _, err := Decode("plain.json", bytes.NewReader(indented)); err != nil {
+				t.Errorf("the same plan as indented plain JSON: %v", err)
+			}
+		})
+	}
+}
+
+// seal returns a golden plan sealed, as bytes of indented plain JSON.
+func sealed(t testing.TB) []byte {
+	t.Helper()
+	p := goldenPlans(t)["empty-target.json"]
+	if err := Seal(p); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// What Decode refuses, each with the file and field named.
+func TestDecodeRefuses(t *testing.T) {
+	good := string(sealed(t))
+	if _, err := Decode("plan.json", strings.NewReader(good)); err != nil {
+		t.Fatalf("the good file is refused: %v", err)
+	}
+	digestLine := good[strings.Index(good, `"digest"`):]
+	digestLine = digestLine[:strings.IndexByte(digestLine, '\n')]
+	for _, c := range []struct {
+		name, file, want string
+	}{
+		{"a byte of a value changed", strings.Replace(good, `"partitions": 3`, `"partitions": 4`, 1), "field digest: digest mismatch"},
+		{"a byte of the digest changed", strings.Replace(good, `"digest": "sha256:`, `"digest": "sha256:0`, 1), "field digest: digest mismatch"},
+		{"digest removed", strings.Replace(good, digestLine, "", 1), "field digest: missing"},
+		{"digest emptied", strings.Replace(good, digestLine, `"digest": "",`, 1), "field digest: missing"},
+		{"format 1", strings.Replace(good, `"format": 2`, `"format": 1`, 1), "field format: 1 was written by an older zkmigrate"},
+		{"format 3", strings.Replace(good, `"format": 2`, `"format": 3`, 1), "field format: 3 was written by a newer zkmigrate"},
+		{"no format", strings.Replace(good, `"format": 2,`, ``, 1), "field format: missing"},
+		{"not JSON", "PK\x03\x04 a zip file", "not a plan file"},
+		{"truncated", good[:len(good)/2], "not a plan file"},
+		{"a list for the changes", strings.Replace(good, `"changes": [`, `"changes": {"x": [`, 1), "not a plan file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Decode("plan.json", strings.NewReader(c.file))
+			if err == nil || !strings.Contains(err.Error(), "plan.json: ") || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Decode = %v, want an error naming plan.json and %q", err, c.want)
+			}
+		})
+	}
+	// Cluster ids: a plan resealed without one (as an editor able to
+	// recompute the digest would) is still refused.
+	for _, side := range []string{"source", "target"} {
+		p := goldenPlans(t)["empty-target.json"]
+		if side == "source" {
+			p.Source.ClusterID = ""
+		} else {
+			p.Target.ClusterID = ""
+		}
+		if err := Seal(p); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(p)
+		_, err := Decode("plan.json", bytes.NewReader(b))
+		if err == nil || !strings.Contains(err.Error(), "field "+side+".cluster_id: empty") {
+			t.Errorf("no %s cluster id: Decode = %v", side, err)
+		}
+	}
+}
+
+// The digest is over the content, not its bytes: compression, indentation
+// and member order do not change it; any value does.
+func TestDigestIsOverTheContent(t *testing.T) {
+	p := goldenPlans(t)["prune.json"]
+	d1, err := Digest(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Digest = "sha256:whatever"
+	if d2, _ := Digest(p); d2 != d1 {
+		t.Errorf("the digest depends on the digest field")
+	}
+	p.Changes[0].ID += "x"
+	if d3, _ := Digest(p); d3 == d1 {
+		t.Errorf("the digest does not see a changed id")
+	}
+}
