@@ -155,12 +155,21 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 			return exitError, err
 		}
 		defer release()
+		// Runs left unfinished on this target (killed) are linked once and
+		// closed as abandoned, so no later run lists them again.
 		if prev, err := rec.store.IncompleteRuns(ctx, targetKey(pl)); err == nil {
+			var ids []int64
 			for _, r := range prev {
 				if r.ID != rec.id() {
-					_ = rec.run.MarkResumes(ctx, r.ID)
-					fmt.Fprintf(e.stderr, "Resuming after interrupted run %d: changes it completed are skipped.\n", r.ID)
+					ids = append(ids, r.ID)
 				}
+			}
+			closed, err := rec.run.AbandonRuns(ctx, ids)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "migrate apply: audit: %v\n", err)
+			}
+			for _, id := range closed {
+				fmt.Fprintf(e.stderr, "Resuming after interrupted run %d (closed as abandoned): changes it completed are skipped.\n", id)
 			}
 		}
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/audit"
 )
 
-const auditUsage = `Usage: migrate audit <log|show|export|verify> [flags]
+const auditUsage = `Usage: migrate audit <log|show|export|verify|keygen> [flags]
 
 Read the audit trail: every run, what it read and planned, every change with
 its transitions and every admin RPC, hash-chained against tampering.
@@ -25,11 +25,14 @@ its transitions and every admin RPC, hash-chained against tampering.
   migrate audit log     [--limit N]                      runs, newest first
   migrate audit show    RUN [--kind K] [--status S]      a run's changes and RPCs
   migrate audit export  RUN -o json|csv                  everything about a run
-  migrate audit verify  [--anchor HASH]                  check the hash chain
+  migrate audit verify  [--anchor HASH] [--audit-key FILE] [--receipt-file FILE]
+                                                         check the hash chain, signatures, receipts
+  migrate audit keygen  --out FILE                       make an ed25519 key to sign receipts
 
 Common flags: --audit-db PATH (default %s), -o text|json.
-Exit codes: 0 ok; 1 error (no database, no such run); 3 verify found a broken
-link, or the anchor is not in the intact chain.
+Exit codes: 0 ok; 1 error (no database, no such run, wrong key); 3 verify
+found a broken link, a bad or missing signature, or a receipt or anchor that
+is not in the intact chain.
 `
 
 // runAudit is `migrate audit`.
@@ -56,8 +59,10 @@ func runAudit(ctx context.Context, e *env) int {
 		return auditExport(ctx, &se)
 	case "verify":
 		return auditVerify(ctx, &se)
+	case "keygen":
+		return auditKeygen(&se)
 	}
-	fmt.Fprintf(e.stderr, "migrate audit: unknown subcommand %q (log, show, export, verify)\n", sub)
+	fmt.Fprintf(e.stderr, "migrate audit: unknown subcommand %q (log, show, export, verify, keygen)\n", sub)
 	return exitError
 }
 
@@ -187,6 +192,12 @@ func auditLog(ctx context.Context, e *env) int {
 		outcome, exit, receipt := "unfinished", "-", "-"
 		if r.ExitCode != nil {
 			outcome, exit, receipt = r.Outcome, strconv.Itoa(*r.ExitCode), shortHash(r.Head)
+			if r.ClosedBy != 0 {
+				outcome, exit = fmt.Sprintf("abandoned (closed by run %d)", r.ClosedBy), "-"
+			}
+			if r.KeyID != "" {
+				receipt += " signed"
+			}
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s@%s\t%s\t%s\t%s\t%d/%d/%d\t%s\t%s\n", r.ID, fmtTime(r.Started), r.Command, r.User, r.Host,
 			endpointText(r.Target), outcome, exit, r.Succeeded, r.Failed, r.Skipped, idsText(r.Resumes), receipt)
@@ -301,9 +312,19 @@ func printRunHeader(w io.Writer, r audit.RunSummary) {
 	fmt.Fprintf(w, "Run %d: %s by %s@%s (pid %d), migrate %s\n", r.ID, r.Command, r.User, r.Host, r.PID, orDash(r.ToolVersion))
 	fmt.Fprintf(w, "Arguments: %s\n", strings.Join(r.Args, " "))
 	fmt.Fprintf(w, "Started:   %s\n", fmtTime(r.Started))
-	if r.ExitCode != nil {
+	switch {
+	case r.ExitCode != nil && r.ClosedBy != 0:
+		fmt.Fprintf(w, "Finished:  never; abandoned: closed at %s by run %d, which took over the target (%d succeeded, %d failed, %d skipped before it stopped)\n",
+			fmtTime(r.Finished), r.ClosedBy, r.Succeeded, r.Failed, r.Skipped)
+	case r.ExitCode != nil:
 		fmt.Fprintf(w, "Finished:  %s, %s (exit %d): %d succeeded, %d failed, %d skipped\n", fmtTime(r.Finished), r.Outcome, *r.ExitCode, r.Succeeded, r.Failed, r.Skipped)
-		fmt.Fprintf(w, "Receipt:   %s\n", r.Head)
+	}
+	if r.ExitCode != nil {
+		signed := ""
+		if r.KeyID != "" {
+			signed = " (signed by key " + r.KeyID + ")"
+		}
+		fmt.Fprintf(w, "Receipt:   %s%s\n", r.Head, signed)
 	} else {
 		fmt.Fprintln(w, "Finished:  never (running, or the process was killed)")
 	}
@@ -427,17 +448,30 @@ func writeJournalCSV(w io.Writer, x *audit.RunExport) error {
 }
 
 func auditVerify(ctx context.Context, e *env) int {
-	fs, f := newAuditFlagSet(e, "verify", `Usage: migrate audit verify [--anchor HASH] [--audit-db PATH] [-o text|json]
+	fs, f := newAuditFlagSet(e, "verify", `Usage: migrate audit verify [--anchor HASH] [--audit-key FILE] [--receipt-file FILE] [--audit-db PATH] [-o text|json]
 
 Recompute the hash chain over every audited row and report the first broken
 link: an edited row, deleted or reordered rows, or a chain head that does not
 match the last row. --anchor takes a receipt printed at the end of an earlier
 run (kept elsewhere): it must be a link of the intact chain, which catches
-the deletion of the newest rows. Exit 0 intact, 3 broken or anchor missing,
-1 error.
+the deletion of the newest rows.
+
+Someone who edits rows and recomputes the whole chain leaves it intact; that
+is caught only with what the database does not hold:
+  --audit-key FILE     the public key (FILE.pub from 'audit keygen') or the
+                       private key the runs signed with (--audit-key on plan,
+                       apply, check): every signature must verify, and every
+                       run end from the first signed one on must be signed.
+  --receipt-file FILE  receipts appended by --receipt-file on earlier runs:
+                       each must be a run end of the intact chain.
+
+Exit 0 intact, 3 broken (or a signature, receipt or anchor fails), 1 error
+(including a key that signed none of the receipts: the wrong key).
 
 `, "text", "json")
 	anchor := fs.String("anchor", "", "a receipt (chain head hash) the chain must still contain")
+	keyFile := fs.String("audit-key", "", "ed25519 key FILE (public or private, PEM) the receipts were signed with")
+	receiptFile := fs.String("receipt-file", "", "receipt FILE (JSON lines from --receipt-file) whose receipts the chain must hold")
 	pos, err := parseInterleaved(fs, e.args)
 	if err != nil {
 		return exitError
@@ -448,12 +482,26 @@ the deletion of the newest rows. Exit 0 intact, 3 broken or anchor missing,
 	if err := checkOutput(f, "text", "json"); err != nil {
 		return fail(e, "audit verify", err)
 	}
+	opts := audit.VerifyOptions{Anchor: *anchor}
+	if *keyFile != "" {
+		if opts.Key, err = audit.LoadKey(*keyFile); err != nil {
+			return fail(e, "audit verify", fmt.Errorf("--audit-key: %v", err))
+		}
+	}
+	if *receiptFile != "" {
+		if opts.Receipts, err = audit.ReadReceipts(*receiptFile); err != nil {
+			return fail(e, "audit verify", fmt.Errorf("--receipt-file: %v", err))
+		}
+		if len(opts.Receipts) == 0 {
+			return fail(e, "audit verify", fmt.Errorf("--receipt-file %s holds no receipts", *receiptFile))
+		}
+	}
 	s, err := openAuditDB(ctx, f)
 	if err != nil {
 		return fail(e, "audit verify", err)
 	}
 	defer s.Close()
-	res, err := s.Verify(ctx, *anchor)
+	res, err := s.VerifyWith(ctx, opts)
 	if err != nil {
 		return fail(e, "audit verify", err)
 	}
@@ -473,6 +521,19 @@ the deletion of the newest rows. Exit 0 intact, 3 broken or anchor missing,
 		return code
 	}
 	fmt.Fprintf(e.stdout, "Intact: %d rows in %d runs; head %s (position %d).\n", res.Rows, res.Runs, orDash(res.Head), res.HeadSeq)
+	switch {
+	case res.KeyID != "":
+		fmt.Fprintf(e.stdout, "Signatures: %d receipts signed by key %s, all verified.\n", res.Signed, res.KeyID)
+	case res.Signed > 0:
+		fmt.Fprintf(e.stdout, "Signatures: %d receipts signed by key %s, not checked (give --audit-key to check them; without it a recomputed chain passes).\n",
+			res.Signed, strings.Join(res.SignedBy, ", "))
+	}
+	if res.Signed > 0 && res.RowsAfterSigned > 0 {
+		fmt.Fprintf(e.stdout, "%d rows after the last signed receipt (a run in progress or killed) are not covered by a signature yet.\n", res.RowsAfterSigned)
+	}
+	if len(opts.Receipts) > 0 {
+		fmt.Fprintf(e.stdout, "Receipts: all %d in %s found in the chain.\n", res.Receipts, *receiptFile)
+	}
 	if res.Anchor != "" {
 		if res.AnchorFound {
 			fmt.Fprintf(e.stdout, "Anchor %s found at position %d; %d rows appended since.\n", shortHash(res.Anchor), res.AnchorSeq, res.RowsAfterAnchor)
@@ -481,6 +542,40 @@ the deletion of the newest rows. Exit 0 intact, 3 broken or anchor missing,
 		}
 	}
 	return code
+}
+
+func auditKeygen(e *env) int {
+	fs := flag.NewFlagSet("audit keygen", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	out := fs.String("out", "", "write the private key to FILE (mode 0600) and the public key to FILE.pub")
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, `Usage: migrate audit keygen --out FILE
+
+Make an ed25519 key pair to sign audit receipts: FILE is the private key
+(PKCS #8 PEM, mode 0600; give it to plan, apply and check with --audit-key
+FILE), FILE.pub the public key (PKIX PEM; give it to 'audit verify
+--audit-key FILE.pub'). Keep the private key off the machine that holds the
+audit database when you can: whoever holds it can re-sign a rewritten chain.
+openssl makes the same files: openssl genpkey -algorithm ed25519 -out FILE;
+openssl pkey -in FILE -pubout -out FILE.pub. Existing files are not
+overwritten.
+
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(e.args); err != nil {
+		return parseExit(err)
+	}
+	if *out == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return exitError
+	}
+	k, err := audit.GenerateKey(*out)
+	if err != nil {
+		return fail(e, "audit keygen", err)
+	}
+	fmt.Fprintf(e.stdout, "Wrote private key %s and public key %s.pub (key %s).\n", *out, *out, k.ID())
+	return exitOK
 }
 
 func endpointText(ep audit.Endpoint) string {

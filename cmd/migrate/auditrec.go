@@ -14,13 +14,17 @@ import (
 
 // auditFlags choose the audit database. Auditing is on unless --no-audit.
 type auditFlags struct {
-	path string
-	off  bool
+	path     string
+	off      bool
+	key      string // --audit-key: private key that signs the run's receipt
+	receipts string // --receipt-file: every receipt is appended here
 }
 
 func (f *auditFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.path, "audit-db", "", "audit database (default "+audit.DefaultPath()+")")
 	fs.BoolVar(&f.off, "no-audit", false, "do not record this run in the audit trail (an explicit choice)")
+	fs.StringVar(&f.key, "audit-key", "", "ed25519 private key FILE (PEM, from 'migrate audit keygen') that signs this run's receipt; the database never holds it")
+	fs.StringVar(&f.receipts, "receipt-file", "", "append this run's receipt (run, chain head, signature, time) as a JSON line to FILE, to keep elsewhere")
 }
 
 // recorder records one run; a nil or failed recorder does nothing, so
@@ -41,7 +45,33 @@ func (f *auditFlags) open(ctx context.Context) (*audit.Store, error) {
 	if path == "" {
 		path = audit.DefaultPath()
 	}
-	return audit.Open(ctx, path)
+	// The key and the receipt file first: a bad one is reported before
+	// anything is read or changed.
+	var key *audit.Key
+	if f.key != "" {
+		k, err := audit.LoadKey(f.key)
+		if err != nil {
+			return nil, fmt.Errorf("--audit-key: %v", err)
+		}
+		key = k
+	}
+	s, err := audit.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if key != nil {
+		if err := s.SetSigner(key); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("--audit-key: %v", err)
+		}
+	}
+	if f.receipts != "" {
+		if err := s.SetReceiptFile(f.receipts); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("--receipt-file: %v", err)
+		}
+	}
+	return s, nil
 }
 
 // begin opens the database and starts a run for cmd.
@@ -128,8 +158,15 @@ func (r *recorder) finish(ctx context.Context, e *env, outcome string, code int)
 		return
 	}
 	head, err := r.run.Finish(ctx, outcome, code)
-	if err == nil && head != "" {
-		fmt.Fprintf(e.stderr, "Audit run %d recorded; receipt %s\n", r.run.ID(), head)
+	if head != "" {
+		msg := fmt.Sprintf("Audit run %d recorded; receipt %s", r.run.ID(), head)
+		if signed, id := r.run.Signed(); signed {
+			msg += " (signed by key " + id + ")"
+		}
+		fmt.Fprintln(e.stderr, msg)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "migrate: audit: %v\n", err)
 	}
 	r.store.Close()
 	r.run = nil

@@ -39,6 +39,11 @@ type RunSummary struct {
 	Resumes []int64 `json:"resumes,omitempty"`
 	// ResumedBy lists the runs that resumed this one.
 	ResumedBy []int64 `json:"resumed_by,omitempty"`
+	// ClosedBy is the run that closed this one as abandoned (Outcome
+	// "abandoned", ExitCode -1): this run was killed and never finished.
+	ClosedBy int64 `json:"closed_by,omitempty"`
+	// KeyID names the key that signed the receipt, when it is signed.
+	KeyID string `json:"key_id,omitempty"`
 }
 
 const runSelect = `SELECT r.id, r.command, r.args, r.os_user, r.host, r.pid, r.tool_version, r.started_at,
@@ -47,7 +52,8 @@ const runSelect = `SELECT r.id, r.command, r.args, r.os_user, r.host, r.pid, r.t
 	coalesce(r.options, ''),
 	e.finished_at, e.outcome, e.exit_code, coalesce(e.succeeded, 0), coalesce(e.failed, 0), coalesce(e.skipped, 0), e.hash,
 	(SELECT group_concat(other_run_id) FROM run_events v WHERE v.run_id = r.id AND v.kind = 'resumes'),
-	(SELECT group_concat(run_id) FROM run_events v WHERE v.other_run_id = r.id AND v.kind = 'resumes')
+	(SELECT group_concat(run_id) FROM run_events v WHERE v.other_run_id = r.id AND v.kind = 'resumes'),
+	e.closed_by, (SELECT min(key_id) FROM receipt_signatures g WHERE g.signed_seq = e.seq)
 FROM runs r LEFT JOIN run_ends e ON e.run_id = r.id
 	LEFT JOIN run_endpoints se ON se.seq = (SELECT max(seq) FROM run_endpoints x WHERE x.run_id = r.id AND x.role = 'source')
 	LEFT JOIN run_endpoints te ON te.seq = (SELECT max(seq) FROM run_endpoints x WHERE x.run_id = r.id AND x.role = 'target')`
@@ -62,11 +68,13 @@ func scanRun(sc rowScanner) (RunSummary, error) {
 		exit                sql.NullInt64
 		head                sql.NullString
 		resumes, resumedBy  sql.NullString
+		closedBy            sql.NullInt64
+		keyID               sql.NullString
 	)
 	err := sc.Scan(&rs.ID, &rs.Command, &args, &rs.User, &rs.Host, &rs.PID, &rs.ToolVersion, &started,
 		&rs.Source.Kind, &rs.Source.Address, &rs.Source.ClusterID, &rs.Source.Principal,
 		&rs.Target.Kind, &rs.Target.Address, &rs.Target.ClusterID, &rs.Target.Principal, &opts,
-		&finished, &outcome, &exit, &rs.Succeeded, &rs.Failed, &rs.Skipped, &head, &resumes, &resumedBy)
+		&finished, &outcome, &exit, &rs.Succeeded, &rs.Failed, &rs.Skipped, &head, &resumes, &resumedBy, &closedBy, &keyID)
 	if err != nil {
 		return rs, err
 	}
@@ -84,6 +92,7 @@ func scanRun(sc rowScanner) (RunSummary, error) {
 	}
 	rs.Resumes = idList(resumes.String)
 	rs.ResumedBy = idList(resumedBy.String)
+	rs.ClosedBy, rs.KeyID = closedBy.Int64, keyID.String
 	return rs, nil
 }
 

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -423,24 +424,115 @@ func (r *Run) Finish(ctx context.Context, outcome string, exitCode int) (head st
 		outcome = "unknown"
 	}
 	obsErr, n := r.err, r.errCount
-	head, err = r.writeLocked(ctx, func(w *writer) error {
+	var rc Receipt
+	var closedBy int64
+	_, err = r.writeLocked(ctx, func(w *writer) error {
+		// A run closed as abandoned by another (it took over the target
+		// after this run's heartbeat went stale) keeps that end; how it
+		// really ended is noted.
+		var cb sql.NullInt64
+		if err := w.tx.QueryRowContext(ctx, `SELECT closed_by FROM run_ends WHERE run_id = ?`, r.id).Scan(&cb); err == nil {
+			closedBy = cb.Int64
+			return r.event(w, "finished-after-abandoned", cb.Int64, fmt.Sprintf("ended %s (exit %d) after run %d had closed it as abandoned", outcome, exitCode, cb.Int64))
+		}
 		if obsErr != nil {
 			if err := r.event(w, "audit-error", 0, fmt.Sprintf("%d events not recorded; first: %v", n, obsErr)); err != nil {
 				return err
 			}
 		}
-		_, err := w.insert("run_ends", []string{"run_id", "finished_at", "outcome", "exit_code", "succeeded", "failed", "skipped"},
-			r.id, timestamp(r.s.now()), outcome, exitCode, r.counts.succeeded, r.counts.failed, r.counts.skipped)
+		var err error
+		rc, err = w.insertEnd(r.id, timestamp(r.s.now()), outcome, exitCode, r.counts.succeeded, r.counts.failed, r.counts.skipped, nil)
 		return err
 	})
 	if err != nil {
 		return "", err
 	}
 	r.finished = true
-	if obsErr != nil {
-		return head, fmt.Errorf("%w: %d events of run %d not recorded; first: %v", ErrIncomplete, n, r.id, obsErr)
+	if closedBy != 0 {
+		return "", fmt.Errorf("audit: run %d had already been closed as abandoned by run %d (which took over the target); its real end is noted on it", r.id, closedBy)
 	}
-	return head, nil
+	var errs []error
+	if obsErr != nil {
+		errs = append(errs, fmt.Errorf("%w: %d events of run %d not recorded; first: %v", ErrIncomplete, n, r.id, obsErr))
+	}
+	if err := r.s.appendReceipts(rc); err != nil {
+		errs = append(errs, err)
+	}
+	return rc.Head, errors.Join(errs...)
+}
+
+// Signed reports whether the run's receipt is signed (the store has a
+// signer), and the key's ID.
+func (r *Run) Signed() (bool, string) {
+	r.s.wmu.Lock()
+	defer r.s.wmu.Unlock()
+	if r.s.signer == nil {
+		return false, ""
+	}
+	return true, r.s.signer.ID()
+}
+
+// AbandonRuns closes earlier runs that never finished (killed long ago;
+// IncompleteRuns lists them) once this run has taken over their target's
+// lock: each is linked to this run ("resumes", as MarkResumes) and given an
+// end with outcome "abandoned", exit code -1, its changes counted by their
+// latest status and closed_by this run, in one transaction. Later runs no
+// longer list them. A run that has an end already is left alone; the ids
+// closed are returned.
+func (r *Run) AbandonRuns(ctx context.Context, ids []int64) ([]int64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var closed []int64
+	var rcs []Receipt
+	_, err := r.writeLocked(ctx, func(w *writer) error {
+		closed, rcs = closed[:0], rcs[:0]
+		for _, id := range ids {
+			if id == r.id || id <= 0 {
+				return fmt.Errorf("audit: run %d cannot abandon run %d", r.id, id)
+			}
+			var runs, ends int
+			if err := w.tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM runs WHERE id = ?1), (SELECT count(*) FROM run_ends WHERE run_id = ?1)`, id).Scan(&runs, &ends); err != nil {
+				return fmt.Errorf("audit: abandon run %d: %v", id, err)
+			}
+			if runs == 0 {
+				return fmt.Errorf("audit: run %d cannot abandon run %d: no such run", r.id, id)
+			}
+			if ends > 0 {
+				continue
+			}
+			counts := map[string]int{}
+			rows, err := w.tx.QueryContext(ctx, `SELECT status, count(*) FROM change_events e
+				WHERE e.run_id = ?1 AND e.seq = (SELECT max(seq) FROM change_events x WHERE x.run_id = ?1 AND x.change_id = e.change_id)
+				GROUP BY status`, id)
+			if err != nil {
+				return fmt.Errorf("audit: abandon run %d: %v", id, err)
+			}
+			for rows.Next() {
+				var st string
+				var n int
+				if err := rows.Scan(&st, &n); err != nil {
+					rows.Close()
+					return fmt.Errorf("audit: abandon run %d: %v", id, err)
+				}
+				counts[st] = n
+			}
+			rows.Close()
+			now := timestamp(r.s.now())
+			if err := r.event(w, "resumes", id, fmt.Sprintf("resumes run %d and closes it as abandoned (it never finished)", id)); err != nil {
+				return err
+			}
+			rc, err := w.insertEnd(id, now, "abandoned", -1, counts["succeeded"], counts["failed"], counts["skipped"], r.id)
+			if err != nil {
+				return err
+			}
+			closed, rcs = append(closed, id), append(rcs, rc)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return closed, r.s.appendReceipts(rcs...)
 }
 
 // planSecrets lists the secret values a plan holds in memory.

@@ -37,6 +37,9 @@ type Store struct {
 	// before AcquireTargetLock reclaims it (default DefaultLockStaleAfter).
 	LockStaleAfter time.Duration
 
+	signer   *Key     // signs every run end's receipt (SetSigner)
+	receipts *os.File // every run end's receipt is appended here (SetReceiptFile)
+
 	now      func() time.Time
 	hostname string
 	pid      int
@@ -145,6 +148,10 @@ func (s *Store) Close() error {
 	}
 	s.stmts = map[string]*sql.Stmt{}
 	s.wmu.Unlock()
+	if s.receipts != nil {
+		errs = append(errs, s.receipts.Close())
+		s.receipts = nil
+	}
 	errs = append(errs, s.w.Close())
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("audit: close %s: %v", s.path, err)

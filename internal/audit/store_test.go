@@ -95,7 +95,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 	if !errors.As(err, &se) {
 		t.Fatalf("Open error %T is not a *SchemaError", err)
 	}
-	want := &SchemaError{Path: path, Version: 99, Known: SchemaVersion(), Newest: fmt.Sprintf("%04d_locks_and_indexes.sql", SchemaVersion())}
+	want := &SchemaError{Path: path, Version: 99, Known: SchemaVersion(), Newest: fmt.Sprintf("%04d_receipt_signatures_and_abandoned_runs.sql", SchemaVersion())}
 	if diff := cmp.Diff(want, se); diff != "" {
 		t.Errorf("SchemaError mismatch (-want +got):\n%s", diff)
 	}
@@ -187,6 +187,32 @@ func TestUpgradeFromEveryOlderVersion(t *testing.T) {
 				res, err = s.Verify(ctx, head)
 				if err != nil || !res.OK || res.Runs != 2 {
 					t.Fatalf("Verify after a new run = %+v, %v; want intact, 2 runs", res, err)
+				}
+				// Version 3: signed receipts and abandoned runs.
+				key, err := GenerateKey(filepath.Join(t.TempDir(), "k"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.SetSigner(key); err != nil {
+					t.Fatal(err)
+				}
+				killed, err := s.BeginRun(ctx, RunInfo{Command: "apply", Target: Endpoint{ClusterID: "dst-id"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				closer, err := s.BeginRun(ctx, RunInfo{Command: "apply", Target: Endpoint{ClusterID: "dst-id"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, err := closer.AbandonRuns(ctx, []int64{killed.ID()}); err != nil || len(got) != 1 {
+					t.Fatalf("AbandonRuns on upgraded database = %v, %v", got, err)
+				}
+				if _, err := closer.Finish(ctx, "succeeded", 0); err != nil {
+					t.Fatal(err)
+				}
+				res, err = s.VerifyWith(ctx, VerifyOptions{Anchor: runs[0].Head, Key: key})
+				if err != nil || !res.OK || res.Signed != 2 {
+					t.Fatalf("VerifyWith key after upgrade = %+v, %v; want intact, 2 signed receipts (the abandoned run's end and the closer's)", res, err)
 				}
 			})
 		}

@@ -267,7 +267,7 @@ func rehash(t *testing.T, db *sql.DB, table string, seq int64) {
 }
 
 // chainTables lists every hash-chained table.
-var chainTables = []string{"runs", "run_ends", "run_events", "run_endpoints", "snapshots", "plans", "changes", "change_events", "rpcs", "rpc_results", "verdicts", "blockers", "findings"}
+var chainTables = []string{"runs", "run_ends", "receipt_signatures", "run_events", "run_endpoints", "snapshots", "plans", "changes", "change_events", "rpcs", "rpc_results", "verdicts", "blockers", "findings"}
 
 // hashAt returns the stored hash of the row at chain position seq.
 func hashAt(t *testing.T, db *sql.DB, seq int64) string {

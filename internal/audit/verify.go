@@ -25,7 +25,35 @@ type VerifyResult struct {
 	AnchorSeq   int64  `json:"anchor_seq,omitempty"`
 	// RowsAfterAnchor counts rows appended after the anchor.
 	RowsAfterAnchor int64 `json:"rows_after_anchor,omitempty"`
+	// Signed counts the signed receipts in the chain, SignedBy the keys
+	// that signed them.
+	Signed   int64    `json:"signed"`
+	SignedBy []string `json:"signed_by,omitempty"`
+	// KeyID is the key the signatures were checked with ("" when no key
+	// was given: signatures are then counted, not checked).
+	KeyID string `json:"key_id,omitempty"`
+	// RowsAfterSigned counts rows after the last signed receipt (a run in
+	// progress or killed): a signature does not cover them yet.
+	RowsAfterSigned int64 `json:"rows_after_signed,omitempty"`
+	// Receipts counts the receipts from a receipt file found in the chain.
+	Receipts int `json:"receipts,omitempty"`
 }
+
+// VerifyOptions are what VerifyWith checks beyond the chain itself.
+type VerifyOptions struct {
+	// Anchor is a receipt (a run end's hash) the intact chain must hold.
+	Anchor string
+	// Key (public or private) checks every receipt signature, and requires
+	// every run end from the first signed one on to be signed.
+	Key *Key
+	// Receipts (ReadReceipts) must each be a run end of the intact chain,
+	// at its position and of its run; signed ones must verify with Key.
+	Receipts []Receipt
+}
+
+// ErrWrongKey is returned (wrapped) by VerifyWith when the database holds
+// signed receipts but none by the given key.
+var ErrWrongKey = errors.New("audit: wrong audit key")
 
 // Break describes the first broken link of the chain.
 type Break struct {
@@ -109,7 +137,31 @@ func (c *cursor) next() error {
 // The returned error is for failures to read the database; a broken chain
 // is reported in VerifyResult (OK false), not as an error.
 func (s *Store) Verify(ctx context.Context, anchor string) (VerifyResult, error) {
+	return s.VerifyWith(ctx, VerifyOptions{Anchor: anchor})
+}
+
+// endRow is a run_ends row met while verifying.
+type endRow struct {
+	seq, runID int64
+	hash       string
+}
+
+// sigRow is a receipt_signatures row met while verifying.
+type sigRow struct {
+	seq, runID, signedSeq     int64
+	signedHash, keyID, sigB64 string
+}
+
+// VerifyWith is Verify with signatures and receipts checked too (see
+// VerifyOptions). Without a key, a full recompute of the chain (every hash
+// rewritten) verifies: only a signature, or a receipt kept elsewhere, can
+// tell. With one, a recomputed chain no longer matches the signatures, and
+// a removed signature leaves a run end unsigned after signed ones.
+func (s *Store) VerifyWith(ctx context.Context, opts VerifyOptions) (VerifyResult, error) {
+	anchor := opts.Anchor
 	res := VerifyResult{Anchor: strings.ToLower(strings.TrimSpace(anchor))}
+	var ends []endRow
+	var sigs []sigRow
 	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return res, fmt.Errorf("audit: %s: verify: %v", s.path, err)
@@ -173,6 +225,13 @@ func (s *Store) Verify(ctx context.Context, anchor string) (VerifyResult, error)
 		if res.Broken != nil {
 			break
 		}
+		switch c.table {
+		case "run_ends":
+			ends = append(ends, endRow{seq: c.seq, runID: c.runID, hash: c.hash})
+		case "receipt_signatures":
+			sigs = append(sigs, sigRow{seq: c.seq, runID: c.runID, signedSeq: colInt(c, "signed_seq"),
+				signedHash: colStr(c, "signed_hash"), keyID: colStr(c, "key_id"), sigB64: colStr(c, "signature")})
+		}
 		res.Rows++
 		lastSeq = c.seq
 		prev = c.hash
@@ -196,6 +255,11 @@ func (s *Store) Verify(ctx context.Context, anchor string) (VerifyResult, error)
 		case hs != res.HeadSeq || (hh != res.Head && !(hh == "" && hs == 0)):
 			res.Broken = &Break{Seq: res.HeadSeq + 1, Reason: fmt.Sprintf(
 				"the chain head record says position %d (%s) but the last row is at %d: the newest rows were deleted or the record edited", hs, short(hh), res.HeadSeq)}
+		}
+	}
+	if res.Broken == nil {
+		if err := checkSignatures(&res, ends, sigs, opts); err != nil {
+			return res, fmt.Errorf("audit: %s: %w", s.path, err)
 		}
 	}
 	if res.AnchorFound {
@@ -258,4 +322,111 @@ func short(h string) string {
 		return "empty"
 	}
 	return h
+}
+
+// checkSignatures checks the chain's receipt signatures and opts.Receipts
+// against the intact chain's run ends, setting res.Broken at the first
+// problem. It returns an error wrapping ErrWrongKey when signatures exist
+// but none is by opts.Key.
+func checkSignatures(res *VerifyResult, ends []endRow, sigs []sigRow, opts VerifyOptions) error {
+	endAt := make(map[int64]endRow, len(ends))
+	for _, e := range ends {
+		endAt[e.seq] = e
+	}
+	signed := map[int64]sigRow{}
+	keys := map[string]bool{}
+	for _, g := range sigs {
+		if e, ok := endAt[g.signedSeq]; !ok || e.hash != g.signedHash || e.runID != g.runID {
+			res.Broken = &Break{Seq: g.seq, Table: "receipt_signatures", RunID: g.runID,
+				Reason: fmt.Sprintf("the signature is of a run end (position %d, %s) that is not in the chain", g.signedSeq, short(g.signedHash))}
+			return nil
+		}
+		signed[g.signedSeq] = g
+		keys[g.keyID] = true
+	}
+	res.Signed = int64(len(sigs))
+	for k := range keys {
+		res.SignedBy = append(res.SignedBy, k)
+	}
+	sort.Strings(res.SignedBy)
+	if len(sigs) > 0 {
+		res.RowsAfterSigned = res.HeadSeq - sigs[len(sigs)-1].seq
+	}
+	if k := opts.Key; k != nil {
+		res.KeyID = k.ID()
+		if len(sigs) == 0 {
+			res.Broken = &Break{Seq: res.HeadSeq, Reason: "no run end in the database is signed, yet a key was given: the signatures were removed (and the chain recomputed), or no run wrote with --audit-key"}
+			return nil
+		}
+		if !keys[res.KeyID] {
+			return fmt.Errorf("%w: the %d signed receipts in the database are signed by key %s, not by key %s (%s): give the key the runs used, or the signatures were replaced",
+				ErrWrongKey, len(sigs), strings.Join(res.SignedBy, ", "), res.KeyID, k.Path)
+		}
+		for _, g := range sigs {
+			switch {
+			case g.keyID != res.KeyID:
+				res.Broken = &Break{Seq: g.seq, Table: "receipt_signatures", RunID: g.runID,
+					Reason: fmt.Sprintf("run %d's receipt is signed by key %s, not by the given key %s", g.runID, g.keyID, res.KeyID)}
+			case !verifySignature(k.Public, g.runID, g.signedSeq, g.signedHash, g.sigB64):
+				res.Broken = &Break{Seq: g.seq, Table: "receipt_signatures", RunID: g.runID,
+					Reason: fmt.Sprintf("run %d's receipt signature does not verify with key %s: the chain was recomputed or the signature altered", g.runID, res.KeyID)}
+			}
+			if res.Broken != nil {
+				return nil
+			}
+		}
+		first := sigs[0].signedSeq
+		for _, g := range sigs {
+			first = min(first, g.signedSeq)
+		}
+		firstRun := endAt[first].runID
+		for _, e := range ends {
+			if e.seq > first {
+				if _, ok := signed[e.seq]; !ok {
+					res.Broken = &Break{Seq: e.seq, Table: "run_ends", RunID: e.runID,
+						Reason: fmt.Sprintf("run %d's end is not signed, though run %d's earlier end is: its signature was removed (and the chain recomputed), or it ran without --audit-key", e.runID, firstRun)}
+					return nil
+				}
+			}
+		}
+	}
+	for _, rc := range opts.Receipts {
+		e, ok := endAt[rc.Seq]
+		if !ok || e.hash != rc.Head || e.runID != rc.Run {
+			res.Broken = &Break{Seq: rc.Seq, RunID: rc.Run, Reason: fmt.Sprintf(
+				"receipt %s (run %d, position %d, %s) is not in the chain: rows up to it were deleted or rewritten, or it is from another database", rc.Where, rc.Run, rc.Seq, short(rc.Head))}
+			return nil
+		}
+		if k := opts.Key; k != nil && rc.Signature != "" && rc.KeyID == k.ID() && !verifySignature(k.Public, rc.Run, rc.Seq, rc.Head, rc.Signature) {
+			res.Broken = &Break{Seq: rc.Seq, RunID: rc.Run, Reason: fmt.Sprintf("receipt %s: its signature does not verify with key %s", rc.Where, k.ID())}
+			return nil
+		}
+		res.Receipts++
+	}
+	return nil
+}
+
+// colStr and colInt read a column of the cursor's current row by name.
+func colStr(c *cursor, name string) string {
+	for i, n := range c.cols {
+		if n == name {
+			switch v := c.vals[i].(type) {
+			case string:
+				return v
+			case []byte:
+				return string(v)
+			}
+		}
+	}
+	return ""
+}
+
+func colInt(c *cursor, name string) int64 {
+	for i, n := range c.cols {
+		if n == name {
+			v, _ := c.vals[i].(int64)
+			return v
+		}
+	}
+	return 0
 }
