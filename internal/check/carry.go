@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -42,7 +43,7 @@ func checkUncarried(c *run) {
 			withID = append(withID, t.Name)
 		}
 		for _, cf := range t.Configs {
-			if cf.Key == "remote.storage.enable" && strings.EqualFold(strings.TrimSpace(cf.Value), "true") {
+			if cf.Key == "remote.storage.enable" && catalogue.EqualValues(catalogue.ScopeTopic, cf.Key, cf.Value, "true") {
 				id := t.ID
 				if id == "" {
 					id = "none"

@@ -260,6 +260,7 @@ var cases = []struct {
 	{"topics being deleted are not recreated", "CARRY-TOPIC-ID", Options{}, func(s *snapshot.Snapshot) { s.PendingDeletes = []string{"orders"} }, 0, "", "", ""},
 	{"internal topics are not recreated", "CARRY-TOPIC-ID", Options{}, func(s *snapshot.Snapshot) { s.Topics[0].Name = "__consumer_offsets" }, 0, "", "", ""},
 	{"tiered topic", "CARRY-TIERED-STORAGE", Options{}, func(s *snapshot.Snapshot) { topicConfig(s, "remote.storage.enable", "true") }, 1, "error", "topic:orders", "Wm4s3qv8RHSv0DVk2nJtYA"},
+	{"tiered topic, BOOLEAN in capitals", "CARRY-TIERED-STORAGE", Options{}, func(s *snapshot.Snapshot) { topicConfig(s, "remote.storage.enable", "TRUE") }, 1, "error", "topic:orders", ""},
 	{"tiering off", "CARRY-TIERED-STORAGE", Options{}, func(s *snapshot.Snapshot) { topicConfig(s, "remote.storage.enable", "false") }, 0, "", "", ""},
 
 	{"cluster create", "ACL-CLUSTER-CREATE", Options{}, func(s *snapshot.Snapshot) {

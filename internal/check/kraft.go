@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -249,7 +250,7 @@ func valueChecks(c *run, res, key, value string) {
 			c.add("K4-LOG-SEGMENT-BYTES", res, fmt.Sprintf("log.segment.bytes=%d is below the Kafka 4 minimum of 1048576", n), "")
 		}
 	case strings.HasPrefix(key, "remote.log.manager.") && strings.HasSuffix(key, "thread.pool.size"):
-		if v == "-1" {
+		if catalogue.EqualValues(catalogue.ScopeBroker, key, v, "-1") {
 			c.add("K4-REMOTE-THREAD-POOL", res, key+"=-1 is invalid in Kafka 4", "")
 		}
 	}

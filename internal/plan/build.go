@@ -250,7 +250,7 @@ func (b *builder) topic(st *snapshot.Topic, tt *snapshot.Topic) error {
 		return nil
 	}
 	b.raised = raised // named on the change that carries them
-	if v, ok := lookup(configs, "remote.storage.enable"); ok && v == "true" {
+	if v, ok := lookup(configs, "remote.storage.enable"); ok && catalogue.EqualValues(catalogue.ScopeTopic, "remote.storage.enable", v, "true") {
 		b.block("tiered-storage-topic", KindTopic, st.Name,
 			"topic has remote.storage.enable=true; recreating it gives a new topic id, which orphans its remote log segments",
 			"migrate this topic with Kafka's own ZooKeeper-to-KRaft migration, which keeps topic ids", nil)

@@ -70,3 +70,14 @@ func TestCheckComparesByType(t *testing.T) {
 		}
 	}
 }
+
+// A BOOLEAN is true whatever its case: a tiered topic written "TRUE" is
+// still blocked.
+func TestTieredTopicBooleanCase(t *testing.T) {
+	src := &snapshot.Snapshot{Format: 1, Brokers: []snapshot.Broker{{ID: 1}},
+		Topics: []snapshot.Topic{{Name: "tiered", Partitions: parts([]int32{1}), Configs: cfg("remote.storage.enable", "TRUE")}}}
+	p := mustBuild(plan.Input{Source: src, Target: &snapshot.Snapshot{Format: 1, Brokers: []snapshot.Broker{{ID: 1}}}})
+	if len(p.Changes) != 0 || len(p.Blockers) != 1 || p.Blockers[0].ID != "tiered-storage-topic" {
+		t.Errorf("remote.storage.enable=TRUE: changes %+v, blockers %+v; want the topic blocked as tiered", p.Changes, p.Blockers)
+	}
+}
