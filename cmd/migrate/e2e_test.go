@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
@@ -178,6 +179,22 @@ func TestEndToEndRealKafka(t *testing.T) {
 	}
 	if code, _, errs = b.migrate(t, append([]string{"apply", "--yes"}, raise...)...); code != exitOK {
 		t.Fatalf("apply --raise-to-target-minimums: exit %d\n%s", code, errs)
+	}
+	// The audit trail names the adjustment: in the run's findings and plan.
+	code, out, errs = b.migrate(t, "audit", "log", "-o", "json", "--limit", "1", "--audit-db", b.auditDB)
+	var runs []audit.RunSummary
+	if err := json.Unmarshal([]byte(out), &runs); code != exitOK || err != nil || len(runs) != 1 || runs[0].Command != "apply" {
+		t.Fatalf("audit log: exit %d, %v, runs %+v\n%s", code, err, runs, errs)
+	}
+	code, out, errs = b.migrate(t, "audit", "export", fmt.Sprint(runs[0].ID), "-o", "json", "--audit-db", b.auditDB)
+	var exp audit.RunExport
+	if err := json.Unmarshal([]byte(out), &exp); code != exitOK || err != nil {
+		t.Fatalf("audit export: exit %d, %v\n%s", code, err, errs)
+	}
+	if !slices.ContainsFunc(exp.Findings, func(f snapshot.Finding) bool {
+		return f.ID == "config-raised-to-target-minimum" && f.Resource == "topic tiny-segments"
+	}) || exp.Plan == nil || !strings.Contains(string(exp.Plan.JSON), "segment.bytes raised from 524288 to 1048576") {
+		t.Errorf("the audit trail of the raise run does not name the adjustment: findings %+v", exp.Findings)
 	}
 	tiny := b.readTarget(t).Topic("tiny-segments")
 	if tiny == nil || snapshot.ConfigMap(tiny.Configs)["segment.bytes"] != "1048576" {
