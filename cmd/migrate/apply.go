@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -12,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
@@ -34,26 +36,20 @@ type applyFlags struct {
 	settle       time.Duration
 }
 
-func (f *applyFlags) register(fs *flag.FlagSet) {
+func (f *applyFlags) register(fs *pflag.FlagSet) {
 	f.planFlags.register(fs)
-	fs.StringVar(&f.planFile, "plan", "", "apply a plan saved by 'migrate plan --out', checked against the source given now (otherwise the plan is computed now from the plan flags)")
+	fs.StringVar(&f.planFile, "plan", "", "apply a plan `FILE` saved by 'migrate plan --out', checked against the source given now (otherwise the plan is computed now from the plan flags)")
 	fs.BoolVar(&f.yes, "yes", false, "do not ask for confirmation")
 	fs.BoolVar(&f.validateOnly, "validate-only", false, "dry run that changes nothing: send CreateTopics, CreatePartitions, IncrementalAlterConfigs and AlterClientQuotas with validate_only set; every other change (ACLs, SCRAM users, reassignments, --prune deletes) has no such mode and is reported as \"not validated: would send <RPC>\", never sent")
 	fs.BoolVar(&f.noPreflight, "no-preflight", false, "skip the validate-only request sent before each real request")
-	fs.IntVar(&f.batchSize, "batch-size", 500, "resources per request (at least 1)")
-	fs.IntVar(&f.maxInFlight, "max-in-flight", 4, "concurrent requests (at least 1)")
-	fs.Float64Var(&f.rate, "rate", 0, "at most this many resources per second (0 = unlimited; negative, NaN and Inf are refused)")
-	fs.BoolVar(&f.verbose, "v", false, "print every RPC with its broker and duration")
-	fs.DurationVar(&f.settle, "verify-timeout", 60*time.Second, "after applying, re-read the target until it shows every applied change (KRaft brokers learn of changes asynchronously), at most this long; changes it still does not show are named and the exit code is 3; 0 skips the check")
+	fs.IntVar(&f.batchSize, "batch-size", 500, "`N` resources per request (at least 1)")
+	fs.IntVar(&f.maxInFlight, "max-in-flight", 4, "`N` concurrent requests (at least 1)")
+	fs.Float64Var(&f.rate, "rate", 0, "at most `N` resources per second (0 = unlimited; negative, NaN and Inf are refused)")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "print every RPC with its broker and duration")
+	fs.DurationVar(&f.settle, "verify-timeout", 60*time.Second, "after applying, re-read the target until it shows every applied change (KRaft brokers learn of changes asynchronously), at most this `DURATION`; changes it still does not show are named and the exit code is 3; 0 skips the check")
 }
 
-func runApply(ctx context.Context, e *env) int {
-	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	var f applyFlags
-	f.register(fs)
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, `Usage: migrate apply --plan plan.json (--zookeeper ... | --snapshot FILE) --bootstrap-server ... [flags]
+const applyUsage = `Usage: migrate apply --plan plan.json (--zookeeper ... | --snapshot FILE) --bootstrap-server ... [flags]
        migrate apply (--zookeeper ... | --snapshot FILE) --bootstrap-server ... [plan flags]
 
 Apply a plan through the admin protocol: batched, validated server-side
@@ -76,13 +72,20 @@ change (--verify-timeout).
 Exit codes: 0 success or nothing to do, 1 error (nothing changed), 3 some
 resources failed, or the target did not show every applied change within
 --verify-timeout (they are named).
+`
 
-`)
-		fs.PrintDefaults()
-		fmt.Fprint(e.stderr, keyHelp())
-	}
-	if err := fs.Parse(e.args); err != nil {
-		return parseExit(err)
+func (c *cli) newApplyCmd() *cobra.Command {
+	var f applyFlags
+	cmd := c.command("apply", "apply a plan through the admin protocol (batched, validated, resumable, audited)", applyUsage,
+		func(ctx context.Context, e *env, args []string) int { return runApply(ctx, e, &f, args) })
+	f.register(cmd.Flags())
+	cmd.Annotations = map[string]string{"footer": keyHelp()}
+	return cmd
+}
+
+func runApply(ctx context.Context, e *env, f *applyFlags, args []string) int {
+	if len(args) > 0 {
+		return fail(e, "apply", fmt.Errorf("unexpected argument %q", args[0]))
 	}
 	if err := f.checkNumbers(); err != nil {
 		return fail(e, "apply", err)

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/audit"
 )
@@ -29,40 +31,34 @@ its transitions and every admin RPC, hash-chained against tampering.
                                                          check the hash chain, signatures, receipts
   migrate audit keygen  --out FILE                       make an ed25519 key to sign receipts
 
+On a terminal, plain 'migrate audit [--audit-db PATH]' browses the runs.
+
 Common flags: --audit-db PATH (default %s), -o text|json.
 Exit codes: 0 ok; 1 error (no database, no such run, wrong key); 3 verify
 found a broken link, a bad or missing signature, or a receipt or anchor that
 is not in the intact chain.
 `
 
-// runAudit is `migrate audit`.
-func runAudit(ctx context.Context, e *env) int {
-	if e.tty && (len(e.args) == 0 || e.args[0] == "--audit-db" || strings.HasPrefix(e.args[0], "--audit-db=")) {
-		return auditBrowse(ctx, e) // on a terminal, plain `migrate audit` browses the history
+func (c *cli) newAuditCmd() *cobra.Command {
+	var db string
+	usage := fmt.Sprintf(auditUsage, audit.DefaultPath())
+	cmd := c.command("audit", "the audit trail: log, show, export, verify (tamper evidence), keygen", usage,
+		func(ctx context.Context, e *env, args []string) int { return runAudit(ctx, e, db, usage, args) })
+	cmd.Flags().StringVar(&db, "audit-db", "", "audit database `PATH` to browse (default "+audit.DefaultPath()+")")
+	cmd.Annotations = map[string]string{"subcommands-in-text": "yes"}
+	cmd.AddCommand(c.newAuditLogCmd(), c.newAuditShowCmd(), c.newAuditExportCmd(), c.newAuditVerifyCmd(), c.newAuditKeygenCmd())
+	return cmd
+}
+
+// runAudit is `migrate audit` without a subcommand.
+func runAudit(ctx context.Context, e *env, db, usage string, args []string) int {
+	if len(args) > 0 {
+		return fail(e, "audit", fmt.Errorf("unknown subcommand %q (log, show, export, verify, keygen)", args[0]))
 	}
-	if len(e.args) == 0 || e.args[0] == "-h" || e.args[0] == "--help" || e.args[0] == "help" {
-		fmt.Fprintf(e.stderr, auditUsage, audit.DefaultPath())
-		if len(e.args) == 0 {
-			return exitError
-		}
-		return exitOK
+	if e.tty {
+		return auditBrowse(ctx, e, db) // on a terminal, plain `migrate audit` browses the history
 	}
-	sub, rest := e.args[0], e.args[1:]
-	se := *e
-	se.args = rest
-	switch sub {
-	case "log":
-		return auditLog(ctx, &se)
-	case "show":
-		return auditShow(ctx, &se)
-	case "export":
-		return auditExport(ctx, &se)
-	case "verify":
-		return auditVerify(ctx, &se)
-	case "keygen":
-		return auditKeygen(&se)
-	}
-	fmt.Fprintf(e.stderr, "migrate audit: unknown subcommand %q (log, show, export, verify, keygen)\n", sub)
+	fmt.Fprint(e.stderr, usage)
 	return exitError
 }
 
@@ -72,37 +68,15 @@ type auditCmdFlags struct {
 	output string
 }
 
-func newAuditFlagSet(e *env, name, usage string, outputs ...string) (*flag.FlagSet, *auditCmdFlags) {
-	fs := flag.NewFlagSet("audit "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+// auditSub builds an audit subcommand with --audit-db and -o (outputs[0]
+// is the default); run gets the flags and the positional arguments.
+func (c *cli) auditSub(name, short, usage string, run func(ctx context.Context, e *env, f *auditCmdFlags, args []string) int, outputs ...string) (*cobra.Command, *pflag.FlagSet) {
 	f := &auditCmdFlags{}
-	fs.StringVar(&f.db, "audit-db", "", "audit database (default "+audit.DefaultPath()+")")
-	fs.StringVar(&f.output, "o", outputs[0], "output: "+strings.Join(outputs, "|"))
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, usage)
-		fs.PrintDefaults()
-	}
-	return fs, f
-}
-
-// parseInterleaved parses flags that may come before or after positional
-// arguments and returns the positionals.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
+	cmd := c.command(name, short, usage, func(ctx context.Context, e *env, args []string) int { return run(ctx, e, f, args) })
+	fs := cmd.Flags()
+	fs.StringVar(&f.db, "audit-db", "", "audit database `PATH` (default "+audit.DefaultPath()+")")
+	outputFlag(fs, &f.output, "output: "+strings.Join(outputs, "|"), outputs...)
+	return cmd, fs
 }
 
 func checkOutput(f *auditCmdFlags, allowed ...string) error {
@@ -151,13 +125,17 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func auditLog(ctx context.Context, e *env) int {
-	fs, f := newAuditFlagSet(e, "log", "Usage: migrate audit log [--limit N] [--audit-db PATH] [-o text|json]\n\nList runs, newest first.\n\n", "text", "json")
-	limit := fs.Int("limit", 50, "show at most N runs (0: all)")
-	pos, err := parseInterleaved(fs, e.args)
-	if err != nil {
-		return exitError
-	}
+func (c *cli) newAuditLogCmd() *cobra.Command {
+	var limit int
+	cmd, fs := c.auditSub("log", "runs, newest first", "Usage: migrate audit log [--limit N] [--audit-db PATH] [-o text|json]\n\nList runs, newest first.\n",
+		func(ctx context.Context, e *env, f *auditCmdFlags, pos []string) int {
+			return auditLog(ctx, e, f, limit, pos)
+		}, "text", "json")
+	fs.IntVar(&limit, "limit", 50, "show at most `N` runs (0: all)")
+	return cmd
+}
+
+func auditLog(ctx context.Context, e *env, f *auditCmdFlags, limit int, pos []string) int {
 	if len(pos) > 0 {
 		return fail(e, "audit log", fmt.Errorf("unexpected argument %q", pos[0]))
 	}
@@ -169,7 +147,7 @@ func auditLog(ctx context.Context, e *env) int {
 		return fail(e, "audit log", err)
 	}
 	defer s.Close()
-	runs, err := s.Runs(ctx, *limit)
+	runs, err := s.Runs(ctx, limit)
 	if err != nil {
 		return fail(e, "audit log", err)
 	}
@@ -206,14 +184,18 @@ func auditLog(ctx context.Context, e *env) int {
 	return exitOK
 }
 
-func auditShow(ctx context.Context, e *env) int {
-	fs, f := newAuditFlagSet(e, "show", "Usage: migrate audit show RUN [--kind K] [--status S] [--audit-db PATH] [-o text|json]\n\nShow a run: its changes with their latest status and every RPC.\n\n", "text", "json")
-	kind := fs.String("kind", "", "only changes of this kind (topic, partitions, reassignment, topic-config, broker-config, quota, acl, scram-user)")
-	status := fs.String("status", "", "only changes whose latest status is this (planned, sent, validated, succeeded, failed, skipped)")
-	pos, err := parseInterleaved(fs, e.args)
-	if err != nil {
-		return exitError
-	}
+func (c *cli) newAuditShowCmd() *cobra.Command {
+	var kind, status string
+	cmd, fs := c.auditSub("show", "a run's changes and RPCs", "Usage: migrate audit show RUN [--kind K] [--status S] [--audit-db PATH] [-o text|json]\n\nShow a run: its changes with their latest status and every RPC.\n",
+		func(ctx context.Context, e *env, f *auditCmdFlags, pos []string) int {
+			return auditShow(ctx, e, f, kind, status, pos)
+		}, "text", "json")
+	fs.StringVar(&kind, "kind", "", "only changes of this `KIND` (topic, partitions, reassignment, topic-config, broker-config, quota, acl, scram-user)")
+	fs.StringVar(&status, "status", "", "only changes whose latest status is this `STATUS` (planned, sent, validated, succeeded, failed, skipped)")
+	return cmd
+}
+
+func auditShow(ctx context.Context, e *env, f *auditCmdFlags, kind, status string, pos []string) int {
 	id, err := parseRunID(pos, "show")
 	if err != nil {
 		return fail(e, "audit show", err)
@@ -221,10 +203,10 @@ func auditShow(ctx context.Context, e *env) int {
 	if err := checkOutput(f, "text", "json"); err != nil {
 		return fail(e, "audit show", err)
 	}
-	switch *status {
+	switch status {
 	case "", "planned", "sent", "validated", "succeeded", "failed", "skipped":
 	default:
-		return fail(e, "audit show", fmt.Errorf("--status %q: want planned, sent, validated, succeeded, failed or skipped", *status))
+		return fail(e, "audit show", fmt.Errorf("--status %q: want planned, sent, validated, succeeded, failed or skipped", status))
 	}
 	s, err := openAuditDB(ctx, f)
 	if err != nil {
@@ -235,7 +217,7 @@ func auditShow(ctx context.Context, e *env) int {
 	if err != nil {
 		return fail(e, "audit show", err)
 	}
-	changes, err := s.Changes(ctx, id, audit.ChangeFilter{Kind: *kind, Status: *status})
+	changes, err := s.Changes(ctx, id, audit.ChangeFilter{Kind: kind, Status: status})
 	if err != nil {
 		return fail(e, "audit show", err)
 	}
@@ -262,8 +244,8 @@ func auditShow(ctx context.Context, e *env) int {
 	w := e.stdout
 	printRunHeader(w, run)
 	filter := ""
-	if *kind != "" || *status != "" {
-		filter = " matching" + strings.TrimRight(fmt.Sprintf(" kind=%s status=%s", orAny(*kind), orAny(*status)), " ")
+	if kind != "" || status != "" {
+		filter = " matching" + strings.TrimRight(fmt.Sprintf(" kind=%s status=%s", orAny(kind), orAny(status)), " ")
 	}
 	fmt.Fprintf(w, "\nChanges%s (%d):\n", filter, len(changes))
 	if len(changes) > 0 {
@@ -355,19 +337,18 @@ func changeDetail(c audit.ChangeRecord) string {
 	return strings.Join(parts, ": ")
 }
 
-func auditExport(ctx context.Context, e *env) int {
-	fs, f := newAuditFlagSet(e, "export", `Usage: migrate audit export RUN -o json|csv [--audit-db PATH]
+func (c *cli) newAuditExportCmd() *cobra.Command {
+	cmd, _ := c.auditSub("export", "everything about a run", `Usage: migrate audit export RUN -o json|csv [--audit-db PATH]
 
 Export everything recorded about a run. JSON holds the run, snapshot digests,
 the plan (secrets by reference only), changes with every transition, RPCs,
 blockers, findings and run events. CSV is the run's journal in chain order:
 one line per planned change, change transition and RPC.
+`, auditExport, "json", "csv")
+	return cmd
+}
 
-`, "json", "csv")
-	pos, err := parseInterleaved(fs, e.args)
-	if err != nil {
-		return exitError
-	}
+func auditExport(ctx context.Context, e *env, f *auditCmdFlags, pos []string) int {
 	id, err := parseRunID(pos, "export")
 	if err != nil {
 		return fail(e, "audit export", err)
@@ -447,8 +428,17 @@ func writeJournalCSV(w io.Writer, x *audit.RunExport) error {
 	return cw.Error()
 }
 
-func auditVerify(ctx context.Context, e *env) int {
-	fs, f := newAuditFlagSet(e, "verify", `Usage: migrate audit verify [--anchor HASH] [--audit-key FILE] [--receipt-file FILE] [--audit-db PATH] [-o text|json]
+// auditVerifyFlags are the flags of `migrate audit verify` besides
+// --audit-db and -o.
+type auditVerifyFlags struct {
+	anchor      string
+	keyFile     string
+	receiptFile string
+}
+
+func (c *cli) newAuditVerifyCmd() *cobra.Command {
+	var v auditVerifyFlags
+	cmd, fs := c.auditSub("verify", "check the hash chain, signatures, receipts", `Usage: migrate audit verify [--anchor HASH] [--audit-key FILE] [--receipt-file FILE] [--audit-db PATH] [-o text|json]
 
 Recompute the hash chain over every audited row and report the first broken
 link: an edited row, deleted or reordered rows, or a chain head that does not
@@ -467,15 +457,17 @@ is caught only with what the database does not hold:
 
 Exit 0 intact, 3 broken (or a signature, receipt or anchor fails), 1 error
 (including a key that signed none of the receipts: the wrong key).
+`, func(ctx context.Context, e *env, f *auditCmdFlags, pos []string) int {
+		return auditVerify(ctx, e, f, &v, pos)
+	}, "text", "json")
+	fs.StringVar(&v.anchor, "anchor", "", "a receipt (chain head `HASH`) the chain must still contain")
+	fs.StringVar(&v.keyFile, "audit-key", "", "ed25519 key `FILE` (public or private, PEM) the receipts were signed with")
+	fs.StringVar(&v.receiptFile, "receipt-file", "", "receipt `FILE` (JSON lines from --receipt-file) whose receipts the chain must hold")
+	return cmd
+}
 
-`, "text", "json")
-	anchor := fs.String("anchor", "", "a receipt (chain head hash) the chain must still contain")
-	keyFile := fs.String("audit-key", "", "ed25519 key FILE (public or private, PEM) the receipts were signed with")
-	receiptFile := fs.String("receipt-file", "", "receipt FILE (JSON lines from --receipt-file) whose receipts the chain must hold")
-	pos, err := parseInterleaved(fs, e.args)
-	if err != nil {
-		return exitError
-	}
+func auditVerify(ctx context.Context, e *env, f *auditCmdFlags, v *auditVerifyFlags, pos []string) int {
+	anchor, keyFile, receiptFile := &v.anchor, &v.keyFile, &v.receiptFile
 	if len(pos) > 0 {
 		return fail(e, "audit verify", fmt.Errorf("unexpected argument %q", pos[0]))
 	}
@@ -483,6 +475,7 @@ Exit 0 intact, 3 broken (or a signature, receipt or anchor fails), 1 error
 		return fail(e, "audit verify", err)
 	}
 	opts := audit.VerifyOptions{Anchor: *anchor}
+	var err error
 	if *keyFile != "" {
 		if opts.Key, err = audit.LoadKey(*keyFile); err != nil {
 			return fail(e, "audit verify", fmt.Errorf("--audit-key: %v", err))
@@ -544,12 +537,7 @@ Exit 0 intact, 3 broken (or a signature, receipt or anchor fails), 1 error
 	return code
 }
 
-func auditKeygen(e *env) int {
-	fs := flag.NewFlagSet("audit keygen", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	out := fs.String("out", "", "write the private key to FILE (mode 0600) and the public key to FILE.pub")
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, `Usage: migrate audit keygen --out FILE
+const auditKeygenUsage = `Usage: migrate audit keygen --out FILE
 
 Make an ed25519 key pair to sign audit receipts: FILE is the private key
 (PKCS #8 PEM, mode 0600; give it to plan, apply and check with --audit-key
@@ -559,15 +547,20 @@ audit database when you can: whoever holds it can re-sign a rewritten chain.
 openssl makes the same files: openssl genpkey -algorithm ed25519 -out FILE;
 openssl pkey -in FILE -pubout -out FILE.pub. Existing files are not
 overwritten.
+`
 
-`)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(e.args); err != nil {
-		return parseExit(err)
-	}
-	if *out == "" || fs.NArg() > 0 {
-		fs.Usage()
+func (c *cli) newAuditKeygenCmd() *cobra.Command {
+	var out string
+	cmd := c.command("keygen", "make an ed25519 key to sign receipts", auditKeygenUsage,
+		func(_ context.Context, e *env, args []string) int { return auditKeygen(e, out, args) })
+	cmd.Flags().StringVar(&out, "out", "", "write the private key to `FILE` (mode 0600) and the public key to FILE.pub")
+	return cmd
+}
+
+func auditKeygen(e *env, outFile string, args []string) int {
+	out := &outFile
+	if *out == "" || len(args) > 0 {
+		fmt.Fprint(e.stderr, auditKeygenUsage)
 		return exitError
 	}
 	k, err := audit.GenerateKey(*out)

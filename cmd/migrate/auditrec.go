@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/user"
+
+	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/audit"
@@ -20,11 +21,11 @@ type auditFlags struct {
 	receipts string // --receipt-file: every receipt is appended here
 }
 
-func (f *auditFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.path, "audit-db", "", "audit database (default "+audit.DefaultPath()+")")
+func (f *auditFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.path, "audit-db", "", "audit database `PATH` (default "+audit.DefaultPath()+")")
 	fs.BoolVar(&f.off, "no-audit", false, "do not record this run in the audit trail (an explicit choice)")
-	fs.StringVar(&f.key, "audit-key", "", "ed25519 private key FILE (PEM, from 'migrate audit keygen') that signs this run's receipt; the database never holds it")
-	fs.StringVar(&f.receipts, "receipt-file", "", "append this run's receipt (run, chain head, signature, time) as a JSON line to FILE, to keep elsewhere")
+	fs.StringVar(&f.key, "audit-key", "", "ed25519 private key `FILE` (PEM, from 'migrate audit keygen') that signs this run's receipt; the database never holds it")
+	fs.StringVar(&f.receipts, "receipt-file", "", "append this run's receipt (run, chain head, signature, time) as a JSON line to `FILE`, to keep elsewhere")
 }
 
 // recorder records one run; a nil or failed recorder does nothing, so

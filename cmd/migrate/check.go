@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/check"
 	"github.com/zkmigrate/zkmigrate/internal/policy"
@@ -24,19 +26,19 @@ type checkFlags struct {
 	audit      auditFlags
 }
 
-func (f *checkFlags) register(fs *flag.FlagSet) {
+func (f *checkFlags) register(fs *pflag.FlagSet) {
 	f.source.register(fs)
 	// An audit reads everything: partition state, old /consumers groups.
 	f.source.full = true
 	if fl := fs.Lookup("full"); fl != nil {
 		fl.DefValue = "true"
 	}
-	fs.StringVar(&f.policyFile, "policy", "", "TopicActionPolicy file (YAML): report existing topics that violate it")
-	fs.StringVar(&f.scramCreds, "scram-credentials", "", "JSON list of {user, mechanism, password, iterations}, as plan takes it: users whose passwords are given are not reported as lost")
-	fs.StringVar(&f.target, "target-version", check.DefaultTargetVersion, "Kafka version the cluster moves to (4.0, 4.1, ...); version-dependent checks follow it")
-	fs.StringVar(&f.output, "o", "text", "output: text, json or markdown (for a change ticket)")
-	fs.StringVar(&f.failOn, "fail-on", check.SeverityError, "exit 3 when a finding at or above this severity exists: error, warning, info or none")
-	fs.IntVar(&f.limit, "max-per-check", 20, "text and markdown: list at most this many findings per check id (0: all); json lists all")
+	fs.StringVar(&f.policyFile, "policy", "", "TopicActionPolicy `FILE` (YAML): report existing topics that violate it")
+	fs.StringVar(&f.scramCreds, "scram-credentials", "", "`FILE`: a JSON list of {user, mechanism, password, iterations}, as plan takes it: users whose passwords are given are not reported as lost")
+	fs.StringVar(&f.target, "target-version", check.DefaultTargetVersion, "Kafka `VERSION` the cluster moves to (4.0, 4.1, ...); version-dependent checks follow it")
+	outputFlag(fs, &f.output, "output: text, json or markdown (for a change ticket)", "text", "json", "markdown")
+	fs.StringVar(&f.failOn, "fail-on", check.SeverityError, "exit 3 when a finding at or above this `SEVERITY` exists: error, warning, info or none")
+	fs.IntVar(&f.limit, "max-per-check", 20, "text and markdown: list at most `N` findings per check id (0: all); json lists all")
 	fs.BoolVar(&f.catalogue, "catalogue", false, "print the catalogue of checks (ids, severities, fixes) and exit")
 	f.audit.register(fs)
 }
@@ -59,20 +61,17 @@ Exit codes: 0 no finding at or above --fail-on, 3 findings at or above it,
 
 `
 
-func runCheck(ctx context.Context, e *env) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+func (c *cli) newCheckCmd() *cobra.Command {
 	var f checkFlags
-	f.register(fs)
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, checkUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(e.args); err != nil {
-		return parseExit(err)
-	}
-	if fs.NArg() > 0 {
-		return fail(e, "check", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	cmd := c.command("check", "pre-upgrade audit: what breaks on KRaft/Kafka 4, what cannot move, ACL hygiene, policy", checkUsage,
+		func(ctx context.Context, e *env, args []string) int { return runCheck(ctx, e, &f, args) })
+	f.register(cmd.Flags())
+	return cmd
+}
+
+func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
+	if len(args) > 0 {
+		return fail(e, "check", fmt.Errorf("unexpected argument %q", args[0]))
 	}
 	switch f.output {
 	case "text", "json", "markdown":

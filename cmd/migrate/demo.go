@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
@@ -34,28 +35,41 @@ var (
 	demoScram []byte
 )
 
-func runDemo(ctx context.Context, e *env) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	noTUI := fs.Bool("no-tui", false, "plain text output even on a terminal")
-	brokers := fs.Int("brokers", 3, "brokers in the in-process target cluster")
-	var af auditFlags
-	af.register(fs)
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, `Usage: migrate demo [--no-tui]
+const demoUsage = `Usage: migrate demo [--no-tui]
 
 The whole flow with no servers: a legacy ZooKeeper-mode cluster captured
 from a real Kafka 3.9 (bundled in the binary) is read, planned against an
 in-process Kafka (franz-go kfake), applied, and planned again to show there
 is nothing left to do. On a terminal the plan is reviewed in the TUI.
+`
 
-`)
-		fs.PrintDefaults()
-		fmt.Fprint(e.stderr, keyHelp())
+// demoFlags are the flags of `migrate demo`.
+type demoFlags struct {
+	noTUI   bool
+	brokers int
+	audit   auditFlags
+}
+
+func (f *demoFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.noTUI, "no-tui", false, "plain text output even on a terminal")
+	fs.IntVar(&f.brokers, "brokers", 3, "`N` brokers in the in-process target cluster")
+	f.audit.register(fs)
+}
+
+func (c *cli) newDemoCmd() *cobra.Command {
+	var f demoFlags
+	cmd := c.command("demo", "the whole flow on a bundled legacy cluster and an in-process Kafka, no servers needed", demoUsage,
+		func(ctx context.Context, e *env, args []string) int { return runDemo(ctx, e, &f, args) })
+	f.register(cmd.Flags())
+	cmd.Annotations = map[string]string{"footer": keyHelp()}
+	return cmd
+}
+
+func runDemo(ctx context.Context, e *env, f *demoFlags, args []string) int {
+	if len(args) > 0 {
+		return fail(e, "demo", fmt.Errorf("unexpected argument %q", args[0]))
 	}
-	if err := fs.Parse(e.args); err != nil {
-		return parseExit(err)
-	}
+	af, noTUI, brokers := &f.audit, &f.noTUI, &f.brokers
 	if af.path == "" && !af.off {
 		// The demo keeps its audit trail out of the operator's real one.
 		af.path = filepath.Join(os.TempDir(), "zkmigrate-demo-audit.db")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"time"
 
@@ -66,14 +65,8 @@ func (h historySource) Run(ctx context.Context, id int64) (tui.RunDetail, error)
 }
 
 // auditBrowse opens the history browser: `migrate audit` on a terminal.
-func auditBrowse(ctx context.Context, e *env) int {
-	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	db := fs.String("audit-db", "", "audit database (default "+audit.DefaultPath()+")")
-	if err := fs.Parse(e.args); err != nil {
-		return parseExit(err)
-	}
-	path := *db
+func auditBrowse(ctx context.Context, e *env, db string) int {
+	path := db
 	if path == "" {
 		path = audit.DefaultPath()
 	}

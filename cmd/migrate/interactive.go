@@ -61,4 +61,6 @@ func withLoading(ctx context.Context, e *env, interactive bool, title string, wo
 }
 
 // keyHelp is the TUI's key list for --help texts.
-func keyHelp() string { return "\nTerminal UI keys (--interactive):\n" + tui.KeyHelp() }
+func keyHelp() string {
+	return "Terminal UI keys (--interactive):\n" + strings.TrimPrefix(tui.KeyHelp(), "TUI keys:\n")
+}

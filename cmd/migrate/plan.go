@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
@@ -46,26 +48,26 @@ type planFlags struct {
 	audit          auditFlags
 }
 
-func (f *planFlags) register(fs *flag.FlagSet) {
+func (f *planFlags) register(fs *pflag.FlagSet) {
 	f.source.register(fs)
 	f.target.register(fs)
-	fs.StringVar(&f.targetSnapshot, "target-snapshot", "", "plan against a saved target snapshot instead of --bootstrap-server (offline review)")
-	fs.StringVar(&f.policyFile, "policy", "", "TopicActionPolicy file (YAML) evaluated on every topic change")
-	fs.StringVar(&f.include, "include", "", "only these change kinds (comma list: "+kindList()+")")
-	fs.StringVar(&f.exclude, "exclude", "", "leave out these change kinds (comma list)")
-	fs.StringVar(&f.topics, "topics", "", "only topics whose name matches this regular expression")
-	fs.StringVar(&f.principals, "principals", "", "only ACLs, quotas and SCRAM users whose principal (User:alice) matches this regular expression")
-	fs.StringVar(&f.brokerIDMap, "broker-id-map", "", "place replicas explicitly, mapping source to target broker ids: 1=101,2=102")
-	fs.StringVar(&f.placement, "placement", plan.PlacementAuto, "replicas of new topics and partitions: auto (the source's exact replica lists when the target has every broker they name, else the target places them, with a finding), source (require the source's lists), target (the target places them)")
+	fs.StringVar(&f.targetSnapshot, "target-snapshot", "", "plan against a saved target snapshot `FILE` instead of --bootstrap-server (offline review)")
+	fs.StringVar(&f.policyFile, "policy", "", "TopicActionPolicy `FILE` (YAML) evaluated on every topic change")
+	fs.StringVar(&f.include, "include", "", "only these change `KINDS` (comma list: "+kindList()+")")
+	fs.StringVar(&f.exclude, "exclude", "", "leave out these change `KINDS` (comma list)")
+	fs.StringVar(&f.topics, "topics", "", "only topics whose name matches this `REGEXP`")
+	fs.StringVar(&f.principals, "principals", "", "only ACLs, quotas and SCRAM users whose principal (User:alice) matches this `REGEXP`")
+	fs.StringVar(&f.brokerIDMap, "broker-id-map", "", "place replicas explicitly, mapping source to target broker ids: `MAP` like 1=101,2=102")
+	fs.StringVar(&f.placement, "placement", plan.PlacementAuto, "`HOW` replicas of new topics and partitions are placed: auto (the source's exact replica lists when the target has every broker they name, else the target places them, with a finding), source (require the source's lists), target (the target places them)")
 	fs.BoolVar(&f.reassign, "reassign", false, "move replicas of existing target topics to the source's (or --broker-id-map's) layout")
 	fs.BoolVar(&f.prune, "prune", false, "also delete what the target has and the source does not (never internal topics, nor cluster-level broker configs)")
 	fs.BoolVar(&f.pruneCluster, "prune-cluster-configs", false, "with --prune: also delete cluster-level (<default>) broker configs the source does not have")
 	fs.BoolVar(&f.raiseMinimums, "raise-to-target-minimums", false, "create topics whose config values the target refuses (segment.bytes below 1 MiB on 4.1) with the nearest value it accepts; each adjustment is named in the plan")
 	fs.BoolVar(&f.resendSecrets, "resend-secrets", false, "send sensitive configs and SCRAM credentials even when present on the target")
-	fs.StringVar(&f.scramCreds, "scram-credentials", "", "JSON list of {user, mechanism, password, iterations} to recreate SCRAM users")
-	fs.StringVar(&f.scramResets, "scram-resets", "", "write the users whose SCRAM password must be reset (no password given) to this file")
-	fs.StringVar(&f.output, "o", "text", "output: text or json")
-	fs.StringVar(&f.targetVersion, "target-version", "4.1", "Kafka version of the target (4.0, 4.1, ...): values it would refuse become blockers")
+	fs.StringVar(&f.scramCreds, "scram-credentials", "", "`FILE`: a JSON list of {user, mechanism, password, iterations} to recreate SCRAM users")
+	fs.StringVar(&f.scramResets, "scram-resets", "", "write the users whose SCRAM password must be reset (no password given) to this `FILE`")
+	outputFlag(fs, &f.output, "output: text or json", "text", "json")
+	fs.StringVar(&f.targetVersion, "target-version", "4.1", "Kafka `VERSION` of the target (4.0, 4.1, ...): values it would refuse become blockers")
 	fs.BoolVar(&f.interactive, "interactive", false, "review the plan in the terminal UI")
 	fs.BoolVar(&f.detail, "detail", false, "text output: list every change, blocker and finding (by default a kind with more than 20 changes shows its first 10 and counts the rest; -o json is always complete)")
 	f.audit.register(fs)
@@ -242,25 +244,28 @@ func (a policyAdapter) Evaluate(action, topic, principal string, pre, post *plan
 	return plan.Verdict{Allowed: d.Allowed, Rule: d.Rule, Message: d.Message}
 }
 
-func runPlan(ctx context.Context, e *env) int {
-	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	var f planFlags
-	f.register(fs)
-	out := fs.String("out", "", "save the plan (with the before-states apply checks) to this file: zstd-compressed JSON (zstd -dc FILE shows it)")
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, `Usage: migrate plan (--zookeeper ... | --snapshot FILE) (--bootstrap-server ... | --target-snapshot FILE) [flags]
+const planUsage = `Usage: migrate plan (--zookeeper ... | --snapshot FILE) (--bootstrap-server ... | --target-snapshot FILE) [flags]
 
 Compute the changes that bring the target in line with the source, show them
 as a diff (+ create, ~ update, - delete), and optionally save them for apply.
 Exit codes: 0 nothing to do, 2 runnable changes pending, 1 error.
+`
 
-`)
-		fs.PrintDefaults()
-		fmt.Fprint(e.stderr, keyHelp())
-	}
-	if err := fs.Parse(e.args); err != nil {
-		return parseExit(err)
+func (c *cli) newPlanCmd() *cobra.Command {
+	var f planFlags
+	var out string
+	cmd := c.command("plan", "compute the changes that bring the target in line with the source (diff, -o json, --out plan.json)", planUsage,
+		func(ctx context.Context, e *env, args []string) int { return runPlan(ctx, e, &f, out, args) })
+	fs := cmd.Flags()
+	f.register(fs)
+	fs.StringVar(&out, "out", "", "save the plan (with the before-states apply checks) to this `FILE`: zstd-compressed JSON (zstd -dc FILE shows it)")
+	cmd.Annotations = map[string]string{"footer": keyHelp()}
+	return cmd
+}
+
+func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []string) int {
+	if len(args) > 0 {
+		return fail(e, "plan", fmt.Errorf("unexpected argument %q", args[0]))
 	}
 	rec := f.audit.begin(ctx, e, "plan")
 	var pl *planned
@@ -292,15 +297,15 @@ Exit codes: 0 nothing to do, 2 runnable changes pending, 1 error.
 	if err := planfile.Seal(p); err != nil { // -o json shows the digest the file holds
 		return fail(e, "plan", err)
 	}
-	if *out != "" {
+	if out != "" {
 		for side, id := range map[string]string{"source": p.Source.ClusterID, "target": p.Target.ClusterID} {
 			if id == "" {
-				fmt.Fprintf(e.stderr, "migrate plan: warning: the %s has no cluster id, so apply --plan will refuse %s; apply without --plan instead\n", side, *out)
+				fmt.Fprintf(e.stderr, "migrate plan: warning: the %s has no cluster id, so apply --plan will refuse %s; apply without --plan instead\n", side, out)
 			}
 		}
-		if err := savePlan(*out, p); err != nil {
+		if err := savePlan(out, p); err != nil {
 			rec.finish(ctx, e, "error", exitError)
-			return fail(e, "plan", fmt.Errorf("save %s: %w", *out, err))
+			return fail(e, "plan", fmt.Errorf("save %s: %w", out, err))
 		}
 		memPhase("save")
 	}
@@ -309,8 +314,8 @@ Exit codes: 0 nothing to do, 2 runnable changes pending, 1 error.
 		err = render.PlanJSON(e.stdout, p)
 	default:
 		err = render.PlanTextWith(e.stdout, p, render.TextOptions{Detail: f.detail})
-		if err == nil && *out != "" {
-			fmt.Fprintf(e.stdout, "Saved to %s. Apply it with: migrate apply --plan %s\n", *out, *out)
+		if err == nil && out != "" {
+			fmt.Fprintf(e.stdout, "Saved to %s. Apply it with: migrate apply --plan %s\n", out, out)
 		}
 	}
 	if err != nil {

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/spf13/cobra"
 
 	"github.com/zkmigrate/zkmigrate/internal/policy"
 	"github.com/zkmigrate/zkmigrate/internal/props"
@@ -32,54 +33,54 @@ planned topic change (plan/apply --policy).
            violations. Exit 0 none, 3 violations found, 1 error.
 `
 
-func runPolicy(ctx context.Context, e *env) int {
-	if len(e.args) == 0 {
-		fmt.Fprint(e.stderr, policyUsage)
-		return exitError
-	}
-	if e.args[0] == "-h" || e.args[0] == "--help" || e.args[0] == "help" {
-		fmt.Fprint(e.stdout, policyUsage)
-		return exitOK
-	}
-	sub := *e
-	sub.args = e.args[1:]
-	switch e.args[0] {
-	case "convert":
-		return runPolicyConvert(ctx, &sub)
-	case "test":
-		return runPolicyTest(ctx, &sub)
-	}
-	return fail(e, "policy", fmt.Errorf("unknown subcommand %q (want convert or test)", e.args[0]))
+func (c *cli) newPolicyCmd() *cobra.Command {
+	cmd := c.command("policy", "TopicActionPolicy: convert legacy policy keys, test existing topics", policyUsage,
+		func(_ context.Context, e *env, args []string) int {
+			if len(args) > 0 {
+				return fail(e, "policy", fmt.Errorf("unknown subcommand %q (want convert or test)", args[0]))
+			}
+			fmt.Fprint(e.stderr, policyUsage)
+			return exitError
+		})
+	cmd.Annotations = map[string]string{"subcommands-in-text": "yes"}
+	cmd.AddCommand(c.newPolicyConvertCmd(), c.newPolicyTestCmd())
+	return cmd
 }
 
 // policyFileList is a repeatable string flag.
 type policyFileList []string
 
 func (l *policyFileList) String() string { return strings.Join(*l, ",") }
+func (l *policyFileList) Type() string   { return "stringList" }
 
 func (l *policyFileList) Set(s string) error {
 	*l = append(*l, s)
 	return nil
 }
 
-func runPolicyConvert(_ context.Context, e *env) int {
+// policyConvertFlags are the flags of `migrate policy convert`.
+type policyConvertFlags struct {
+	brokerConfigs policyFileList
+	out           string
+	controllerOut string
+}
+
+func (c *cli) newPolicyConvertCmd() *cobra.Command {
+	var f policyConvertFlags
+	cmd := c.command("convert", "legacy policy settings into a policy file and controller properties", policyUsage,
+		func(ctx context.Context, e *env, args []string) int { return runPolicyConvert(ctx, e, &f, args) })
+	fs := cmd.Flags()
+	fs.Var(&f.brokerConfigs, "broker-config", "a broker's server.properties `FILE` (repeat for every broker)")
+	fs.StringVar(&f.out, "out", "", "write the policy file to this `FILE` (default: stdout)")
+	fs.StringVar(&f.controllerOut, "controller-config-out", "", "write the KRaft controllers' policy properties to this `FILE`")
+	return cmd
+}
+
+func runPolicyConvert(_ context.Context, e *env, f *policyConvertFlags, args []string) int {
 	const name = "policy convert"
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	var brokerConfigs policyFileList
-	var out, controllerOut string
-	fs.Var(&brokerConfigs, "broker-config", "a broker's server.properties (repeat for every broker)")
-	fs.StringVar(&out, "out", "", "write the policy file here (default: stdout)")
-	fs.StringVar(&controllerOut, "controller-config-out", "", "write the KRaft controllers' policy properties here")
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, policyUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(e.args); err != nil {
-		return parseExit(err)
-	}
-	if fs.NArg() > 0 {
-		return fail(e, name, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	brokerConfigs, out, controllerOut := f.brokerConfigs, f.out, f.controllerOut
+	if len(args) > 0 {
+		return fail(e, name, fmt.Errorf("unexpected argument %q", args[0]))
 	}
 	if len(brokerConfigs) == 0 {
 		return fail(e, name, errors.New("at least one --broker-config server.properties is required"))
@@ -135,29 +136,31 @@ type policyTestReport struct {
 	Notes           []string          `json:"notes,omitempty"`
 }
 
-func runPolicyTest(ctx context.Context, e *env) int {
+// policyTestFlags are the flags of `migrate policy test`.
+type policyTestFlags struct {
+	src        sourceFlags
+	audit      auditFlags
+	policyFile string
+	output     string
+}
+
+func (c *cli) newPolicyTestCmd() *cobra.Command {
+	var f policyTestFlags
+	cmd := c.command("test", "evaluate every existing topic against a policy", policyUsage,
+		func(ctx context.Context, e *env, args []string) int { return runPolicyTest(ctx, e, &f, args) })
+	fs := cmd.Flags()
+	f.src.register(fs)
+	f.audit.register(fs)
+	fs.StringVar(&f.policyFile, "policy", "", "TopicActionPolicy `FILE` (YAML)")
+	outputFlag(fs, &f.output, "output: text or json", "text", "json")
+	return cmd
+}
+
+func runPolicyTest(ctx context.Context, e *env, f *policyTestFlags, args []string) int {
 	const name = "policy test"
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	var (
-		src        sourceFlags
-		audit      auditFlags
-		policyFile string
-		output     string
-	)
-	src.register(fs)
-	audit.register(fs)
-	fs.StringVar(&policyFile, "policy", "", "TopicActionPolicy file (YAML)")
-	fs.StringVar(&output, "o", "text", "output: text or json")
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, policyUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(e.args); err != nil {
-		return parseExit(err)
-	}
-	if fs.NArg() > 0 {
-		return fail(e, name, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	src, audit, policyFile, output := &f.src, &f.audit, f.policyFile, f.output
+	if len(args) > 0 {
+		return fail(e, name, fmt.Errorf("unexpected argument %q", args[0]))
 	}
 	if output != "text" && output != "json" {
 		return fail(e, name, fmt.Errorf("-o %q: want text or json", output))

@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -24,25 +25,26 @@ commands (--snapshot FILE); -o json prints it.
 
 `
 
-func runSnapshot(ctx context.Context, e *env) int {
-	fs := flag.NewFlagSet("snapshot", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+func (c *cli) newSnapshotCmd() *cobra.Command {
 	var src sourceFlags
+	var output, out string
+	cmd := c.command("snapshot", "read the legacy cluster's metadata from ZooKeeper into a snapshot (summary, -o json, --out FILE)", snapshotUsage,
+		func(ctx context.Context, e *env, args []string) int {
+			return runSnapshot(ctx, e, &src, output, out, args)
+		})
+	fs := cmd.Flags()
 	src.register(fs)
-	output := fs.String("o", "text", "output: text (a summary) or json (the snapshot)")
-	out := fs.String("out", "", "save the snapshot to `FILE`: zstd-compressed JSON, written atomically (zstd -dc FILE shows it)")
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, snapshotUsage)
-		fs.PrintDefaults()
+	outputFlag(fs, &output, "output: text (a summary) or json (the snapshot)", "text", "json")
+	fs.StringVar(&out, "out", "", "save the snapshot to `FILE`: zstd-compressed JSON, written atomically (zstd -dc FILE shows it)")
+	return cmd
+}
+
+func runSnapshot(ctx context.Context, e *env, src *sourceFlags, output, out string, args []string) int {
+	if len(args) > 0 {
+		return fail(e, "snapshot", fmt.Errorf("unexpected argument %q", args[0]))
 	}
-	if err := fs.Parse(e.args); err != nil {
-		return parseExit(err)
-	}
-	if fs.NArg() > 0 {
-		return fail(e, "snapshot", fmt.Errorf("unexpected argument %q", fs.Arg(0)))
-	}
-	if *output != "text" && *output != "json" {
-		return fail(e, "snapshot", fmt.Errorf("-o %q: want text or json", *output))
+	if output != "text" && output != "json" {
+		return fail(e, "snapshot", fmt.Errorf("-o %q: want text or json", output))
 	}
 	progress := io.Discard
 	if e.tty {
@@ -53,19 +55,19 @@ func runSnapshot(ctx context.Context, e *env) int {
 		return fail(e, "snapshot", err)
 	}
 	memPhase("read")
-	if *out != "" {
-		if err := snapshot.Save(*out, s); err != nil {
-			return fail(e, "snapshot", fmt.Errorf("save %s: %w", *out, err))
+	if out != "" {
+		if err := snapshot.Save(out, s); err != nil {
+			return fail(e, "snapshot", fmt.Errorf("save %s: %w", out, err))
 		}
 		memPhase("save")
 	}
-	if *output == "json" {
+	if output == "json" {
 		if err := snapshot.Encode(e.stdout, s); err != nil {
 			return fail(e, "snapshot", err)
 		}
 		return exitOK
 	}
-	writeSnapshotSummary(e.stdout, s, *out)
+	writeSnapshotSummary(e.stdout, s, out)
 	return exitOK
 }
 

@@ -3,13 +3,14 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkconn"
@@ -21,6 +22,7 @@ type stringList []string
 
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+func (l *stringList) Type() string       { return "stringList" }
 
 // sourceFlags are the source flags every command shares: a live ZooKeeper
 // ensemble or a saved snapshot, plus the brokers' static config files and
@@ -39,16 +41,16 @@ type sourceFlags struct {
 	zkTimeout         time.Duration
 }
 
-func (f *sourceFlags) register(fs *flag.FlagSet) {
+func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.zookeeper, "zookeeper", "", "source ZooKeeper `host:port[,host:port][/chroot]` (read only; never written)")
 	fs.StringVar(&f.zkAuth, "zk-auth", "", "ZooKeeper auth `scheme:credentials`, e.g. digest:user:password, or @FILE holding it")
-	fs.StringVar(&f.zkTLSConfigFile, "zk-tls-config-file", "", "Kafka-format ZooKeeper TLS config `file` (zookeeper.ssl.* keys; JKS, PKCS12 or PEM stores)")
-	fs.Var(&f.brokerConfigs, "broker-config", "a broker's server.properties `file` (repeatable); secrets in it are kept by reference")
-	fs.StringVar(&f.encoderSecretFile, "password-encoder-secret-file", "", "`file` holding password.encoder.secret, to decrypt dynamic broker passwords in memory")
-	fs.StringVar(&f.snapshotFile, "snapshot", "", "read a saved snapshot `file` instead of ZooKeeper")
+	fs.StringVar(&f.zkTLSConfigFile, "zk-tls-config-file", "", "Kafka-format ZooKeeper TLS config `FILE` (zookeeper.ssl.* keys; JKS, PKCS12 or PEM stores)")
+	fs.Var(&f.brokerConfigs, "broker-config", "a broker's server.properties `FILE` (repeatable); secrets in it are kept by reference")
+	fs.StringVar(&f.encoderSecretFile, "password-encoder-secret-file", "", "`FILE` holding password.encoder.secret, to decrypt dynamic broker passwords in memory")
+	fs.StringVar(&f.snapshotFile, "snapshot", "", "read a saved snapshot `FILE` instead of ZooKeeper")
 	fs.BoolVar(&f.full, "full", false, "full read for audits: also partition state, old /consumers groups, notification queues")
-	fs.IntVar(&f.workers, "zk-requests-in-flight", 0, fmt.Sprintf("ZooKeeper reads kept in flight, spread over the sessions (default %d with multiRead, else %d)", zkconn.MultiInFlight, zkread.DefaultWorkers))
-	fs.IntVar(&f.connections, "zk-connections", 0, fmt.Sprintf("ZooKeeper sessions to read over (default %d with multiRead, else %d)", zkconn.DefaultMultiConnections, zkconn.DefaultConnections))
+	fs.IntVar(&f.workers, "zk-requests-in-flight", 0, fmt.Sprintf("`N` ZooKeeper reads kept in flight, spread over the sessions (default %d with multiRead, else %d)", zkconn.MultiInFlight, zkread.DefaultWorkers))
+	fs.IntVar(&f.connections, "zk-connections", 0, fmt.Sprintf("`N` ZooKeeper sessions to read over (default %d with multiRead, else %d)", zkconn.DefaultMultiConnections, zkconn.DefaultConnections))
 	fs.BoolVar(&f.noMultiRead, "zk-no-multi-read", false, "read one znode per request even when the ensemble answers multiRead (ZooKeeper 3.6+), which carries many")
 	fs.DurationVar(&f.zkTimeout, "zk-timeout", 15*time.Second, "give up connecting to ZooKeeper after this long")
 }

@@ -3,8 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 )
@@ -17,10 +18,10 @@ type targetFlags struct {
 	principal     string
 }
 
-func (f *targetFlags) register(fs *flag.FlagSet) {
+func (f *targetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.bootstrap, "bootstrap-server", "", "target Kafka `host:port[,host:port]`")
-	fs.StringVar(&f.commandConfig, "command-config", "", "client.properties `file` for the target (security.protocol, sasl.mechanism PLAIN/SCRAM-SHA-256/SCRAM-SHA-512, sasl.jaas.config, ssl.* JKS/PKCS12/PEM stores)")
-	fs.StringVar(&f.principal, "principal", "", "the `principal` the target sees this tool as (default: User:<sasl user>, the client certificate subject, or User:ANONYMOUS); used in messages about missing ACLs")
+	fs.StringVar(&f.commandConfig, "command-config", "", "client.properties `FILE` for the target (security.protocol, sasl.mechanism PLAIN/SCRAM-SHA-256/SCRAM-SHA-512, sasl.jaas.config, ssl.* JKS/PKCS12/PEM stores)")
+	fs.StringVar(&f.principal, "principal", "", "the `PRINCIPAL` the target sees this tool as (default: User:<sasl user>, the client certificate subject, or User:ANONYMOUS); used in messages about missing ACLs")
 }
 
 // config loads --command-config, or the PLAINTEXT default without it.

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// The command line is spf13/cobra over spf13/pflag: the library kubectl,
+// helm and most Go operator tools use, so flags behave as a Kafka operator
+// expects (--long-flags, -o json, --flag=value), help is grouped, and
+// `migrate completion bash|zsh|fish` comes with it. Each command is built
+// by a newXxxCmd function next to its code; flags are registered by the
+// same register functions as before (pflag's StringVar, BoolVar, ... take
+// the arguments the standard flag package's did).
+
+// cli is one run of the command line: the process environment and the exit
+// code the command that ran chose.
+type cli struct {
+	e    *env
+	code int
+}
+
+// runFunc is a command's body: it gets the environment (e.args are the
+// arguments after the command's name, as typed) and the positional
+// arguments left after the flags, and returns the exit code.
+type runFunc func(ctx context.Context, e *env, args []string) int
+
+// command builds a cobra command whose body is run. long is the text of
+// `--help` above the flags (usage lines, what it does, exit codes).
+func (c *cli) command(use, short, long string, run runFunc) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short, Long: long, Args: cobra.ArbitraryArgs}
+	if run != nil {
+		cmd.RunE = func(cc *cobra.Command, args []string) error {
+			se := *c.e
+			se.args = argsAfter(cc, c.e.args)
+			c.code = run(cc.Context(), &se, args)
+			return nil
+		}
+	}
+	cmd.Flags().SortFlags = false
+	return cmd
+}
+
+// root builds the whole command tree.
+func (c *cli) root() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "migrate",
+		Short:         "move a ZooKeeper-mode Kafka cluster's metadata to KRaft, with proof",
+		Version:       version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetVersionTemplate("migrate {{.Version}}\n")
+	// Before the completion command is made: it keeps the writer it sees.
+	root.SetIn(c.e.stdin)
+	root.SetOut(c.e.stdout)
+	root.SetErr(c.e.stderr)
+	root.CompletionOptions.HiddenDefaultCmd = false
+	root.AddCommand(
+		c.newVersionCmd(),
+		c.newSnapshotCmd(),
+		c.newCheckCmd(),
+		c.newPlanCmd(),
+		c.newApplyCmd(),
+		c.newAuditCmd(),
+		c.newPolicyCmd(),
+		c.newDemoCmd(),
+	)
+	root.InitDefaultCompletionCmd()
+	if cc, _, err := root.Find([]string{"completion"}); err == nil && cc != root {
+		cc.Short = "print a shell completion script: migrate completion bash|zsh|fish"
+	}
+	root.SetHelpFunc(func(cc *cobra.Command, _ []string) {
+		if cc == root {
+			usage(cc.OutOrStdout(), root)
+			return
+		}
+		printHelp(cc.OutOrStdout(), cc)
+	})
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	registerCompletions(root)
+	return root
+}
+
+// usageError is a bad flag or a missing or bad flag value.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return flagErrorText(u.err) }
+
+// flagErrorText words pflag's errors the way the rest of migrate words
+// errors: the flag first, with its dashes.
+func flagErrorText(err error) string {
+	var notExist *pflag.NotExistError
+	var needsValue *pflag.ValueRequiredError
+	var invalid *pflag.InvalidValueError
+	switch {
+	case errors.As(err, &notExist):
+		if s := notExist.GetSpecifiedShortnames(); s != "" {
+			return fmt.Sprintf("unknown flag -%s", notExist.GetSpecifiedName())
+		}
+		return fmt.Sprintf("unknown flag --%s", notExist.GetSpecifiedName())
+	case errors.As(err, &needsValue):
+		if needsValue.GetSpecifiedShortnames() != "" {
+			return fmt.Sprintf("flag -%s needs a value", needsValue.GetSpecifiedName())
+		}
+		return fmt.Sprintf("flag --%s needs a value", needsValue.GetSpecifiedName())
+	case errors.As(err, &invalid):
+		f := invalid.GetFlag()
+		return fmt.Sprintf("--%s %q: %v", f.Name, invalid.GetValue(), invalid.Unwrap())
+	}
+	return err.Error()
+}
+
+// runEnv runs one command line.
+func runEnv(ctx context.Context, e *env) int {
+	c := &cli{e: e}
+	root := c.root()
+	args := normalizeArgs(root, e.args)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return c.code
+	}
+	if cmd == nil || cmd == root {
+		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+			fmt.Fprintf(e.stderr, "migrate: unknown command %q (try 'migrate --help')\n", args[0])
+		} else {
+			fmt.Fprintf(e.stderr, "migrate: %s (try 'migrate --help')\n", flagErrorText(err))
+		}
+		return exitError
+	}
+	fmt.Fprintf(e.stderr, "%s: %s (see '%s --help')\n", cmd.CommandPath(), flagErrorText(err), cmd.CommandPath())
+	return exitError
+}
+
+// normalizeArgs keeps Go-style single-dash long flags working
+// (-bootstrap-server x, -o=json, --o json, as the standard flag package
+// took them): a single-dash word that names one of the command's long flags
+// gets its second dash, and --x for a one-letter shorthand loses one.
+// Values are left alone, and so is everything after "--".
+func normalizeArgs(root *cobra.Command, args []string) []string {
+	cmd, _, err := root.Find(args)
+	if err != nil || cmd == nil || (len(args) > 0 && strings.HasPrefix(args[0], "__complete")) {
+		return args
+	}
+	cmd.InitDefaultHelpFlag()
+	fs := cmd.Flags()
+	fs.AddFlagSet(cmd.InheritedFlags())
+	out := make([]string, 0, len(args))
+	takesValue := func(f *pflag.Flag) bool { return f != nil && f.NoOptDefVal == "" }
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			out = append(out, args[i:]...)
+			break
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		var f *pflag.Flag
+		switch {
+		case strings.HasPrefix(a, "--"):
+			if len(name) == 1 && fs.Lookup(name) == nil {
+				if f = fs.ShorthandLookup(name); f != nil {
+					a = a[1:]
+				}
+			} else {
+				f = fs.Lookup(name)
+			}
+		case strings.HasPrefix(a, "-") && len(name) > 1:
+			if f = fs.Lookup(name); f != nil {
+				a = "-" + a
+			}
+		case strings.HasPrefix(a, "-") && len(name) == 1:
+			f = fs.ShorthandLookup(name)
+		}
+		out = append(out, a)
+		if !hasValue && takesValue(f) && i+1 < len(args) {
+			i++
+			out = append(out, args[i])
+		}
+	}
+	return out
+}
+
+// argsAfter returns the arguments of the command line after cmd's name (and
+// its parents' names), as typed: what the audit trail records.
+func argsAfter(cmd *cobra.Command, args []string) []string {
+	var path []string
+	for p := cmd; p.HasParent(); p = p.Parent() {
+		path = append([]string{p.Name()}, path...)
+	}
+	rest := args
+	for _, name := range path {
+		for i, a := range rest {
+			if a == name {
+				rest = append(append([]string{}, rest[:i]...), rest[i+1:]...)
+				break
+			}
+		}
+	}
+	return rest
+}
+
+// fail prints a one-line error for cmd and returns exitError.
+func fail(e *env, cmd string, err error) int {
+	msg := strings.TrimSpace(err.Error())
+	fmt.Fprintf(e.stderr, "migrate %s: %s\n", cmd, msg)
+	return exitError
+}
+
+func (c *cli) newVersionCmd() *cobra.Command {
+	return c.command("version", "print the version", "Usage: migrate version\n\nPrint the version.\n", func(_ context.Context, e *env, _ []string) int {
+		fmt.Fprintf(e.stdout, "migrate %s\n", version)
+		return exitOK
+	})
+}
+
+const usageHead = `migrate — move a ZooKeeper-mode Kafka cluster's metadata to KRaft, with proof.
+
+Usage: migrate <command> [flags]
+
+Commands:
+`
+
+const usageTail = `
+Source:  --zookeeper host:port[,host:port][/chroot] [--zk-auth digest:user:pass]
+         [--zk-tls-config-file FILE] [--broker-config server.properties]...
+         [--password-encoder-secret-file FILE]   or   --snapshot FILE
+Target:  --bootstrap-server host:port [--command-config client.properties]
+Output:  human text by default; -o json everywhere.
+
+Exit codes:
+  0  success, or nothing to do
+  1  error; nothing was changed by this command (a one-line cause on stderr)
+  2  plan: runnable changes pending
+  3  partial: apply with some resources failed; check / policy test with
+     findings at or above --fail-on; audit verify found the chain broken or
+     the --anchor missing
+
+Out of scope: message data and consumer offsets (MirrorMaker 2's job);
+zkmigrate moves metadata and works alongside it.
+
+Run 'migrate <command> --help' for a command's flags;
+'migrate completion bash|zsh|fish --help' to set up shell completion.
+`
+
+// usage is `migrate --help`.
+func usage(w io.Writer, root *cobra.Command) {
+	fmt.Fprint(w, usageHead)
+	cmds := root.Commands()
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
+	for _, c := range cmds {
+		if c.IsAvailableCommand() && c.Name() != "help" {
+			fmt.Fprintf(w, "  %-10s %s\n", c.Name(), c.Short)
+		}
+	}
+	fmt.Fprint(w, usageTail)
+}
