@@ -358,7 +358,7 @@ func TestTLSReadEndToEnd(t *testing.T) {
 	ks, ts := writeStores(t, dir, p, "PKCS12")
 	conf := filepath.Join(dir, "zk-tls.properties")
 	if err := os.WriteFile(conf, []byte(fmt.Sprintf("zookeeper.ssl.client.enable=true\nzookeeper.ssl.keystore.location=%s\nzookeeper.ssl.keystore.password=%s\n"+
-		"zookeeper.ssl.truststore.location=%s\nzookeeper.ssl.truststore.password=%s\n", ks, storePass, ts, storePass)), 0o600); err != nil {
+		"zookeeper.ssl.truststore.location=%s\nzookeeper.ssl.truststore.password=%s\n", ks, storePassProps, ts, storePassProps)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
