@@ -202,3 +202,82 @@ func TestApplyClosesAbandonedRuns(t *testing.T) {
 		t.Errorf("verify: exit %d\n%s", code, out)
 	}
 }
+
+// TestConcurrentApplies pins what docs/audit.md says is and is not guarded:
+// a second apply sharing the first one's audit database is refused while
+// the first holds the target's lock; one with another database is not
+// refused, and idempotence still leaves the target as planned.
+func TestConcurrentApplies(t *testing.T) {
+	ctx := context.Background()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID("concurrent"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	addr := strings.Join(c.ListenAddrs(), ",")
+	conn, err := kafkaconn.Dial(ctx, c.ListenAddrs(), kafkaconn.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	tgt, err := kread.Read(ctx, conn, kread.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	src := &snapshot.Snapshot{Format: snapshot.FormatVersion, Source: snapshot.SourceZooKeeper, Brokers: tgt.Brokers}
+	for i := 0; i < 12; i++ {
+		src.Topics = append(src.Topics, snapshot.Topic{Name: "c" + strconv.Itoa(i), Partitions: []snapshot.Partition{{ID: 0, Replicas: []int32{tgt.Brokers[0].ID}}}})
+	}
+	data, _ := json.Marshal(src)
+	snap := filepath.Join(dir, "source.json")
+	if err := os.WriteFile(snap, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	apply := func(db string, slow bool) (int, string) {
+		args := []string{"apply", "--yes", "--snapshot", snap, "--bootstrap-server", addr, "--audit-db", db}
+		if slow {
+			args = append(args, "--batch-size", "1", "--max-in-flight", "1", "--rate", "4")
+		}
+		code, _, errs := runMigrate(t, args...)
+		return code, errs
+	}
+	shared, other := filepath.Join(dir, "shared.db"), filepath.Join(dir, "other.db")
+	// The first apply is slow (12 topics at 4 a second); wait until it
+	// holds the lock.
+	done := make(chan struct{})
+	var firstCode int
+	var firstErrs string
+	go func() { defer close(done); firstCode, firstErrs = apply(shared, true) }()
+	for held := false; !held; {
+		select {
+		case <-done:
+			t.Fatalf("the first apply ended before the others started (exit %d)\n%s", firstCode, firstErrs)
+		default:
+		}
+		if db, err := sql.Open("sqlite3", "file:"+shared+"?mode=ro"); err == nil {
+			var n int
+			if db.QueryRow(`SELECT count(*) FROM target_locks`).Scan(&n) == nil && n > 0 {
+				held = true
+			}
+			db.Close()
+		}
+	}
+	code, errs := apply(shared, false)
+	if code != exitError || !strings.Contains(errs, "target concurrent is locked by run 1") {
+		t.Errorf("apply sharing the database: exit %d, want 1 naming the lock holder\n%s", code, errs)
+	}
+	code, errs = apply(other, false)
+	if code != exitOK && code != exitPartial {
+		t.Errorf("apply with another database: exit %d, want 0 or 3 (not guarded)\n%s", code, errs)
+	}
+	<-done
+	if firstCode != exitOK && firstCode != exitPartial {
+		t.Errorf("first apply: exit %d\n%s", firstCode, firstErrs)
+	}
+	// Whatever the interleaving, the target ends as planned.
+	code, out, errs := runMigrate(t, "plan", "--snapshot", snap, "--bootstrap-server", addr, "--no-audit")
+	if code != exitOK {
+		t.Errorf("plan after the concurrent applies: exit %d, want 0 (nothing to do)\n%s%s", code, out, errs)
+	}
+}
