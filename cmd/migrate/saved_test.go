@@ -187,14 +187,14 @@ func TestApplyRefusesEditedPlans(t *testing.T) {
 }
 
 // A secret reference resolves only into the resource and key it was read
-// from: the fixture's broker 0 keystore password, decrypted in memory, is
+// from: the fixture's broker 1 keystore password, decrypted in memory, is
 // not sent to another broker or into a topic config, however the saved
 // plan is edited, and the edit is refused as not justified by the source.
 func TestBrokerPasswordCannotBeRerouted(t *testing.T) {
 	ctx := context.Background()
 	src := fixtureSource(t)
 	const key = "listener.name.sasl_plaintext.ssl.key.password"
-	ref := "zookeeper:/config/brokers/0#" + key
+	ref := "zookeeper:/config/brokers/1#" + key
 	addr, _ := kfakeTarget(t)
 	conn, err := kafkaconn.Dial(ctx, strings.Split(addr, ","), kafkaconn.Default())
 	if err != nil {
@@ -210,8 +210,8 @@ func TestBrokerPasswordCannotBeRerouted(t *testing.T) {
 		t.Fatal(err)
 	}
 	secrets := plan.SecretsOf(fresh)
-	if _, ok := secrets.Resolve("broker-config:0", key, ref); !ok {
-		t.Fatalf("the fixture's broker 0 password is not planned; the test would prove nothing")
+	if _, ok := secrets.Resolve("broker-config:1", key, ref); !ok {
+		t.Fatalf("the fixture's broker 1 password is not planned; the test would prove nothing")
 	}
 	// The saved plan as a file holds: references only.
 	var saved plan.Plan
@@ -224,11 +224,11 @@ func TestBrokerPasswordCannotBeRerouted(t *testing.T) {
 		name   string
 		change plan.Change
 	}{
-		{"to broker 1", plan.Change{ID: "broker-config:1", Kind: plan.KindBrokerConfig, Action: plan.ActionUpdate,
-			Resource: plan.Resource{Type: "broker", Name: "1"}, RPC: plan.RPCIncrementalAlter,
+		{"to broker 2", plan.Change{ID: "broker-config:2", Kind: plan.KindBrokerConfig, Action: plan.ActionUpdate,
+			Resource: plan.Resource{Type: "broker", Name: "2"}, RPC: plan.RPCIncrementalAlter,
 			Before: &plan.State{}, After: &plan.State{Configs: []snapshot.Config{{Key: key, Sensitive: true, Secret: &moved}}}}},
-		{"to broker 1 under another key", plan.Change{ID: "broker-config:1", Kind: plan.KindBrokerConfig, Action: plan.ActionUpdate,
-			Resource: plan.Resource{Type: "broker", Name: "1"}, RPC: plan.RPCIncrementalAlter,
+		{"to broker 2 under another key", plan.Change{ID: "broker-config:2", Kind: plan.KindBrokerConfig, Action: plan.ActionUpdate,
+			Resource: plan.Resource{Type: "broker", Name: "2"}, RPC: plan.RPCIncrementalAlter,
 			Before: &plan.State{}, After: &plan.State{Configs: []snapshot.Config{{Key: "ssl.truststore.password", Sensitive: true, Secret: &moved}}}}},
 		{"into a topic config", plan.Change{ID: "topic-config:orders", Kind: plan.KindTopicConfig, Action: plan.ActionUpdate,
 			Resource: plan.Resource{Type: "topic", Name: "orders"}, RPC: plan.RPCIncrementalAlter,

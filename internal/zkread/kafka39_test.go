@@ -71,12 +71,12 @@ func TestKafka39Capture(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.StaticConfigs = []snapshot.StaticConfig{st.Config}
-	pw := brokerConfig(s, "0", "listener.name.sasl_plaintext.ssl.key.password")
+	pw := brokerConfig(s, "1", "listener.name.sasl_plaintext.ssl.key.password")
 	if pw == nil {
-		t.Fatal("no encrypted password on broker 0")
+		t.Fatal("no encrypted password on broker 1")
 	}
-	if v, ok := pw.Secret.Reveal(); !ok || v != "kp-secret-0" {
-		t.Fatalf("broker 0 password: %q %v", v, ok)
+	if v, ok := pw.Secret.Reveal(); !ok || v != "kp-secret-1" {
+		t.Fatalf("broker 1 password: %q %v", v, ok)
 	}
 	for _, f := range s.Findings {
 		if f.Severity != snapshot.SeverityInfo {
@@ -84,7 +84,7 @@ func TestKafka39Capture(t *testing.T) {
 		}
 	}
 
-	secrets := []string{st.EncoderSecrets[0], "kp-secret-0", "admin-secret", "zkmigrate-testbed-token-secret"}
+	secrets := []string{st.EncoderSecrets[0], "kp-secret-1", "admin-secret", "zkmigrate-testbed-token-secret"}
 	for _, c := range creds {
 		secrets = append(secrets, c.Password)
 		p := "/config/users/" + Sanitize(c.User)
@@ -127,7 +127,7 @@ func TestKafka39Capture(t *testing.T) {
 			t.Errorf("SCRAM %s %s missing from the snapshot", c.User, c.Mechanism)
 		}
 	}
-	data, _, _ := tree.Get("/config/brokers/0")
+	data, _, _ := tree.Get("/config/brokers/1")
 	for _, part := range strings.Split(string(data), "encryptedPassword:")[1:] {
 		secrets = append(secrets, part[:strings.IndexAny(part, ",\"")])
 	}
