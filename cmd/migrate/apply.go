@@ -93,6 +93,12 @@ func runApply(ctx context.Context, e *env, f *applyFlags, args []string) int {
 	if f.planFile == "" && f.targetSnapshot != "" {
 		return fail(e, "apply", errors.New("--target-snapshot is for offline review; apply needs --bootstrap-server"))
 	}
+	if f.planFile != "" && f.source.zookeeper == "" && f.source.snapshotFile == "" {
+		return fail(e, "apply", fmt.Errorf("apply --plan %s needs the source it was planned from (--zookeeper or --snapshot): a saved change is applied only if that source still justifies it", f.planFile))
+	}
+	if err := f.validate(); err != nil {
+		return fail(e, "apply", err)
+	}
 	rec := f.audit.begin(ctx, e, "apply")
 	if rec.err != nil {
 		return fail(e, "apply", fmt.Errorf("refusing to apply without an audit trail (%v); fix --audit-db or pass --no-audit", rec.err))

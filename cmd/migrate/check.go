@@ -106,6 +106,9 @@ func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
 		}
 		opts.Policy = checkPolicy{pol}
 	}
+	if err := f.source.validate(); err != nil {
+		return fail(e, "check", err)
+	}
 	progress := io.Discard
 	if e.tty {
 		progress = e.stderr

@@ -144,6 +144,29 @@ func (f *planFlags) options() (plan.Options, error) {
 	return o, nil
 }
 
+// validate checks the plan flags without reading anything: a usage error
+// stops plan and apply before the audit trail records a run.
+func (f *planFlags) validate() error {
+	if err := f.source.validate(); err != nil {
+		return err
+	}
+	if f.targetSnapshot == "" && strings.TrimSpace(f.target.bootstrap) == "" {
+		return errors.New("give the target: --bootstrap-server host:port [--command-config client.properties], or --target-snapshot FILE")
+	}
+	if _, err := f.options(); err != nil {
+		return err
+	}
+	for _, re := range []struct{ flag, value string }{{"topics", f.topics}, {"principals", f.principals}} {
+		if _, err := regexp.Compile(re.value); err != nil {
+			return fmt.Errorf("--%s %q: %v", re.flag, re.value, err)
+		}
+	}
+	if f.output != "text" && f.output != "json" {
+		return fmt.Errorf("-o %q: want text or json", f.output)
+	}
+	return nil
+}
+
 // readOptions scopes target reads to the topics the plan may touch.
 func (f *planFlags) readOptions() kread.Options {
 	var o kread.Options
@@ -266,6 +289,9 @@ func (c *cli) newPlanCmd() *cobra.Command {
 func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []string) int {
 	if len(args) > 0 {
 		return fail(e, "plan", fmt.Errorf("unexpected argument %q", args[0]))
+	}
+	if err := f.validate(); err != nil {
+		return fail(e, "plan", err)
 	}
 	rec := f.audit.begin(ctx, e, "plan")
 	var pl *planned

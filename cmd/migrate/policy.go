@@ -172,6 +172,9 @@ func runPolicyTest(ctx context.Context, e *env, f *policyTestFlags, args []strin
 	if err != nil {
 		return fail(e, name, err)
 	}
+	if err := src.validate(); err != nil {
+		return fail(e, name, err)
+	}
 	progress := io.Discard
 	if e.tty {
 		progress = e.stderr

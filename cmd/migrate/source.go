@@ -55,15 +55,24 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.zkTimeout, "zk-timeout", 15*time.Second, "give up connecting to ZooKeeper after this long")
 }
 
+// validate checks the source flags without reading anything, so that a
+// usage error stops a command before its audit trail records a run.
+func (f *sourceFlags) validate() error {
+	switch {
+	case f.zookeeper == "" && f.snapshotFile == "":
+		return errors.New("give the source: --zookeeper host:port[/chroot] or --snapshot FILE")
+	case f.zookeeper != "" && f.snapshotFile != "":
+		return errors.New("give --zookeeper or --snapshot, not both")
+	}
+	return nil
+}
+
 // load reads the source: ZooKeeper or the snapshot file, then the
 // --broker-config files. Progress goes to progress (io.Discard or nil for
 // none) while ZooKeeper is read.
 func (f *sourceFlags) load(ctx context.Context, progress io.Writer) (*snapshot.Snapshot, error) {
-	switch {
-	case f.zookeeper == "" && f.snapshotFile == "":
-		return nil, errors.New("give the source: --zookeeper host:port[/chroot] or --snapshot FILE")
-	case f.zookeeper != "" && f.snapshotFile != "":
-		return nil, errors.New("give --zookeeper or --snapshot, not both")
+	if err := f.validate(); err != nil {
+		return nil, err
 	}
 	var statics []*zkread.Static
 	var secrets []string
