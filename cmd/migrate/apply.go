@@ -18,7 +18,6 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
-	"github.com/zkmigrate/zkmigrate/internal/policy"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -61,8 +60,8 @@ A saved plan (--plan) applies only what its source still justifies: the
 file's digest must match its content, its source and target cluster ids
 those of the --zookeeper/--snapshot and --bootstrap-server given now, and
 every change must be one the current source would plan (same resource,
-action and after-state; the plan's own options are used, and --policy when
-given) or already done on the target. Anything else is refused, naming
+action and after-state; the plan's own options are used, and the --policy
+it was made with, which must be given again) or already done on the target. Anything else is refused, naming
 the change, before anything is sent. Secrets resolve only into the
 resource and key they were read from.
 --validate-only sends only the RPCs that have a validate_only mode, with it
@@ -333,11 +332,15 @@ func (f *applyFlags) loadSaved(ctx context.Context, progress io.Writer) (*planne
 			return nil, fmt.Errorf("%s: field options.topics: %v", f.planFile, err)
 		}
 	}
-	var pol *policy.Policy
-	if f.policyFile != "" {
-		if pol, err = policy.Load(f.policyFile); err != nil {
-			return nil, err
-		}
+	pol, digest, err := loadPolicy(f.policyFile)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case p.Options.Policy != "" && f.policyFile == "":
+		return nil, fmt.Errorf("%s was planned with a topic policy (%s): give the same --policy, so that apply checks the changes against it again", f.planFile, p.Options.Policy)
+	case p.Options.Policy != "" && digest != p.Options.Policy:
+		return nil, fmt.Errorf("--policy %s (%s) is not the policy %s was planned with (%s)", f.policyFile, digest, f.planFile, p.Options.Policy)
 	}
 	creds, err := loadCredentials(f.scramCreds)
 	if err != nil {

@@ -123,8 +123,9 @@ func TestEndToEndRealKafka(t *testing.T) {
 		t.Errorf("plan blockers %+v lack the policy denial of payments", p.Blockers)
 	}
 
-	// 2. Apply the saved plan: everything but the frozen topic lands.
-	code, _, errs = b.migrate(t, append([]string{"apply", "--plan", planFile, "--yes", "-o", "json", "--scram-credentials", b.creds}, append(b.sourceArgs(), b.targetArgs()...)...)...)
+	// 2. Apply the saved plan (with its policy, as apply --plan requires):
+	// everything but the frozen topic lands.
+	code, _, errs = b.migrate(t, append([]string{"apply", "--plan", planFile, "--policy", policyFile, "--yes", "-o", "json", "--scram-credentials", b.creds}, append(b.sourceArgs(), b.targetArgs()...)...)...)
 	if code != exitOK {
 		t.Fatalf("apply --plan: exit %d\n%s", code, errs)
 	}

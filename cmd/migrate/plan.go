@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -201,12 +204,11 @@ func (f *planFlags) compute(ctx context.Context, progress io.Writer) (*planned, 
 	if err != nil {
 		return nil, err
 	}
-	var pol *policy.Policy
-	if f.policyFile != "" {
-		if pol, err = policy.Load(f.policyFile); err != nil {
-			return nil, err
-		}
+	pol, digest, err := loadPolicy(f.policyFile)
+	if err != nil {
+		return nil, err
 	}
+	opts.Policy = digest
 	creds, err := loadCredentials(f.scramCreds)
 	if err != nil {
 		return nil, err
@@ -240,6 +242,24 @@ func (f *planFlags) compute(ctx context.Context, progress io.Writer) (*planned, 
 		}
 	}
 	return out, nil
+}
+
+// loadPolicy loads a TopicActionPolicy file and returns it with the digest
+// of its bytes ("sha256:<hex>"), which a saved plan records; "" loads none.
+func loadPolicy(path string) (*policy.Policy, string, error) {
+	if path == "" {
+		return nil, "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("policy: %w", err)
+	}
+	pol, err := policy.Parse(path, b)
+	if err != nil {
+		return nil, "", err
+	}
+	sum := sha256.Sum256(b)
+	return pol, "sha256:" + hex.EncodeToString(sum[:]), nil
 }
 
 // buildPlan builds the plan from source and target with the given options

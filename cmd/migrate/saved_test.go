@@ -259,3 +259,73 @@ func TestBrokerPasswordCannotBeRerouted(t *testing.T) {
 		})
 	}
 }
+
+// A plan made with a TopicActionPolicy is applied only with that policy,
+// which is evaluated again: a change it denies, added to the file, is
+// refused as blocked now.
+func TestSavedPlanKeepsItsPolicy(t *testing.T) {
+	dir := t.TempDir()
+	snap, creds := fixtureFiles(t, dir)
+	addr, _ := kfakeTarget(t)
+	pol := filepath.Join(dir, "policy.yaml")
+	if err := os.WriteFile(pol, []byte("version: 1\nrules:\n  - name: freeze-payments\n    topics: '^payments$'\n    expr: 'false'\n    message: payments is frozen\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.yaml")
+	if err := os.WriteFile(other, []byte("version: 1\nrules: []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	saved := filepath.Join(dir, "plan.json")
+	if code, _, errs := runMigrate(t, "plan", "--snapshot", snap, "--bootstrap-server", addr, "--scram-credentials", creds, "--placement", "target",
+		"--policy", pol, "--no-audit", "--out", saved); code != exitPending {
+		t.Fatalf("plan: exit %d\n%s", code, errs)
+	}
+	p, err := planfile.Read(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(p.Options.Policy, "sha256:") || slices.ContainsFunc(p.Changes, func(c plan.Change) bool { return c.ID == "topic:payments" }) {
+		t.Fatalf("the plan records policy %q and changes %d; want the digest and no payments", p.Options.Policy, len(p.Changes))
+	}
+	var denied plan.Change
+	for _, b := range p.Blockers {
+		if b.Change != nil && b.Change.ID == "topic:payments" {
+			denied = *b.Change
+		}
+	}
+	if denied.ID == "" {
+		t.Fatal("the policy did not block topic:payments")
+	}
+	denied.Verdict = nil
+	p.Changes = append(p.Changes, denied)
+	edited := filepath.Join(dir, "edited.json")
+	if err := planfile.Write(edited, p); err != nil {
+		t.Fatal(err)
+	}
+	before := readTargetDigest(t, addr)
+	args := func(file string, extra ...string) []string {
+		return append([]string{"apply", "--plan", file, "--snapshot", snap, "--bootstrap-server", addr, "--scram-credentials", creds, "--yes", "--no-audit", "--verify-timeout", "0"}, extra...)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"without --policy", args(saved), "planned with a topic policy"},
+		{"with another policy", args(saved, "--policy", other), "is not the policy"},
+		{"a denied change added", args(edited, "--policy", pol), `topic:payments: blocked now: policy rule "freeze-payments"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, errs := runMigrate(t, c.args...)
+			if code != exitError || !strings.Contains(errs, c.want) {
+				t.Fatalf("exit %d, want 1 with %q:\n%s", code, c.want, errs)
+			}
+			if readTargetDigest(t, addr) != before {
+				t.Fatal("the target changed")
+			}
+		})
+	}
+	if code, _, errs := runMigrate(t, args(saved, "--policy", pol)...); code != exitOK {
+		t.Fatalf("the saved plan with its policy: exit %d\n%s", code, errs)
+	}
+}

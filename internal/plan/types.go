@@ -183,4 +183,7 @@ type Options struct {
 	ResendSecrets         bool   `json:"resend_secrets,omitempty"`
 	TargetVersion         string `json:"target_version,omitempty"`
 	Principal             string `json:"principal,omitempty"` // who applies, for the policy
+	// Policy is "sha256:<hex>" of the TopicActionPolicy file the plan was
+	// made with, "" without one; apply --plan requires the same file again.
+	Policy string `json:"policy,omitempty"`
 }
