@@ -61,9 +61,9 @@ file's digest must match its content, its source and target cluster ids
 those of the --zookeeper/--snapshot and --bootstrap-server given now, and
 every change must be one the current source would plan (same resource,
 action and after-state; the plan's own options are used, and the --policy
-it was made with, which must be given again) or already done on the target. Anything else is refused, naming
-the change, before anything is sent. Secrets resolve only into the
-resource and key they were read from.
+it was made with, which must be given again) or already done on the
+target. Anything else is refused, naming the change, before anything is
+sent. Secrets resolve only into the resource and key they were read from.
 --validate-only sends only the RPCs that have a validate_only mode, with it
 set; every other change is reported as not validated and nothing is sent.
 After a real apply the target is read again until it shows every applied
