@@ -56,6 +56,10 @@ first, retried on retriable errors, results per resource. Re-running is
 safe: the target is read again, changes already applied are skipped, and a
 resource in neither its planned before- nor after-state refuses the run.
 Ctrl-C finishes the batch in flight and stops.
+One apply per target per audit database: a second one sharing --audit-db
+is refused while the first holds the target's lock (applies with another
+database are not; see docs/audit.md). Earlier applies of the target that
+were killed are resumed and closed as "abandoned" in the audit trail, once.
 A saved plan (--plan) applies only what its source still justifies: the
 file's digest must match its content, its source and target cluster ids
 those of the --zookeeper/--snapshot and --bootstrap-server given now, and
