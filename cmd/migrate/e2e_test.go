@@ -205,6 +205,10 @@ func TestEndToEndRealKafka(t *testing.T) {
 		t.Errorf("plan after the raise: exit %d, want 0 and no changes\n%s", code, errs)
 	}
 
+	// 4c. --prune leaves the target's own cluster-level defaults alone (a
+	// new cluster may set some), and says so; --prune-cluster-configs deletes them.
+	pruneClusterDefaults(t, b, common)
+
 	// 5. SCRAM users log in with their own passwords on the target.
 	var creds []credentialFile
 	data, _ := os.ReadFile(b.creds)
@@ -244,6 +248,46 @@ func TestEndToEndRealKafka(t *testing.T) {
 
 // readFile returns a file's contents, decompressed when it is a compressed
 // plan or snapshot file, so that checks on the text see the JSON.
+// pruneClusterDefaults plans and applies --prune with and without
+// --prune-cluster-configs against cluster-level broker configs the source
+// lacks: the min.insync.replicas a Kafka 4.1 controller sets itself for
+// eligible leader replicas (and refuses to delete), and one set by hand.
+func pruneClusterDefaults(t *testing.T, b *bed, common []string) {
+	t.Helper()
+	ctx := context.Background()
+	v := "86400001"
+	if _, err := b.admin(t).Admin.AlterBrokerConfigs(ctx, []kadm.AlterConfig{{Op: kadm.SetConfig, Name: "log.cleaner.delete.retention.ms", Value: &v}}); err != nil {
+		t.Fatal(err)
+	}
+	defaultOf := func() map[string]string {
+		for _, bc := range b.readTarget(t).BrokerConfigs {
+			if bc.Broker == "" {
+				return snapshot.ConfigMap(bc.Configs)
+			}
+		}
+		return nil
+	}
+	eventually(t, "the target's own <default> configs", func() bool {
+		d := defaultOf()
+		return d["min.insync.replicas"] != "" && d["log.cleaner.delete.retention.ms"] == v
+	})
+	prune := append([]string{"--prune", "--include", "broker-config"}, common...)
+	code, out, errs := b.migrate(t, append([]string{"plan", "-o", "json"}, prune...)...)
+	p := decodePlan(t, out)
+	if code != exitOK || len(p.Changes) != 0 || !slices.ContainsFunc(p.Findings, func(f snapshot.Finding) bool {
+		return f.ID == "prune-keeps-cluster-configs" && strings.Contains(f.Message, "min.insync.replicas") && strings.Contains(f.Message, "log.cleaner.delete.retention.ms")
+	}) {
+		t.Errorf("plan --prune: exit %d, changes %+v, findings %+v; want nothing to do and a finding keeping both keys\n%s", code, p.Changes, p.Findings, errs)
+	}
+	if code, _, errs := b.migrate(t, append([]string{"apply", "--yes", "--prune-cluster-configs"}, prune...)...); code != exitOK {
+		t.Fatalf("apply --prune --prune-cluster-configs: exit %d\n%s", code, errs)
+	}
+	eventually(t, "the pruned <default> config to go", func() bool { return defaultOf()["log.cleaner.delete.retention.ms"] == "" })
+	if d := defaultOf(); d["min.insync.replicas"] == "" || d["log.retention.ms"] != "259200000" {
+		t.Errorf("<default> after --prune-cluster-configs: %v; want min.insync.replicas (ELR) and the migrated keys kept", d)
+	}
+}
+
 func readFile(t *testing.T, path string) string {
 	t.Helper()
 	f, err := os.Open(path)

@@ -654,11 +654,12 @@ func lookup(cs []snapshot.Config, key string) (string, bool) {
 // ResendSecrets; sensitive keys whose value is unknown become blockers.
 // Keys only on the target are deleted only with Prune.
 func (b *builder) configChange(want, have []snapshot.Config, resource string) *Change {
-	return b.configChangePrune(want, have, resource, b.in.Options.Prune)
+	return b.configChangePrune(want, have, resource, func(string) bool { return b.in.Options.Prune })
 }
 
-// configChangePrune is configChange with prune chosen by the caller.
-func (b *builder) configChangePrune(want, have []snapshot.Config, resource string, prune bool) *Change {
+// configChangePrune is configChange with the keys to prune chosen by the
+// caller.
+func (b *builder) configChangePrune(want, have []snapshot.Config, resource string, prune func(key string) bool) *Change {
 	haveByKey := make(map[string]snapshot.Config, len(have))
 	for _, c := range have {
 		haveByKey[c.Key] = c
@@ -692,11 +693,9 @@ func (b *builder) configChangePrune(want, have []snapshot.Config, resource strin
 		}
 		after = append(after, snapshot.Config{Key: w.Key, Value: w.Value})
 	}
-	if prune {
-		for _, h := range have {
-			if !wantKeys[h.Key] {
-				before = append(before, h)
-			}
+	for _, h := range have {
+		if !wantKeys[h.Key] && prune(h.Key) {
+			before = append(before, h)
 		}
 	}
 	if len(before) == 0 && len(after) == 0 {
@@ -798,33 +797,55 @@ func (b *builder) brokerConfigs() {
 	}
 }
 
-// pruneBroker says whether Prune deletes the broker's (or, for "", the
-// cluster-level) configs the source does not have. Cluster-level configs
-// need PruneClusterConfigs too: a fresh Kafka 4 cluster may hold defaults of
-// its own that nobody migrated.
-func (b *builder) pruneBroker(name string) bool {
+// pruneBroker returns which of a broker's configs (for "", the cluster-level
+// ones) Prune deletes when the source does not have them. Cluster-level
+// configs need PruneClusterConfigs too: a new Kafka 4 cluster holds defaults
+// of its own that nobody migrated. Even then the cluster-level
+// min.insync.replicas stays on a 4.1+ target: with eligible leader replicas
+// (KIP-966, on by default from 4.1) the controller sets it itself and refuses
+// its removal ("Cluster-level min.insync.replicas cannot be removed while ELR
+// is enabled").
+func (b *builder) pruneBroker(name string) func(key string) bool {
 	o := b.in.Options
-	return o.Prune && (name != "" || o.PruneClusterConfigs)
+	return func(key string) bool {
+		if !o.Prune || name != "" {
+			return o.Prune
+		}
+		return o.PruneClusterConfigs && !(key == "min.insync.replicas" && b.targetAtLeast41())
+	}
 }
 
-// keptClusterConfigs notes, under Prune without PruneClusterConfigs, the
-// target's cluster-level broker configs the source does not have.
+// targetAtLeast41 reports a Kafka 4.1+ target (an empty TargetVersion is 4.1).
+func (b *builder) targetAtLeast41() bool {
+	v := b.in.Options.TargetVersion
+	return v == "" || v >= "4.1"
+}
+
+// keptClusterConfigs notes, under Prune, the target's cluster-level broker
+// configs the source does not have and Prune keeps.
 func (b *builder) keptClusterConfigs(want, have []snapshot.Config) {
 	o := b.in.Options
-	if !o.Prune || o.PruneClusterConfigs || !b.wantKind(KindBrokerConfig) {
+	if !o.Prune || !b.wantKind(KindBrokerConfig) {
 		return
 	}
+	prunes := b.pruneBroker("")
 	var keys []string
 	for _, h := range have {
-		if !slices.ContainsFunc(want, func(w snapshot.Config) bool { return w.Key == h.Key }) {
+		if !slices.ContainsFunc(want, func(w snapshot.Config) bool { return w.Key == h.Key }) && !prunes(h.Key) {
 			keys = append(keys, h.Key)
 		}
 	}
 	if len(keys) == 0 {
 		return
 	}
+	if o.PruneClusterConfigs {
+		b.finding("prune-keeps-cluster-configs", snapshot.SeverityInfo, "broker <default>",
+			"--prune-cluster-configs keeps the target's cluster-level min.insync.replicas: with eligible leader replicas (KIP-966, on by default from Kafka 4.1) the controller sets it and refuses its removal",
+			"nothing; set the value you want instead of deleting it (kafka-configs --entity-type brokers --entity-default --alter)")
+		return
+	}
 	b.finding("prune-keeps-cluster-configs", snapshot.SeverityInfo, "broker <default>",
-		fmt.Sprintf("--prune keeps the target's cluster-level broker config(s) %s, which the source does not have: a new cluster may set defaults of its own (for example min.insync.replicas) that nobody migrated", strings.Join(keys, ", ")),
+		fmt.Sprintf("--prune keeps the target's cluster-level broker config(s) %s, which the source does not have: a new cluster sets defaults of its own (Kafka 4.1 sets min.insync.replicas for eligible leader replicas) that nobody migrated", strings.Join(keys, ", ")),
 		"give --prune-cluster-configs as well to delete them")
 }
 

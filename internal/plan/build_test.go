@@ -140,11 +140,20 @@ func cases() map[string]plan.Input {
 		"placement-target":         {Source: legacy(), Target: emptyTarget(), Options: plan.Options{Placement: plan.PlacementTarget, Include: []plan.Kind{plan.KindTopic}}},
 		"placement-racks":          {Source: legacy(), Target: targetWith(broker(1, "rack-a"), broker(2, "rack-a"), broker(3, "rack-b")), Options: plan.Options{Placement: plan.PlacementSource, Include: []plan.Kind{plan.KindTopic}}},
 		"placement-map-racks":      {Source: legacy(), Target: targetWith(broker(11, "rack-a"), broker(12, "rack-b"), broker(13, "rack-b")), Options: plan.Options{BrokerIDMap: map[int32]int32{1: 11, 2: 12, 3: 13}, Include: []plan.Kind{plan.KindTopic}}},
-		"prune-cluster-configs":    {Source: legacy(), Target: partialTarget(), Options: plan.Options{Prune: true, PruneClusterConfigs: true, Include: []plan.Kind{plan.KindBrokerConfig}}},
+		"prune-cluster-configs":    {Source: legacy(), Target: targetWithELR(), Options: plan.Options{Prune: true, PruneClusterConfigs: true, Include: []plan.Kind{plan.KindBrokerConfig}}},
 		"raise-to-target-minimums": {Source: legacy(), Target: partialTarget(), Options: plan.Options{RaiseToTargetMinimums: true, Include: []plan.Kind{plan.KindTopic, plan.KindTopicConfig}}},
 		"raise-existing-topic":     {Source: legacy(), Target: tinyOnTarget(), Options: plan.Options{RaiseToTargetMinimums: true, Include: []plan.Kind{plan.KindTopicConfig}}},
 		"in-sync":                  {Source: legacy(), Target: plan.Simulate(partialTarget(), mustBuild(plan.Input{Source: legacy(), Target: partialTarget(), Credentials: creds()}).Changes), Credentials: creds()},
 	}
+}
+
+// targetWithELR is partialTarget with the cluster-level min.insync.replicas
+// a Kafka 4.1 controller sets for eligible leader replicas.
+func targetWithELR() *snapshot.Snapshot {
+	t := partialTarget()
+	t.BrokerConfigs[0].Configs = append(t.BrokerConfigs[0].Configs, snapshot.Config{Key: "min.insync.replicas", Value: "1"})
+	snapshot.SortConfigs(t.BrokerConfigs[0].Configs)
+	return t
 }
 
 // tinyOnTarget has tiny-segments on the target, without the source's configs.
