@@ -68,6 +68,8 @@ action and after-state; the plan's own options are used, and the --policy
 it was made with, which must be given again) or already done on the
 target. Anything else is refused, naming the change, before anything is
 sent. Secrets resolve only into the resource and key they were read from.
+Flags that shape a plan (--prune, --topics, --include, ...) are refused
+with --plan: the saved plan keeps the options it was made with.
 --validate-only sends only the RPCs that have a validate_only mode, with it
 set; every other change is reported as not validated and nothing is sent.
 After a real apply the target is read again until it shows every applied
@@ -102,6 +104,9 @@ func runApply(ctx context.Context, e *env, f *applyFlags, args []string) int {
 	if err := f.validate(); err != nil {
 		return fail(e, "apply", err)
 	}
+	if name := f.planShaping(); f.planFile != "" && name != "" {
+		return fail(e, "apply", fmt.Errorf("--%s shapes a plan, and a saved plan keeps the options it was made with: re-run plan with --%s --out, or apply without --plan", name, name))
+	}
 	rec := f.audit.begin(ctx, e, "apply")
 	if rec.err != nil {
 		return fail(e, "apply", fmt.Errorf("refusing to apply without an audit trail (%v); fix --audit-db or pass --no-audit", rec.err))
@@ -121,6 +126,25 @@ func runApply(ctx context.Context, e *env, f *applyFlags, args []string) int {
 		return fail(e, "apply", err)
 	}
 	return code
+}
+
+// planShaping returns the name of the first flag given that shapes a plan
+// (and so means nothing with --plan), or "".
+func (f *applyFlags) planShaping() string {
+	for _, c := range []struct {
+		name string
+		set  bool
+	}{
+		{"include", f.include != ""}, {"exclude", f.exclude != ""}, {"topics", f.topics != ""}, {"principals", f.principals != ""},
+		{"broker-id-map", f.brokerIDMap != ""}, {"placement", f.placement != plan.PlacementAuto}, {"reassign", f.reassign},
+		{"prune", f.prune}, {"prune-cluster-configs", f.pruneCluster}, {"raise-to-target-minimums", f.raiseMinimums},
+		{"resend-secrets", f.resendSecrets}, {"target-version", f.targetVersion != "4.1"}, {"scram-resets", f.scramResets != ""},
+	} {
+		if c.set {
+			return c.name
+		}
+	}
+	return ""
 }
 
 // checkNumbers refuses numeric flags that mean nothing, rather than

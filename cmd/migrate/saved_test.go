@@ -172,6 +172,13 @@ func TestApplyRefusesEditedPlans(t *testing.T) {
 			}
 		})
 	}
+	// A flag that shapes a plan means nothing with a saved one: refused.
+	for _, flag := range [][]string{{"--prune"}, {"--topics", "^orders$"}, {"--placement", "source"}, {"--resend-secrets"}} {
+		code, _, errs := runMigrate(t, append([]string{"apply", "--plan", saved, "--snapshot", snap, "--bootstrap-server", addr, "--yes", "--no-audit"}, flag...)...)
+		if code != exitError || !strings.Contains(errs, flag[0]+" shapes a plan") {
+			t.Errorf("apply --plan %v: exit %d\n%s", flag, code, errs)
+		}
+	}
 	// The plan as saved applies, and applies only with its source.
 	code, out, errs := runMigrate(t, "apply", "--plan", saved, "--bootstrap-server", addr, "--scram-credentials", creds, "--yes", "--no-audit")
 	if code != exitError || !strings.Contains(errs, "needs the source it was planned from") {
