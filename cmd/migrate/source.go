@@ -52,7 +52,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.workers, "zk-requests-in-flight", 0, fmt.Sprintf("`N` ZooKeeper reads kept in flight, spread over the sessions (default %d with multiRead, else %d)", zkconn.MultiInFlight, zkread.DefaultWorkers))
 	fs.IntVar(&f.connections, "zk-connections", 0, fmt.Sprintf("`N` ZooKeeper sessions to read over (default %d with multiRead, else %d)", zkconn.DefaultMultiConnections, zkconn.DefaultConnections))
 	fs.BoolVar(&f.noMultiRead, "zk-no-multi-read", false, "read one znode per request even when the ensemble answers multiRead (ZooKeeper 3.6+), which carries many")
-	fs.DurationVar(&f.zkTimeout, "zk-timeout", 15*time.Second, "give up connecting to ZooKeeper after this long")
+	fs.DurationVar(&f.zkTimeout, "zk-timeout", 15*time.Second, "bound on connecting to ZooKeeper and on waiting for each answer; a read without one is retried on a new connection for as long again, so a ZooKeeper that stops answering ends the command (exit 1, host named) within twice this")
 }
 
 // validate checks the source flags without reading anything, so that a
@@ -108,7 +108,10 @@ func (f *sourceFlags) load(ctx context.Context, progress io.Writer) (*snapshot.S
 				Fix:     "read from --zookeeper to resolve encrypted broker passwords"})
 		}
 	} else {
-		conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile, ConnectTimeout: f.zkTimeout, Connections: f.connections, NoMultiRead: f.noMultiRead})
+		if f.zkTimeout <= 0 {
+			return nil, fmt.Errorf("--zk-timeout %s: want a positive duration", f.zkTimeout)
+		}
+		conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile, ConnectTimeout: f.zkTimeout, RequestTimeout: f.zkTimeout, RetryTimeout: f.zkTimeout, Connections: f.connections, NoMultiRead: f.noMultiRead})
 		if err != nil {
 			return nil, err
 		}

@@ -4,7 +4,9 @@ import (
 	"crypto/tls"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/props"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -43,12 +45,27 @@ type Config struct {
 	// Principal overrides the principal Dial reports (for example a custom
 	// principal builder on the broker side); "" derives it.
 	Principal string
+	// RequestTimeout is request.timeout.ms: how long Dial's check and each
+	// request wait for an answer, and how long a request is retried
+	// (DefaultRequestTimeout when 0).
+	RequestTimeout time.Duration
 	// Ignored lists "file:line key" for keys that do not affect how the
 	// admin client connects (client.id, timeouts, ...).
 	Ignored []string
 
 	// password is held as a Secret so that no fmt verb can print it.
 	password snapshot.Secret
+}
+
+// DefaultRequestTimeout is Kafka's default request.timeout.ms.
+const DefaultRequestTimeout = 30 * time.Second
+
+// requestTimeout is request.timeout.ms or its default.
+func (c *Config) requestTimeout() time.Duration {
+	if c.RequestTimeout > 0 {
+		return c.RequestTimeout
+	}
+	return DefaultRequestTimeout
 }
 
 // Default returns the config used without --command-config: PLAINTEXT.
@@ -139,6 +156,7 @@ var usedKeys = map[string]bool{
 	"ssl.keystore.location":       true, "ssl.keystore.type": true, "ssl.keystore.password": true,
 	"ssl.key.password": true, "ssl.keystore.certificate.chain": true, "ssl.keystore.key": true,
 	"ssl.endpoint.identification.algorithm": true, "ssl.protocol": true, "ssl.enabled.protocols": true,
+	"request.timeout.ms": true,
 }
 
 // keys that change how Kafka's client connects and that this package cannot
@@ -196,6 +214,13 @@ func FromProps(f *props.File) (*Config, error) {
 		}
 	}
 
+	if v, ok := f.Get("request.timeout.ms"); ok {
+		ms, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+		if err != nil || ms <= 0 {
+			return nil, bad("request.timeout.ms", "%q is not a positive number of milliseconds", v)
+		}
+		c.RequestTimeout = time.Duration(ms) * time.Millisecond
+	}
 	if v, ok := f.Get("security.protocol"); ok {
 		c.Protocol = strings.ToUpper(strings.TrimSpace(v))
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -31,6 +32,7 @@ func TestLoadSASL(t *testing.T) {
 		Protocol, Mechanism, User, Password string
 		Token                               bool
 		Ignored                             []string
+		RequestTimeout                      time.Duration
 	}
 	tests := []struct {
 		name string
@@ -40,7 +42,7 @@ func TestLoadSASL(t *testing.T) {
 	}{
 		{name: "empty file", body: "", want: want{Protocol: "PLAINTEXT"}},
 		{name: "plaintext with other keys", body: "# tool config\nclient.id=mig\nrequest.timeout.ms=30000\nsecurity.protocol=PLAINTEXT\n",
-			want: want{Protocol: "PLAINTEXT", Ignored: []string{"DIR/client.properties:2 client.id", "DIR/client.properties:3 request.timeout.ms"}}},
+			want: want{Protocol: "PLAINTEXT", Ignored: []string{"DIR/client.properties:2 client.id"}, RequestTimeout: 30 * time.Second}},
 		{name: "plain", body: "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n" +
 			`sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="alice" password="` + saslPass + `";`,
 			want: want{Protocol: "SASL_PLAINTEXT", Mechanism: "PLAIN", User: "alice", Password: saslPass}},
@@ -63,6 +65,13 @@ func TestLoadSASL(t *testing.T) {
 			want: want{Protocol: "SASL_PLAINTEXT", Mechanism: "PLAIN", User: "u", Password: "p",
 				Ignored: []string{"DIR/client.properties:3 sasl.login.refresh.window.factor", "DIR/client.properties:4 sasl.kerberos.service.name"}}},
 
+		{name: "request timeout", body: "request.timeout.ms = 1500\n", want: want{Protocol: "PLAINTEXT", RequestTimeout: 1500 * time.Millisecond}},
+		{name: "zero request timeout", body: "request.timeout.ms=0\n",
+			err: `kafkaconn: DIR/client.properties:1: request.timeout.ms: "0" is not a positive number of milliseconds`},
+		{name: "negative request timeout", body: "\nrequest.timeout.ms=-5\n",
+			err: `kafkaconn: DIR/client.properties:2: request.timeout.ms: "-5" is not a positive number of milliseconds`},
+		{name: "text request timeout", body: "request.timeout.ms=30s\n",
+			err: `kafkaconn: DIR/client.properties:1: request.timeout.ms: "30s" is not a positive number of milliseconds`},
 		{name: "bad protocol", body: "security.protocol=SASL\n",
 			err: `kafkaconn: DIR/client.properties:1: security.protocol: "SASL" is not a security protocol (want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)`},
 		{name: "no mechanism", body: "\nsecurity.protocol=SASL_PLAINTEXT\n" + scramJAAS,
@@ -130,7 +139,7 @@ func TestLoadSASL(t *testing.T) {
 			for _, s := range c.Ignored {
 				ign = append(ign, strings.ReplaceAll(s, dir, "DIR"))
 			}
-			got := want{Protocol: c.Protocol, Mechanism: c.Mechanism, User: c.User, Password: pw, Token: c.Token, Ignored: ign}
+			got := want{Protocol: c.Protocol, Mechanism: c.Mechanism, User: c.User, Password: pw, Token: c.Token, Ignored: ign, RequestTimeout: c.RequestTimeout}
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}

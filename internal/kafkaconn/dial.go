@@ -22,7 +22,8 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
-// ProbeTimeout bounds the reachability check Dial makes.
+// ProbeTimeout bounds the reachability check Dial makes, unless the
+// config sets request.timeout.ms.
 var ProbeTimeout = 15 * time.Second
 
 // Conn is a connected, checked client for one cluster.
@@ -50,7 +51,12 @@ func (c *Conn) Describe() string {
 }
 
 // Dial connects to bootstrap with cfg (nil means PLAINTEXT) and checks that
-// the cluster answers a Metadata request within ProbeTimeout. Failures are
+// the cluster answers a Metadata request within ProbeTimeout (or
+// request.timeout.ms when the config sets it). Every later request waits
+// at most request.timeout.ms for an answer (plus its own server-side
+// timeout, for the requests that carry one) and is retried for at most
+// request.timeout.ms more, so a cluster that stops answering fails each
+// request within about twice request.timeout.ms. Failures are
 // one-line errors naming the host: "cannot reach 127.0.0.1:29092: connection
 // refused", "authentication failed for User:admin at 127.0.0.1:29092
 // (SCRAM-SHA-256): ...". extra options are appended to the client's.
@@ -74,7 +80,11 @@ func Dial(ctx context.Context, bootstrap []string, cfg *Config, extra ...kgo.Opt
 		return nil, errors.New("kafkaconn: no bootstrap server given (--bootstrap-server host:port)")
 	}
 
-	pctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+	probe := ProbeTimeout
+	if cfg.RequestTimeout > 0 {
+		probe = cfg.RequestTimeout
+	}
+	pctx, cancel := context.WithTimeout(ctx, probe)
 	defer cancel()
 	// kgo retries a connection that fails after the dial (EOF during SASL,
 	// a TLS handshake error) until the timeout; once every seed failed once,
@@ -83,7 +93,9 @@ func Dial(ctx context.Context, bootstrap []string, cfg *Config, extra ...kgo.Opt
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(seeds...),
 		kgo.WithHooks(hook),
-		kgo.DialTimeout(10 * time.Second),
+		kgo.DialTimeout(min(10*time.Second, cfg.requestTimeout())),
+		kgo.RequestTimeoutOverhead(cfg.requestTimeout()),
+		kgo.RetryTimeout(cfg.requestTimeout()),
 		kgo.ClientID("zkmigrate"),
 	}
 	if cfg.TLS != nil {
@@ -106,6 +118,21 @@ func Dial(ctx context.Context, bootstrap []string, cfg *Config, extra ...kgo.Opt
 		cl.Close()
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("kafkaconn: %w", ctx.Err())
+		}
+		last := err
+		if _, cerr := hook.last(); cerr != nil {
+			last = cerr
+		}
+		var ne net.Error
+		var eof *kgo.ErrFirstReadEOF
+		var op *net.OpError
+		closed := errors.As(last, &eof) || errors.Is(last, io.EOF) || errors.Is(last, syscall.ECONNRESET)
+		dialFailed := errors.As(last, &op) && op.Op == "dial"
+		silent := errors.Is(last, context.DeadlineExceeded) || errors.Is(last, kgo.ErrClientClosed) || errors.As(last, &ne) && ne.Timeout()
+		if silent && !closed && !dialFailed {
+			// Connected, but no answer: a broker that is stuck, or a listener
+			// that expects another protocol.
+			return nil, fmt.Errorf("kafkaconn: no answer from %s within %s (is security.protocol %s right for that listener?)", strings.Join(seeds, ","), probe, cfg.Protocol)
 		}
 		return nil, explain(err, hook, cfg, conn.Principal, seeds)
 	}

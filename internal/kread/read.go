@@ -19,6 +19,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net"
 	"regexp"
 	"slices"
 	"strconv"
@@ -83,6 +84,18 @@ func (r *reader) finding(f snapshot.Finding) {
 // "kafka". It returns an error when any part cannot be read; authorization
 // failures name the ACL that is missing.
 func Read(ctx context.Context, conn *kafkaconn.Conn, opts Options) (*snapshot.Snapshot, error) {
+	s, err := read(ctx, conn, opts)
+	// A request that got no answer names the cluster; a broker's own
+	// answer (an error code) is clear without it.
+	var ne net.Error
+	noAnswer := errors.As(err, &ne) || kgo.IsRetryableBrokerErr(err) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kgo.ErrClientClosed)
+	if addr := strings.Join(conn.Bootstrap, ","); noAnswer && !strings.Contains(err.Error(), addr) {
+		err = fmt.Errorf("%w (target %s)", err, addr)
+	}
+	return s, err
+}
+
+func read(ctx context.Context, conn *kafkaconn.Conn, opts Options) (*snapshot.Snapshot, error) {
 	opts.defaults()
 	r := &reader{cl: conn.Client, principal: conn.Principal, opts: opts}
 	if r.principal == "" {

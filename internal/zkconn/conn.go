@@ -33,8 +33,14 @@ type Options struct {
 	SessionTimeout time.Duration
 	// ConnectTimeout bounds the wait for the first session (15s when 0).
 	ConnectTimeout time.Duration
-	// RetryTimeout bounds how long one request retries after the
-	// connection or session is lost (30s when 0).
+	// RequestTimeout bounds the wait for each answer: a server that does
+	// not answer within it (a stopped process keeps the connection open)
+	// is taken as lost (ConnectTimeout when 0).
+	RequestTimeout time.Duration
+	// RetryTimeout is how much longer than RequestTimeout one read may
+	// take in all, retrying on a new connection after the connection or
+	// session is lost (30s when 0). A read never takes longer than
+	// RequestTimeout + RetryTimeout.
 	RetryTimeout time.Duration
 	// Connections is the number of sessions reads are spread over
 	// (DefaultMultiConnections or DefaultConnections when 0). One ZooKeeper
@@ -68,6 +74,7 @@ type Conn struct {
 	next    atomic.Uint32
 	hosts   []string
 	chroot  string
+	wait    time.Duration // RequestTimeout
 	retry   time.Duration
 	maxZxid atomic.Int64
 }
@@ -85,11 +92,15 @@ func (c *Conn) Address() string { return strings.Join(c.hosts, ",") + c.chroot }
 // the server's last committed transaction as of the latest answer.
 func (c *Conn) LastZxid() int64 { return c.maxZxid.Load() }
 
-// Close ends the sessions.
+// Close ends the sessions, all at once: each waits up to a second for a
+// server that does not answer.
 func (c *Conn) Close() {
+	var wg sync.WaitGroup
 	for _, z := range c.pool {
-		z.Close()
+		wg.Add(1)
+		go func() { defer wg.Done(); z.Close() }()
 	}
+	wg.Wait()
 	if c.multi != nil {
 		c.multi.close()
 	}
@@ -137,6 +148,9 @@ func Dial(ctx context.Context, opt Options) (*Conn, error) {
 	if opt.RetryTimeout == 0 {
 		opt.RetryTimeout = 30 * time.Second
 	}
+	if opt.RequestTimeout == 0 {
+		opt.RequestTimeout = opt.ConnectTimeout
+	}
 	scheme, cred, err := parseAuth(opt.Auth)
 	if err != nil {
 		return nil, err
@@ -147,7 +161,7 @@ func Dial(ctx context.Context, opt Options) (*Conn, error) {
 			return nil, err
 		}
 	}
-	c := &Conn{ctx: ctx, hosts: hosts, chroot: chroot, retry: opt.RetryTimeout}
+	c := &Conn{ctx: ctx, hosts: hosts, chroot: chroot, wait: opt.RequestTimeout, retry: opt.RetryTimeout}
 	dialRaw := func(network, addr string, timeout time.Duration) (net.Conn, error) {
 		d := &net.Dialer{Timeout: timeout}
 		if tlsCfg != nil {
@@ -174,7 +188,9 @@ func Dial(ctx context.Context, opt Options) (*Conn, error) {
 	c.pool = append(c.pool, conn)
 	if chroot != "" {
 		var ok bool
-		err := c.do(func() (e error) { ok, _, e = conn.Exists(chroot); return e })
+		err := c.do(func(until time.Time) error {
+			return c.bounded(conn, until, func(z *zk.Conn) (e error) { ok, _, e = z.Exists(chroot); return e })
+		})
 		if err != nil {
 			c.Close()
 			return nil, fmt.Errorf("zkconn: checking chroot %s on %s: %w", chroot, hostList, err)
@@ -200,8 +216,11 @@ func Dial(ctx context.Context, opt Options) (*Conn, error) {
 	if n <= 0 {
 		n = DefaultConnections
 	}
+	// The further sessions together get as long as one read may take.
+	pctx, cancel := context.WithTimeout(ctx, opt.RequestTimeout+opt.RetryTimeout)
+	defer cancel()
 	for len(c.pool) < n {
-		conn, err := session(ctx, hosts, opt, dial, scheme, cred)
+		conn, err := session(pctx, hosts, opt, dial, scheme, cred)
 		if err != nil {
 			c.Close()
 			return nil, err
@@ -294,10 +313,10 @@ func parseAuth(a string) (scheme, cred string, err error) {
 }
 
 // transient reports whether a request failed because the connection or
-// session went away; a read can always be sent again. go-zookeeper reports
-// a failed write on the socket as the raw network error.
+// session went away, or got no answer; a read can always be sent again.
+// go-zookeeper reports a failed write on the socket as the raw network error.
 func transient(err error) bool {
-	if errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
+	if errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) || errors.Is(err, errNoAnswer) ||
 		errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrSessionMoved) || errors.Is(err, zkwire.ErrConnectionLost) {
 		return true
 	}
@@ -306,18 +325,32 @@ func transient(err error) bool {
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
+// errNoAnswer is a request that got no answer in time.
+var errNoAnswer = errors.New("no answer")
+
 // do runs op, retrying with backoff while the connection or session is
-// being re-established, for at most c.retry, and not after Dial's context
-// is done.
-func (c *Conn) do(op func() error) error {
-	deadline := time.Now().Add(c.retry)
+// being re-established, for at most c.retry after the first failure, and
+// not after Dial's context is done. op gets the time by which it must have
+// returned: a read ends, answered or not, within c.wait + c.retry.
+func (c *Conn) do(op func(until time.Time) error) error {
+	until := time.Now().Add(c.wait + c.retry)
+	var giveUp time.Time
 	backoff := 50 * time.Millisecond
 	for {
-		err := op()
+		err := op(until)
 		if err == nil || !transient(err) {
 			return err
 		}
-		if time.Now().After(deadline) {
+		if giveUp.IsZero() {
+			giveUp = time.Now().Add(c.retry)
+			if giveUp.After(until) {
+				giveUp = until
+			}
+		}
+		if time.Now().Add(backoff).After(giveUp) {
+			if errors.Is(err, errNoAnswer) {
+				return fmt.Errorf("zkconn: no answer from ZooKeeper at %s within %s", strings.Join(c.hosts, ","), c.wait+c.retry)
+			}
 			return fmt.Errorf("zkconn: lost the connection to ZooKeeper at %s and could not restore it within %s: %w", strings.Join(c.hosts, ","), c.retry, err)
 		}
 		ctx := c.ctx
@@ -330,6 +363,27 @@ func (c *Conn) do(op func() error) error {
 			return fmt.Errorf("zkconn: %w (while reconnecting to %s)", ctx.Err(), strings.Join(c.hosts, ","))
 		}
 		backoff = min(backoff*2, time.Second)
+	}
+}
+
+// bounded runs one go-zookeeper request on z and waits for it at most
+// c.wait, and never past until: go-zookeeper queues a request while it
+// reconnects, and a stopped server keeps it queued.
+func (c *Conn) bounded(z *zk.Conn, until time.Time, op func(z *zk.Conn) error) error {
+	done := make(chan error, 1)
+	go func() { done <- op(z) }()
+	wait := min(c.wait, time.Until(until))
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		server := z.Server()
+		if server == "" {
+			server = strings.Join(c.hosts, ",")
+		}
+		return fmt.Errorf("zkconn: %w from ZooKeeper at %s within %s", errNoAnswer, server, wait.Round(time.Millisecond))
 	}
 }
 
@@ -364,7 +418,9 @@ func (c *Conn) Get(p string) ([]byte, zktree.Stat, error) {
 	}
 	var data []byte
 	var st *zk.Stat
-	err := c.do(func() (e error) { data, st, e = c.zk().Get(c.full(p)); return e })
+	err := c.do(func(until time.Time) error {
+		return c.bounded(c.zk(), until, func(z *zk.Conn) (e error) { data, st, e = z.Get(c.full(p)); return e })
+	})
 	if err != nil {
 		return nil, zktree.Stat{}, mapErr(err)
 	}
@@ -382,7 +438,9 @@ func (c *Conn) Children(p string) ([]string, error) {
 		return r.Children, nil
 	}
 	var names []string
-	err := c.do(func() (e error) { names, _, e = c.zk().Children(c.full(p)); return e })
+	err := c.do(func(until time.Time) error {
+		return c.bounded(c.zk(), until, func(z *zk.Conn) (e error) { names, _, e = z.Children(c.full(p)); return e })
+	})
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -394,7 +452,7 @@ func (c *Conn) Children(p string) ([]string, error) {
 // as do does; a znode's own error comes back mapped.
 func (c *Conn) multiRead(op zkwire.Op) (zkwire.Result, error) {
 	var r zkwire.Result
-	err := c.do(func() (e error) { r, e = c.multi.read(op); return e })
+	err := c.do(func(until time.Time) (e error) { r, e = c.multi.read(op, until); return e })
 	if err == nil {
 		err = r.Err
 	}

@@ -45,7 +45,7 @@ func TestDialErrorsBeforeConnecting(t *testing.T) {
 func TestRetry(t *testing.T) {
 	c := &Conn{hosts: []string{"h1:2181"}, retry: 2 * time.Second}
 	n := 0
-	err := c.do(func() error {
+	err := c.do(func(time.Time) error {
 		n++
 		switch n {
 		case 1:
@@ -60,12 +60,12 @@ func TestRetry(t *testing.T) {
 		t.Fatalf("err %v after %d tries", err, n)
 	}
 	c.retry = 200 * time.Millisecond
-	err = c.do(func() error { return zk.ErrSessionExpired })
+	err = c.do(func(time.Time) error { return zk.ErrSessionExpired })
 	if err == nil || !strings.Contains(err.Error(), "lost the connection to ZooKeeper at h1:2181") || !errors.Is(err, zk.ErrSessionExpired) {
 		t.Fatalf("err = %v", err)
 	}
 	n = 0
-	err = c.do(func() error { n++; return zk.ErrNoNode })
+	err = c.do(func(time.Time) error { n++; return zk.ErrNoNode })
 	if n != 1 || !errors.Is(mapErr(err), zktree.ErrNoNode) {
 		t.Fatalf("a non-transient error was retried (%d) or not mapped: %v", n, err)
 	}
@@ -149,7 +149,7 @@ func TestRetryStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Conn{ctx: ctx, hosts: []string{"h1:2181"}, retry: time.Hour}
 	n := 0
-	err := c.do(func() error {
+	err := c.do(func(time.Time) error {
 		n++
 		if n == 3 {
 			cancel()

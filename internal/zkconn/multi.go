@@ -60,21 +60,28 @@ func newMultiPool(n int, first *zkwire.Client, dial func() (*zkwire.Client, erro
 	return p
 }
 
-// read runs one operation; the error is about the request (a lost
-// connection), the Result's Err about the znode.
-func (p *multiPool) read(op zkwire.Op) (zkwire.Result, error) {
+// read runs one operation, waiting for it until the given time; the error
+// is about the request (a lost connection, no answer), the Result's Err
+// about the znode.
+func (p *multiPool) read(op zkwire.Op, until time.Time) (zkwire.Result, error) {
 	s := p.slots[int(p.next.Add(1))%len(p.slots)]
 	m := &multiOp{op: op, res: make(chan multiResult, 1)}
+	t := time.NewTimer(time.Until(until))
+	defer t.Stop()
 	select {
 	case s.ops <- m:
 	case <-p.quit:
 		return zkwire.Result{}, errPoolClosed
+	case <-t.C:
+		return zkwire.Result{}, errNoAnswer
 	}
 	select {
 	case r := <-m.res:
 		return r.Result, r.err
 	case <-p.quit: // closed while the operation waited
 		return zkwire.Result{}, errPoolClosed
+	case <-t.C:
+		return zkwire.Result{}, errNoAnswer
 	}
 }
 
@@ -179,7 +186,7 @@ func wireDialer(hosts []string, start int, dialRaw func(network, addr string, ti
 				last = err
 				continue
 			}
-			cl, err := zkwire.Connect(nc, zkwire.Options{SessionTimeout: opt.SessionTimeout, Auth: auth, MaxZxid: maxZxid})
+			cl, err := zkwire.Connect(nc, zkwire.Options{SessionTimeout: opt.SessionTimeout, RequestTimeout: opt.RequestTimeout, Auth: auth, MaxZxid: maxZxid})
 			if errors.Is(err, zkwire.ErrAuthFailed) {
 				return nil, fmt.Errorf("zkconn: ZooKeeper at %s rejected the --zk-auth credentials (scheme %s)", host, scheme)
 			}

@@ -23,7 +23,7 @@ func TestMultiPoolCloseReleasesWaitingReads(t *testing.T) {
 	p := newMultiPool(1, cl, func() (*zkwire.Client, error) { return nil, errors.New("no second session") })
 	errs := make(chan error, 10)
 	for range 10 {
-		go func() { _, err := p.read(zkwire.Op{Path: "/x"}); errs <- err }()
+		go func() { _, err := p.read(zkwire.Op{Path: "/x"}, time.Now().Add(time.Hour)); errs <- err }()
 	}
 	time.Sleep(100 * time.Millisecond) // the reads are sent and waiting
 	p.close()

@@ -94,6 +94,11 @@ type Result struct {
 type Options struct {
 	// SessionTimeout is asked of the server; pings go every third of it.
 	SessionTimeout time.Duration
+	// RequestTimeout bounds the wait for every reply, the session
+	// handshake's included: a server that does not answer within it (a
+	// stopped process keeps its connections open) is taken as lost, and
+	// the connection is closed. Two thirds of SessionTimeout when 0.
+	RequestTimeout time.Duration
 	// Auth is a list of scheme, credentials pairs sent after connecting.
 	Auth [][2]string
 	// MaxZxid, when set, is raised to the highest zxid in reply headers.
@@ -105,6 +110,7 @@ type Options struct {
 type Client struct {
 	nc      net.Conn
 	timeout time.Duration
+	reqWait time.Duration // RequestTimeout
 	maxZxid *atomic.Int64
 
 	wmu sync.Mutex // serialises frame writes
@@ -130,7 +136,10 @@ func Connect(nc net.Conn, opt Options) (*Client, error) {
 	if opt.SessionTimeout <= 0 {
 		opt.SessionTimeout = 30 * time.Second
 	}
-	c := &Client{nc: nc, timeout: opt.SessionTimeout, maxZxid: opt.MaxZxid, pending: map[int32]chan reply{}, done: make(chan struct{})}
+	if opt.RequestTimeout <= 0 {
+		opt.RequestTimeout = opt.SessionTimeout * 2 / 3
+	}
+	c := &Client{nc: nc, timeout: opt.SessionTimeout, reqWait: opt.RequestTimeout, maxZxid: opt.MaxZxid, pending: map[int32]chan reply{}, done: make(chan struct{})}
 	br := bufio.NewReaderSize(nc, 64<<10)
 	if err := c.handshake(br); err != nil {
 		nc.Close()
@@ -167,7 +176,7 @@ func (c *Client) handshake(br *bufio.Reader) error {
 	req = appendInt32(req, int32(c.timeout/time.Millisecond))
 	req = appendInt64(req, 0) // session id: a new session
 	req = appendBuffer(req, make([]byte, 16))
-	c.nc.SetDeadline(time.Now().Add(c.timeout))
+	c.nc.SetDeadline(time.Now().Add(c.reqWait))
 	defer c.nc.SetDeadline(time.Time{})
 	if _, err := c.nc.Write(appendInt32(nil, int32(len(req)))); err != nil {
 		return fmt.Errorf("%w: %v", ErrConnectionLost, err)
@@ -177,6 +186,10 @@ func (c *Client) handshake(br *bufio.Reader) error {
 	}
 	frame, err := readFrame(br)
 	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return fmt.Errorf("%w: no answer from %s within %s", ErrConnectionLost, c.nc.RemoteAddr(), c.reqWait)
+		}
 		return err
 	}
 	d := decoder{b: frame}
@@ -317,7 +330,17 @@ func (c *Client) call(xid, op int32, body []byte) (reply, error) {
 	if err := c.write(xid, op, body); err != nil {
 		return reply{}, err
 	}
-	r := <-ch
+	timer := time.NewTimer(c.reqWait)
+	defer timer.Stop()
+	var r reply
+	select {
+	case r = <-ch:
+	case <-timer.C:
+		// A server that stopped answering: end the connection, so every
+		// request on it fails now rather than waiting for the read deadline.
+		c.fail(fmt.Errorf("%w: no answer from %s within %s", ErrConnectionLost, c.nc.RemoteAddr(), c.reqWait))
+		r = <-ch
+	}
 	if r.fail != nil {
 		return reply{}, r.fail
 	}

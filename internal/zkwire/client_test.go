@@ -265,3 +265,28 @@ func FuzzDecodeMultiRead(f *testing.F) {
 		}
 	})
 }
+
+// A server that stops answering (its connection stays open) fails the
+// request within RequestTimeout, naming the server, instead of waiting
+// for the read deadline or forever.
+func TestRequestTimeoutOnSilentServer(t *testing.T) {
+	nc := zkwiretest.Serve(t, nil) // opens the session, never answers a request
+	cl, err := Connect(nc, Options{SessionTimeout: 4 * time.Second, RequestTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	done := make(chan error, 1)
+	go func() { _, err := cl.MultiRead([]Op{{Path: "/"}}); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "no answer from "+nc.RemoteAddr().String()) {
+			t.Fatalf("MultiRead = %v, want a lost connection naming %s", err, nc.RemoteAddr())
+		}
+	case <-time.After(time.Minute): // a hang guard, not a timing assertion
+		t.Fatal("MultiRead still waiting on a silent server")
+	}
+	if cl.Err() == nil {
+		t.Error("the connection is still open after a request got no answer")
+	}
+}
