@@ -68,6 +68,7 @@ func (o *Options) defaults() {
 type reader struct {
 	cl        *kgo.Client
 	principal string
+	addr      string // the bootstrap servers, for errors
 	opts      Options
 
 	mu       sync.Mutex
@@ -97,7 +98,7 @@ func Read(ctx context.Context, conn *kafkaconn.Conn, opts Options) (*snapshot.Sn
 
 func read(ctx context.Context, conn *kafkaconn.Conn, opts Options) (*snapshot.Snapshot, error) {
 	opts.defaults()
-	r := &reader{cl: conn.Client, principal: conn.Principal, opts: opts}
+	r := &reader{cl: conn.Client, principal: conn.Principal, opts: opts, addr: strings.Join(conn.Bootstrap, ",")}
 	if r.principal == "" {
 		r.principal = "User:ANONYMOUS"
 	}
@@ -315,6 +316,11 @@ func (r *reader) wrap(err error, what, acl string) error {
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("kread: %s: %w", what, err)
+	}
+	var ke *kerr.Error
+	if !errors.As(err, &ke) && r.addr != "" {
+		// The request got no answer: name the cluster.
+		return fmt.Errorf("kread: %s: %v (target %s)", what, err, r.addr)
 	}
 	return fmt.Errorf("kread: %s: %v", what, err)
 }
