@@ -74,9 +74,12 @@ with --plan: the saved plan keeps the options it was made with.
 set; every other change is reported as not validated and nothing is sent.
 After a real apply the target is read again until it shows every applied
 change (--verify-timeout).
+A target that stops answering fails the request in flight after
+request.timeout.ms (--command-config, default 30000) and its retries; the
+rest of the plan is then not sent.
 Exit codes: 0 success or nothing to do, 1 error (nothing changed), 3 some
-resources failed, or the target did not show every applied change within
---verify-timeout (they are named).
+resources failed or were not sent, or the target did not show every applied
+change within --verify-timeout (they are named).
 `
 
 func (c *cli) newApplyCmd() *cobra.Command {
@@ -253,8 +256,11 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 	if err != nil {
 		return exitError, err
 	}
+	if res.Stopped != nil {
+		fmt.Fprintf(e.stderr, "migrate apply: stopped, the rest of the plan was not sent: %v\n", res.Stopped)
+	}
 	var unverified []string
-	if len(sent.changes) > 0 && f.settle > 0 {
+	if len(sent.changes) > 0 && f.settle > 0 && res.Stopped == nil {
 		if unverified, err = f.verify(ctx, e, pl, sent.changes); err != nil {
 			fmt.Fprintf(e.stderr, "migrate apply: %v\n", err)
 			if rec.ok() {
@@ -313,8 +319,9 @@ func (f *applyFlags) exit(ctx context.Context, e *env, rec *recorder, res apply.
 }
 
 func (f *applyFlags) applyOptions(pl *planned) apply.Options {
+	// Topic RPCs wait server-side as long as the client waits for any answer.
 	return apply.Options{ValidateOnly: f.validateOnly, NoPreflight: f.noPreflight, BatchSize: f.batchSize,
-		MaxInFlight: f.maxInFlight, Rate: f.rate, Secrets: pl.resolve}
+		MaxInFlight: f.maxInFlight, Rate: f.rate, Secrets: pl.resolve, TimeoutMillis: int32(pl.conn.Config.Timeout().Milliseconds())}
 }
 
 // applyFunc is the apply the TUI runs; the audit trail sees its events too.

@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/testbed"
 )
@@ -241,4 +243,62 @@ func TestKafkaTargetStopsAnswering(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A target that stops answering in the middle of an apply: the request in
+// flight fails, the rest is not sent, exit 3 naming host:port.
+func TestApplyTargetStopsAnsweringMidway(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.ControlKey(int16(kmsg.CreateTopics), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		return nil, nil, true // handled, no answer
+	})
+	dir := t.TempDir()
+	src := filepath.Join(dir, "source.json")
+	s := &snapshot.Snapshot{Format: snapshot.FormatVersion, Source: snapshot.SourceZooKeeper,
+		Topics: []snapshot.Topic{{Name: "t", Partitions: []snapshot.Partition{{ID: 0, Replicas: []int32{0}}}}},
+		ACLs: []snapshot.ACL{{ResourceType: "Topic", ResourceName: "t", PatternType: "LITERAL", Principal: "User:alice",
+			Host: "*", Operation: "Read", Permission: "Allow"}}}
+	data, _ := json.Marshal(s)
+	props := filepath.Join(dir, "client.properties")
+	if err := os.WriteFile(src, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(props, []byte("request.timeout.ms=300\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	addr := c.ListenAddrs()[0]
+	code, out, errs := runMigrateCtx(ctx, "apply", "--yes", "--no-audit", "--snapshot", src, "--bootstrap-server", addr, "--command-config", props)
+	if ctx.Err() != nil {
+		t.Fatalf("apply did not end before the test's bound\n%s", errs)
+	}
+	if code != exitPartial || !strings.Contains(errs, "stopped, the rest of the plan was not sent: no answer from "+addr+" to CreateTopics") ||
+		!strings.Contains(out, "skipped (not-sent)") {
+		t.Errorf("exit %d\n%s%s\nwant exit 3, the ACL not sent and the silent broker named", code, out, errs)
+	}
+	acls, err := kafkaconnAdmin(t, addr).DescribeACLs(context.Background(), kadm.NewACLs().AnyResource().ResourcePatternType(kadm.ACLPatternAny).Operations(kadm.OpAny).Allow().Deny().AllowHosts().DenyHosts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range acls {
+		if len(r.Described) > 0 {
+			t.Errorf("the ACL was sent after the target stopped answering: %+v", r.Described)
+		}
+	}
+}
+
+func kafkaconnAdmin(t *testing.T, addr string) *kadm.Client {
+	t.Helper()
+	conn, err := kafkaconn.Dial(context.Background(), []string{addr}, kafkaconn.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	return conn.Admin
 }

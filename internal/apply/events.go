@@ -22,7 +22,7 @@ type RunStarted struct {
 // its After state), stale (neither Before nor After), or excluded.
 type ChangeSkipped struct {
 	Change *plan.Change
-	Reason string // "already-applied", "stale", "blocked", "not-selected", "canceled", ReasonNotValidated
+	Reason string // "already-applied", "stale", "blocked", "not-selected", "canceled", ReasonNotValidated, ReasonNotSent
 	Detail string
 }
 
@@ -31,6 +31,10 @@ type ChangeSkipped struct {
 // AlterPartitionReassignments, AlterUserScramCredentials): it is not sent,
 // and its Detail says "not validated: would send <RPC>".
 const ReasonNotValidated = "not-validated"
+
+// ReasonNotSent skips a change after the target stopped answering: its
+// Detail says which request got no answer.
+const ReasonNotSent = "not-sent"
 
 // BatchSent reports one RPC about to be sent, carrying several changes.
 type BatchSent struct {

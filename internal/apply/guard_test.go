@@ -3,8 +3,11 @@ package apply_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/zkmigrate/zkmigrate/internal/apply"
@@ -106,4 +109,55 @@ type spyRequester struct {
 func (s spyRequester) RequestSharded(ctx context.Context, req kmsg.Request) []kgo.ResponseShard {
 	*s.sent = append(*s.sent, req)
 	return s.cl.RequestSharded(ctx, req)
+}
+
+// A target that stops answering: the request in flight fails once the
+// client's own timeouts and retries are spent, and the rest of the plan is
+// not sent.
+func TestApplyStopsWhenTargetStopsAnswering(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, k := range []kmsg.Key{kmsg.CreateTopics, kmsg.CreateACLs} {
+		c.ControlKey(int16(k), func(kmsg.Request) (kmsg.Response, error, bool) {
+			c.KeepControl()
+			return nil, nil, true // handled: no answer ever
+		})
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RequestTimeoutOverhead(200*time.Millisecond), kgo.RetryTimeout(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	p := build(t, emptyTarget())
+	var ev events
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
+	defer cancel()
+	res, err := apply.Run(ctx, cl, p, emptyTarget(), apply.Options{BatchSize: 1, MaxInFlight: 1, TimeoutMillis: 100}, &ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("apply did not end before the test's bound")
+	}
+	if res.Stopped == nil || !strings.Contains(res.Stopped.Error(), "no answer from 127.0.0.1:") {
+		t.Fatalf("Stopped = %v, want the unanswered request naming its broker", res.Stopped)
+	}
+	sent, notSent := 0, 0
+	for _, e := range ev.es {
+		switch e := e.(type) {
+		case apply.BatchSent:
+			sent++
+		case apply.ChangeSkipped:
+			if e.Reason == apply.ReasonNotSent {
+				notSent++
+			}
+		}
+	}
+	// Topics come first: one CreateTopics preflight, then nothing.
+	if sent != 1 || res.Failed != 1 || notSent != len(p.Changes)-1 {
+		t.Errorf("%d requests sent, %d failed, %d not sent of %d changes; want 1, 1, the rest", sent, res.Failed, notSent, len(p.Changes))
+	}
 }

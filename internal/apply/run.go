@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -74,7 +76,11 @@ type Result struct {
 	Skipped      int
 	NotValidated int // of Skipped: changes a validate-only run could not validate, so did not send
 	Canceled     bool
-	Failures     []ResourceResult
+	// Stopped says why the run stopped before sending everything, other
+	// than an interruption: the target stopped answering (a request got no
+	// answer even after the client's retries), so the rest was not sent.
+	Stopped  error
+	Failures []ResourceResult
 }
 
 // StaleError refuses a plan whose resources are in neither their planned
@@ -341,16 +347,14 @@ func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snaps
 		if len(ofKind) == 0 {
 			continue
 		}
-		if ctx.Err() != nil {
-			for _, c := range ofKind {
-				r.skip(c, "canceled", "apply was interrupted before this change was sent")
-			}
+		if r.halted(ctx, ofKind) {
 			continue
 		}
 		r.runKind(ctx, ofKind)
 	}
 	r.res.Canceled = ctx.Err() != nil
-	r.obs.Observe(RunFinished{Time: o.Now(), Succeeded: r.res.Succeeded, Failed: r.res.Failed, Skipped: r.res.Skipped, NotValidated: r.res.NotValidated, Canceled: r.res.Canceled})
+	r.obs.Observe(RunFinished{Time: o.Now(), Succeeded: r.res.Succeeded, Failed: r.res.Failed, Skipped: r.res.Skipped, NotValidated: r.res.NotValidated,
+		Canceled: r.res.Canceled, Err: r.res.Stopped})
 	return r.res, nil
 }
 
@@ -420,16 +424,12 @@ func (r *runner) runKind(ctx context.Context, cs []*plan.Change) {
 	sem := make(chan struct{}, r.o.MaxInFlight)
 	var wg sync.WaitGroup
 	for i, b := range batches {
-		if ctx.Err() != nil {
-			for _, rest := range batches[i:] {
-				for _, c := range rest {
-					r.skip(c, "canceled", "apply was interrupted before this change was sent")
-				}
-			}
-			break
-		}
 		r.wait(ctx, len(b))
 		sem <- struct{}{}
+		if r.halted(ctx, slices.Concat(batches[i:]...)) {
+			<-sem
+			break
+		}
 		wg.Add(1)
 		go func(b []*plan.Change) {
 			defer func() { <-sem; wg.Done() }()
@@ -438,6 +438,27 @@ func (r *runner) runKind(ctx context.Context, cs []*plan.Change) {
 		}(b)
 	}
 	wg.Wait()
+}
+
+// halted skips cs and reports true when the run must send nothing more:
+// the user interrupted it, or the target stopped answering.
+func (r *runner) halted(ctx context.Context, cs []*plan.Change) bool {
+	r.mu.Lock()
+	stopped := r.res.Stopped
+	r.mu.Unlock()
+	switch {
+	case ctx.Err() != nil:
+		for _, c := range cs {
+			r.skip(c, "canceled", "apply was interrupted before this change was sent")
+		}
+	case stopped != nil:
+		for _, c := range cs {
+			r.skip(c, ReasonNotSent, "not sent: "+stopped.Error())
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // wait applies the --rate limit.
@@ -562,6 +583,18 @@ func alreadyDone(c *plan.Change, code int16) bool {
 	return false
 }
 
+// unanswered reports whether a request failed because the target did not
+// answer (a timeout, a connection that died) even after the client's own
+// retries; a refused connection (a broker restarting) is not that.
+func unanswered(err error) bool {
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	var op *net.OpError
+	return kgo.IsRetryableBrokerErr(err) && !(errors.As(err, &op) && op.Op == "dial")
+}
+
 func retriable(code int16) bool {
 	if code == requestFailed {
 		return true // the broker may be restarting: try the request again
@@ -576,19 +609,22 @@ func retriable(code int16) bool {
 
 // Internal outcome codes: requestFailed when the whole request failed (no
 // response; retried), noResult when a response left a resource out,
-// refused when the dry-run guard kept the request from being sent.
+// refused when the dry-run guard kept the request from being sent,
+// noAnswer when the target did not answer even after the client's own
+// retries (not retried: the run stops).
 const (
 	requestFailed int16 = -2
 	noResult      int16 = -3
 	refused       int16 = -4
+	noAnswer      int16 = -5
 )
 
 func (r *runner) report(c *plan.Change, o outcome, validate bool) {
 	rr := ResourceResult{Change: c, ValidateOnly: validate, ErrorCode: o.code, Message: o.msg}
 	if o.code != 0 {
-		if o.code == requestFailed || o.code == noResult || o.code == refused {
+		if o.code == requestFailed || o.code == noResult || o.code == refused || o.code == noAnswer {
 			rr.ErrorCode = -1
-			rr.ErrorName = map[int16]string{requestFailed: "REQUEST_FAILED", noResult: "NO_RESULT", refused: "NOT_SENT"}[o.code]
+			rr.ErrorName = map[int16]string{requestFailed: "REQUEST_FAILED", noResult: "NO_RESULT", refused: "NOT_SENT", noAnswer: "NO_ANSWER"}[o.code]
 			rr.Err = errors.New(o.msg)
 		} else {
 			e := kerr.ErrorForCode(o.code)
@@ -603,6 +639,9 @@ func (r *runner) report(c *plan.Change, o outcome, validate bool) {
 		}
 	}
 	r.mu.Lock()
+	if o.code == noAnswer && r.res.Stopped == nil {
+		r.res.Stopped = errors.New(o.msg)
+	}
 	if rr.Err == nil {
 		r.res.Succeeded++
 	} else {
@@ -647,9 +686,13 @@ func (r *runner) send(ctx context.Context, b []*plan.Change, validate bool) []ou
 	}
 	var reqErr error
 	got := 0
+	host := ""
 	for _, sh := range shards {
 		if sh.Meta.NodeID >= 0 {
 			broker = sh.Meta.NodeID
+		}
+		if sh.Meta.Host != "" {
+			host = net.JoinHostPort(sh.Meta.Host, strconv.Itoa(int(sh.Meta.Port)))
 		}
 		if sh.Err != nil {
 			reqErr = sh.Err
@@ -662,12 +705,18 @@ func (r *runner) send(ctx context.Context, b []*plan.Change, validate bool) []ou
 		reqErr = errors.New("no response")
 	}
 	if reqErr != nil && got == 0 {
-		code := requestFailed
+		code, msg := requestFailed, reqErr.Error()
 		if _, ok := reqErr.(*RefusedError); ok {
 			code = refused
+		} else if unanswered(reqErr) {
+			code = noAnswer
+			if host == "" {
+				host = "the target"
+			}
+			msg = fmt.Sprintf("no answer from %s to %s: %v", host, b[0].RPC, reqErr)
 		}
 		for i := range out {
-			out[i] = outcome{code: code, msg: reqErr.Error()}
+			out[i] = outcome{code: code, msg: msg}
 		}
 	}
 	r.obs.Observe(BatchDone{Batch: no, RPC: b[0].RPC, Version: req.GetVersion(), Broker: broker, Duration: dur, Err: reqErr})

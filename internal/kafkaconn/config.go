@@ -60,8 +60,8 @@ type Config struct {
 // DefaultRequestTimeout is Kafka's default request.timeout.ms.
 const DefaultRequestTimeout = 30 * time.Second
 
-// requestTimeout is request.timeout.ms or its default.
-func (c *Config) requestTimeout() time.Duration {
+// Timeout is request.timeout.ms or its default.
+func (c *Config) Timeout() time.Duration {
 	if c.RequestTimeout > 0 {
 		return c.RequestTimeout
 	}

@@ -93,9 +93,9 @@ func Dial(ctx context.Context, bootstrap []string, cfg *Config, extra ...kgo.Opt
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(seeds...),
 		kgo.WithHooks(hook),
-		kgo.DialTimeout(min(10*time.Second, cfg.requestTimeout())),
-		kgo.RequestTimeoutOverhead(cfg.requestTimeout()),
-		kgo.RetryTimeout(cfg.requestTimeout()),
+		kgo.DialTimeout(min(10*time.Second, cfg.Timeout())),
+		kgo.RequestTimeoutOverhead(cfg.Timeout()),
+		kgo.RetryTimeout(cfg.Timeout()),
 		kgo.ClientID("zkmigrate"),
 	}
 	if cfg.TLS != nil {
