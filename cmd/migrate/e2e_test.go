@@ -580,6 +580,25 @@ func TestFaultsRealKafka(t *testing.T) {
 	if code, out, errs := b.migrate(t, "audit", "verify", "--audit-db", b.auditDB); code != exitOK {
 		t.Errorf("audit verify after kill -9: exit %d\n%s%s", code, out, errs)
 	}
+	// The killed run is closed as abandoned by the run that resumed it, so
+	// no later apply lists it again.
+	code, out, _ := b.migrate(t, "audit", "log", "--audit-db", b.auditDB, "--limit", "0", "-o", "json")
+	var logged []audit.RunSummary
+	if err := json.Unmarshal([]byte(out), &logged); code != exitOK || err != nil {
+		t.Fatalf("audit log: exit %d, %v", code, err)
+	}
+	abandoned := 0
+	for _, r := range logged {
+		if r.Command == "apply" && r.ExitCode == nil {
+			t.Errorf("apply run %d is still unfinished after the resume", r.ID)
+		}
+		if r.Outcome == "abandoned" && r.ClosedBy != 0 {
+			abandoned++
+		}
+	}
+	if abandoned == 0 {
+		t.Errorf("no run was closed as abandoned after kill -9: %+v", logged)
+	}
 
 	// A stale plan: saved, then the target changes under it.
 	src2 := faultSource(t, b.dir, prefix+"s", 3, 0)
