@@ -166,8 +166,17 @@ func TestEndToEndRealKafka(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareMigrated(t, src, b.readTarget(t))
+	tgt = b.readTarget(t)
+	compareMigrated(t, src, tgt)
 	preferredLeaders(t, b.admin(t), src)
+	// The racks the rack check reads (DescribeCluster): one broker per rack.
+	racks := map[int32]string{}
+	for _, br := range tgt.Brokers {
+		racks[br.ID] = br.Rack
+	}
+	if racks[1] != "rack-a" || racks[2] != "rack-b" || len(racks) != 2 {
+		t.Errorf("target brokers and racks %v, want 1: rack-a, 2: rack-b", racks)
+	}
 
 	// 4b. With --raise-to-target-minimums the refused topic is carried with
 	// the nearest value Kafka 4.1 accepts, named in the plan.
