@@ -361,6 +361,17 @@ port_free() {
 	fi
 }
 
+# close_inherited_fds closes every file descriptor above 2 of the current
+# (sub)shell.
+close_inherited_fds() {
+	local fd
+	for fd in /proc/$BASHPID/fd/*; do
+		fd=${fd##*/}
+		((fd > 2)) && eval "exec $fd>&-" 2>/dev/null
+	done
+	return 0
+}
+
 # launch NAME HEAP LIBDIR LOGPROP MAIN ARGS...: start a JVM in the background
 # in $TB (relative paths in the configs), record its pid; prints the log
 # offset the readiness check must look after.
@@ -372,8 +383,11 @@ launch() {
 	touch "$log"
 	off=$(stat -c %s "$log")
 	echo "==== testbed: start $name $(date -u +%FT%TZ)" >>"$log"
+	# The server keeps none of the caller's open files: a lock held by whoever
+	# started it (flock /work/land.lock ... go test ...) would otherwise stay
+	# held for the server's whole life.
 	# shellcheck disable=SC2086
-	(cd "$TB" && exec nohup java "$(marker "$name")" -Xms"$heap" -Xmx"$heap" \
+	(close_inherited_fds && cd "$TB" && exec nohup java "$(marker "$name")" -Xms"$heap" -Xmx"$heap" \
 		-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
 		-Dkafka.logs.dir="$LOGS" "$logprop" ${ZKM_EXTRA_OPTS:-} \
 		-cp "$lib/*" "$main" "$@" >>"$log" 2>&1 </dev/null) &
