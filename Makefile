@@ -22,7 +22,9 @@ build: ## compile every package, and the migrate binary into bin/
 
 .PHONY: demo
 demo: ## the whole flow on a bundled legacy snapshot and an in-process Kafka (no servers)
-	$(GO) run ./cmd/migrate demo
+	@echo "make demo: compiling bin/migrate (a minute or two the first time: go-sqlite3 is C) ..."
+	@$(GO) build -o bin/migrate ./cmd/migrate
+	bin/migrate demo
 
 # ---------------------------------------------------------------- test
 

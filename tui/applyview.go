@@ -45,6 +45,7 @@ type applyScreen struct {
 	q          *queue[apply.Event]
 	now        func() time.Time
 	auditRunID int64
+	auditShow  func(run int64) string // the command that shows the audit run
 
 	started, ended time.Time
 	kinds          []kindProgress
@@ -396,7 +397,11 @@ func (a *applyScreen) endHeader() []string {
 		lines = append(lines, st.Error.Render("error: "+a.runErr.Error()))
 	}
 	if a.auditRunID > 0 {
-		lines = append(lines, fmt.Sprintf("audit run id %d", a.auditRunID)+st.Subtle.Render(fmt.Sprintf(" (migrate audit show %d)", a.auditRunID)))
+		show := fmt.Sprintf("migrate audit show %d", a.auditRunID)
+		if a.auditShow != nil {
+			show = a.auditShow(a.auditRunID)
+		}
+		lines = append(lines, fmt.Sprintf("audit run id %d; to see it:", a.auditRunID), st.Subtle.Render("  "+show))
 	} else {
 		lines = append(lines, st.Subtle.Render("no audit run id"))
 	}

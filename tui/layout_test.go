@@ -91,3 +91,19 @@ var _ apply.Observer = apply.ObserverFunc(nil)
 func TestKeyHelp(t *testing.T) {
 	requireGolden(t, KeyHelp())
 }
+
+// TestFootersFit: at 80 columns every screen's key footer is whole (no
+// "…": keys left out) and the review's ends with "? all keys", which shows
+// the rest.
+func TestFootersFit(t *testing.T) {
+	for name, m := range screensAt(t, 80, 24) {
+		lines := strings.Split(ansi.Strip(view(m)), "\n")
+		footer := strings.TrimRight(lines[len(lines)-1], " ")
+		if strings.Contains(footer, "…") {
+			t.Errorf("%s at 80 columns: footer cut: %q", name, footer)
+		}
+		if name == "review" && !strings.HasSuffix(footer, "? all keys") {
+			t.Errorf("review at 80 columns: footer %q does not end with \"? all keys\"", footer)
+		}
+	}
+}

@@ -685,8 +685,10 @@ func (r *reviewScreen) ShortHelp() []key.Binding {
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear")),
 		}
 	}
-	return []key.Binding{km.Toggle, km.ToggleGroup, km.Search, km.KindFilter, km.ActionFilter, km.Detail,
-		withHelp(km.Confirm, r.confirmVerb()), km.Quit, km.Help}
+	// What fits 80 columns; the rest (search, filters, detail, ...) is
+	// under "?".
+	return []key.Binding{km.Toggle, withHelp(km.ToggleGroup, "group"),
+		withHelp(km.Confirm, r.confirmVerb()), shortKey(km.Quit, "q", "quit"), km.Help}
 }
 
 func (r *reviewScreen) confirmVerb() string {
@@ -704,6 +706,12 @@ func (r *reviewScreen) FullHelp() [][]key.Binding {
 		{km.Search, km.KindFilter, km.ActionFilter, km.VerdictFilter, km.ClearFilter},
 		{withHelp(km.Confirm, r.confirmVerb()), km.Quit, km.Help},
 	}
+}
+
+// shortKey is b shown as k: desc (one key of several, to save room).
+func shortKey(b key.Binding, k, desc string) key.Binding {
+	b.SetHelp(k, desc)
+	return b
 }
 
 func withHelp(b key.Binding, desc string) key.Binding {

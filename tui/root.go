@@ -35,6 +35,7 @@ type root struct {
 	// session settings
 	run        ApplyFunc
 	auditRunID int64
+	auditShow  func(run int64) string
 
 	confirmed bool // the user confirmed the selection (Review)
 	quit      bool
@@ -126,6 +127,7 @@ func (m *root) updateConfirm(msg confirmMsg) tea.Cmd {
 		return tea.Quit
 	}
 	m.apply = newApply(m.c, m.ctx, m.confirm.p, m.run, m.auditRunID)
+	m.apply.auditShow = m.auditShow
 	m.state = stateApply
 	return m.apply.start()
 }

@@ -20,6 +20,10 @@ type Options struct {
 	Width, Height int
 	Input         io.Reader // nil = standard input
 	Output        io.Writer // nil = standard output
+	// AuditShow is the command that shows an audit run, for the end
+	// screen's hint (nil: "migrate audit show RUN"); it names the audit
+	// database when the run is not in the default one.
+	AuditShow func(run int64) string
 }
 
 // ApplyFunc runs an apply of p, sending every event to obs, honouring ctx
@@ -135,7 +139,7 @@ func Session(ctx context.Context, p *plan.Plan, run ApplyFunc, auditRunID int64,
 		return Result{}, errors.New("tui: no plan or no apply function")
 	}
 	m := newReviewRoot(ctx, common(o), p, "apply")
-	m.run, m.auditRunID = run, auditRunID
+	m.run, m.auditRunID, m.auditShow = run, auditRunID, o.AuditShow
 	_, perr := program(ctx, m, o).Run()
 	if m.apply == nil {
 		if perr != nil {

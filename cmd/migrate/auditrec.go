@@ -88,6 +88,7 @@ func (f *auditFlags) begin(ctx context.Context, e *env, cmd string) *recorder {
 		return r
 	}
 	r.store = store
+	e.auditDB = f.path // hints name a database given explicitly
 	ri := audit.RunInfo{Command: cmd, Args: e.args, ToolVersion: version}
 	if u, err := user.Current(); err == nil {
 		ri.User = u.Username
@@ -150,13 +151,14 @@ func (r *recorder) observer() apply.Observer {
 	return r.run.Observer()
 }
 
-// finish closes the run and prints its receipt (the chain head).
-func (r *recorder) finish(ctx context.Context, e *env, outcome string, code int) {
+// finish closes the run, prints its receipt (the chain head) and returns
+// it ("" when nothing was recorded).
+func (r *recorder) finish(ctx context.Context, e *env, outcome string, code int) string {
 	if !r.ok() {
 		if r != nil && r.store != nil {
 			r.store.Close()
 		}
-		return
+		return ""
 	}
 	head, err := r.run.Finish(ctx, outcome, code)
 	if head != "" {
@@ -171,6 +173,7 @@ func (r *recorder) finish(ctx context.Context, e *env, outcome string, code int)
 	}
 	r.store.Close()
 	r.run = nil
+	return head
 }
 
 func counts(s *snapshot.Snapshot) map[string]int {

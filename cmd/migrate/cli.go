@@ -85,6 +85,7 @@ func (c *cli) root() *cobra.Command {
 		printHelp(cc.OutOrStdout(), cc)
 	})
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.PersistentPreRun = func(cc *cobra.Command, _ []string) { warnInlineSecrets(c.e, cc) }
 	registerCompletions(root)
 	return root
 }
@@ -205,6 +206,18 @@ func argsAfter(cmd *cobra.Command, args []string) []string {
 		}
 	}
 	return rest
+}
+
+// warnInlineSecrets warns when a credential was given on the command line,
+// where every user of the machine can read it (ps, /proc/PID/cmdline).
+func warnInlineSecrets(e *env, cmd *cobra.Command) {
+	f := cmd.Flags().Lookup("zk-auth")
+	if f == nil || !f.Changed || strings.HasPrefix(f.Value.String(), "@") {
+		return
+	}
+	scheme, _, _ := strings.Cut(f.Value.String(), ":")
+	fmt.Fprintf(e.stderr, "%s: warning: --zk-auth %s:... on the command line can be read by other users of this machine in the process list; "+
+		"put it in a file only you can read and pass --zk-auth @FILE\n", cmd.CommandPath(), scheme)
 }
 
 // fail prints a one-line error for cmd and returns exitError.

@@ -50,6 +50,7 @@ func TestHelpGolden(t *testing.T) {
 				t.Fatalf("migrate %s: exit %d, stderr %q", strings.Join(args, " "), code, errs)
 			}
 			got := strings.ReplaceAll(out, audit.DefaultPath(), "<DEFAULT-AUDIT-DB>")
+			got = strings.ReplaceAll(got, demoAuditPath(), "<DEMO-AUDIT-DB>")
 			file := filepath.Join("testdata", "help", name+".txt")
 			if updating() {
 				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
@@ -231,5 +232,29 @@ func TestCompletion(t *testing.T) {
 				t.Errorf("completing %q: %q offered", tt.args, n)
 			}
 		}
+	}
+}
+
+// TestInlineZKAuthWarns: a ZooKeeper password on the command line is
+// readable by every user in the process list; migrate says so (without
+// repeating it) and points to @FILE, which draws no warning.
+func TestInlineZKAuthWarns(t *testing.T) {
+	dir := t.TempDir()
+	src, _ := handmadeSnapshot(t)
+	snap := filepath.Join(dir, "s.json")
+	if err := snapshot.Save(snap, src); err != nil {
+		t.Fatal(err)
+	}
+	_, _, errs := runMigrate(t, "snapshot", "--snapshot", snap, "--zk-auth", "digest:ops:hunter22")
+	if !strings.Contains(errs, "migrate snapshot: warning: --zk-auth digest:... on the command line can be read by other users") ||
+		!strings.Contains(errs, "--zk-auth @FILE") {
+		t.Errorf("no warning about the inline --zk-auth: %q", errs)
+	}
+	if strings.Contains(errs, "hunter22") {
+		t.Errorf("the warning repeats the password: %q", errs)
+	}
+	_, _, errs = runMigrate(t, "snapshot", "--snapshot", snap, "--zk-auth", "@"+filepath.Join(dir, "auth"))
+	if strings.Contains(errs, "warning") {
+		t.Errorf("--zk-auth @FILE warned: %q", errs)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -35,26 +36,40 @@ var (
 	demoScram []byte
 )
 
-const demoUsage = `Usage: migrate demo [--no-tui]
+const demoUsage = `Usage: migrate demo [--no-tui] [--audit-db PATH]
 
 The whole flow with no servers: a legacy ZooKeeper-mode cluster captured
 from a real Kafka 3.9 (bundled in the binary) is read, planned against an
 in-process Kafka (franz-go kfake), applied, and planned again to show there
 is nothing left to do. On a terminal the plan is reviewed in the TUI.
+
+The demo records its runs in its own audit database (--audit-db; by default
+one in the temporary directory), never in your real one, and ends by
+printing the commands that show its run and verify its receipt there.
+Exit codes: 0 the demo ran (also when you excluded changes or quit the
+review), 3 some changes failed, 1 error.
 `
 
 // demoFlags are the flags of `migrate demo`.
 type demoFlags struct {
 	noTUI   bool
 	brokers int
+	detail  bool
 	audit   auditFlags
 }
 
 func (f *demoFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noTUI, "no-tui", false, "plain text output even on a terminal")
 	fs.IntVar(&f.brokers, "brokers", 3, "`N` brokers in the in-process target cluster")
+	fs.BoolVar(&f.detail, "detail", false, "list every change, blocker and finding of the plans (as plan --detail)")
 	f.audit.register(fs)
+	if fl := fs.Lookup("audit-db"); fl != nil {
+		fl.Usage = "the demo's audit database `PATH` (default " + demoAuditPath() + ", the demo's own: never your real audit trail)"
+	}
 }
+
+// demoAuditPath is where the demo keeps its audit trail by default.
+func demoAuditPath() string { return filepath.Join(os.TempDir(), "zkmigrate-demo-audit.db") }
 
 func (c *cli) newDemoCmd() *cobra.Command {
 	var f demoFlags
@@ -72,10 +87,16 @@ func runDemo(ctx context.Context, e *env, f *demoFlags, args []string) int {
 	af, noTUI, brokers := &f.audit, &f.noTUI, &f.brokers
 	if af.path == "" && !af.off {
 		// The demo keeps its audit trail out of the operator's real one.
-		af.path = filepath.Join(os.TempDir(), "zkmigrate-demo-audit.db")
+		af.path = demoAuditPath()
 	}
 	rec := af.begin(ctx, e, "demo")
-	code, err := demo(ctx, e, *brokers, e.tty && !*noTUI, rec)
+	switch {
+	case af.off:
+		fmt.Fprintln(e.stdout, "Audit trail: off (--no-audit).")
+	case rec.ok():
+		fmt.Fprintf(e.stdout, "Audit trail: %s (the demo's own database; your real one is not touched).\n", af.path)
+	}
+	code, err := demo(ctx, e, *brokers, e.tty && !*noTUI, render.TextOptions{Detail: f.detail}, rec)
 	if err != nil {
 		rec.finish(ctx, e, "error", exitError)
 		return fail(e, "demo", err)
@@ -83,7 +104,7 @@ func runDemo(ctx context.Context, e *env, f *demoFlags, args []string) int {
 	return code
 }
 
-func demo(ctx context.Context, e *env, brokers int, interactive bool, rec *recorder) (int, error) {
+func demo(ctx context.Context, e *env, brokers int, interactive bool, text render.TextOptions, rec *recorder) (int, error) {
 	w := e.stdout
 	tree, err := zktree.Decode(bytes.NewReader(demoTree))
 	if err != nil {
@@ -131,6 +152,7 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, rec *recor
 	if err != nil {
 		return exitError, err
 	}
+	outcome, code := "applied", exitOK
 	pl := &planned{plan: p, source: src, target: tgt, conn: conn, creds: creds, resolve: plan.SecretsOf(p)}
 	rec.plan(ctx, pl)
 	opts := apply.Options{Secrets: pl.resolve}
@@ -139,12 +161,19 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, rec *recor
 			_, err := apply.Run(ctx, conn.Client, p, tgt, opts, apply.Observers{obs, rec.observer()})
 			return err
 		}
-		if _, err := sessionInteractive(ctx, e, p, run, rec.id()); err != nil {
+		res, err := sessionInteractive(ctx, e, p, run, rec.id())
+		if err != nil {
 			return exitError, err
+		}
+		switch {
+		case res.Failed > 0:
+			outcome, code = "partial", exitPartial
+		case res.Canceled && res.Succeeded == 0:
+			outcome = "canceled"
 		}
 	} else {
 		fmt.Fprintln(w, "== Plan ==")
-		if err := render.PlanText(w, p); err != nil {
+		if err := render.PlanTextWith(w, p, text); err != nil {
 			return exitError, err
 		}
 		fmt.Fprintln(w, "\n== Apply ==")
@@ -157,8 +186,7 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, rec *recor
 			return exitError, err
 		}
 		if res.Failed > 0 {
-			rec.finish(ctx, e, "partial", exitPartial)
-			return exitPartial, nil
+			outcome, code = "partial", exitPartial
 		}
 	}
 	again, _, err := build()
@@ -166,14 +194,17 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, rec *recor
 		return exitError, err
 	}
 	fmt.Fprintln(w, "\n== Plan again ==")
-	if err := render.PlanText(w, again); err != nil {
+	if err := render.PlanTextWith(w, again, text); err != nil {
 		return exitError, err
 	}
-	code := exitOK
-	if again.Runnable() {
-		code = exitPending
+	if again.Runnable() && code == exitOK {
+		fmt.Fprintf(w, "(%d change(s) left: those you excluded or did not apply. The demo ends normally; a real 'migrate plan' exits 2 here.)\n", len(again.Changes))
 	}
-	rec.finish(ctx, e, "applied", code)
+	id := rec.id()
+	if receipt := rec.finish(ctx, e, outcome, code); receipt != "" {
+		fmt.Fprintf(w, "\nWhat the demo recorded, and the check that nobody changed it since:\n  %s\n  %s\n",
+			e.auditCmd("show", strconv.FormatInt(id, 10)), e.auditCmd("verify", "--anchor", receipt))
+	}
 	return code, nil
 }
 

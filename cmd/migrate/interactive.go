@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
@@ -14,7 +15,8 @@ import (
 var errNoTerminal = errors.New("--interactive needs a terminal")
 
 func tuiOptions(e *env) tui.Options {
-	return tui.Options{NoColor: os.Getenv("NO_COLOR") != "", Input: e.stdin, Output: e.stdout}
+	return tui.Options{NoColor: os.Getenv("NO_COLOR") != "", Input: e.stdin, Output: e.stdout,
+		AuditShow: func(run int64) string { return e.auditCmd("show", strconv.FormatInt(run, 10)) }}
 }
 
 // reviewInteractive shows the plan in the TUI and returns the selection.

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -27,7 +28,8 @@ const (
 
 // env is what a command gets from the process: its arguments (those after
 // the command's name, as typed), streams, whether stdout is a terminal and
-// whether stderr is one (progress is drawn there).
+// whether stderr is one (progress is drawn there), and how the user runs
+// this program (for hints they can paste).
 type env struct {
 	args      []string
 	stdin     io.Reader
@@ -35,20 +37,51 @@ type env struct {
 	stderr    io.Writer
 	tty       bool
 	stderrTTY bool
+	prog      string // "migrate", "bin/migrate", "go run ./cmd/migrate"
+	auditDB   string // the audit database this run records in, when not the default
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e := &env{args: os.Args[1:], stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		tty: isTerminal(os.Stdout), stderrTTY: isTerminal(os.Stderr)}
+		tty: isTerminal(os.Stdout), stderrTTY: isTerminal(os.Stderr), prog: progName(os.Args[0])}
 	os.Exit(runEnv(ctx, e))
 }
 
 // run runs the command line args with the given streams; tty says whether
 // stdout (and stderr) are a terminal. Tests call it in-process.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int {
-	return runEnv(ctx, &env{args: args, stdin: stdin, stdout: stdout, stderr: stderr, tty: tty, stderrTTY: tty})
+	return runEnv(ctx, &env{args: args, stdin: stdin, stdout: stdout, stderr: stderr, tty: tty, stderrTTY: tty, prog: "migrate"})
+}
+
+// progName is how hints name this program: as it was started, except that
+// a binary `go run` built in its cache (gone when it exits) is named by the
+// go run command.
+func progName(arg0 string) string {
+	if strings.Contains(arg0, "go-build") {
+		return "go run ./cmd/migrate"
+	}
+	return arg0
+}
+
+// auditCmd is an audit subcommand on the database this run records in,
+// ready to paste: "bin/migrate audit show 3 --audit-db /tmp/demo.db".
+func (e *env) auditCmd(sub string, args ...string) string {
+	parts := append([]string{e.prog, "audit", sub}, args...)
+	if e.auditDB != "" {
+		parts = append(parts, "--audit-db", shellQuote(e.auditDB))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but safe
+// characters.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=@+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func isTerminal(f *os.File) bool {
