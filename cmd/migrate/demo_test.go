@@ -81,7 +81,7 @@ func TestDemoExplainsItself(t *testing.T) {
 }
 
 // shellWords splits a pasted command line as a POSIX shell would for the
-// quoting shellQuote makes (single quotes, '\'' for a quote).
+// quoting shellQuote makes (single quotes, '\” for a quote).
 func shellWords(t *testing.T, s string) []string {
 	t.Helper()
 	var words []string
