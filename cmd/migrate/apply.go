@@ -168,7 +168,7 @@ func (f *applyFlags) checkNumbers() error {
 
 func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error) {
 	var pl *planned
-	err := withLoading(ctx, e, f.interactive, "Reading the source and the target", func(progress io.Writer) error {
+	err := withLoading(ctx, e, f.interactive, f.source.quiet, "Reading the source and the target", func(progress io.Writer) error {
 		var err error
 		if f.planFile != "" {
 			pl, err = f.loadSaved(ctx, progress)
@@ -245,7 +245,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 		js = &render.ApplyJSON{}
 		obs = append(obs, js)
 	} else {
-		obs = append(obs, &render.ApplyText{W: e.stdout, Verbose: f.verbose})
+		obs = append(obs, withMeter(e, f.source.quiet, &render.ApplyText{W: e.stdout, Verbose: f.verbose}))
 	}
 	if o := rec.observer(); o != nil {
 		obs = append(obs, o)

@@ -109,10 +109,7 @@ func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
 	if err := f.source.validate(); err != nil {
 		return fail(e, "check", err)
 	}
-	progress := io.Discard
-	if e.tty {
-		progress = e.stderr
-	}
+	progress := e.progressOut(f.source.quiet)
 	rec := f.audit.begin(ctx, e, "check")
 	src, err := f.source.load(ctx, progress)
 	if err != nil {

@@ -55,12 +55,14 @@ type demoFlags struct {
 	noTUI   bool
 	brokers int
 	detail  bool
+	quiet   bool
 	audit   auditFlags
 }
 
 func (f *demoFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noTUI, "no-tui", false, "plain text output even on a terminal")
 	fs.IntVar(&f.brokers, "brokers", 3, "`N` brokers in the in-process target cluster")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr (there is none either when stderr is not a terminal)")
 	fs.BoolVar(&f.detail, "detail", false, "list every change, blocker and finding of the plans (as plan --detail)")
 	f.audit.register(fs)
 	if fl := fs.Lookup("audit-db"); fl != nil {
@@ -96,7 +98,7 @@ func runDemo(ctx context.Context, e *env, f *demoFlags, args []string) int {
 	case rec.ok():
 		fmt.Fprintf(e.stdout, "Audit trail: %s (the demo's own database; your real one is not touched).\n", af.path)
 	}
-	code, err := demo(ctx, e, *brokers, e.tty && !*noTUI, render.TextOptions{Detail: f.detail}, rec)
+	code, err := demo(ctx, e, *brokers, e.tty && !*noTUI, render.TextOptions{Detail: f.detail}, f.quiet, rec)
 	if err != nil {
 		rec.finish(ctx, e, "error", exitError)
 		return fail(e, "demo", err)
@@ -104,7 +106,7 @@ func runDemo(ctx context.Context, e *env, f *demoFlags, args []string) int {
 	return code
 }
 
-func demo(ctx context.Context, e *env, brokers int, interactive bool, text render.TextOptions, rec *recorder) (int, error) {
+func demo(ctx context.Context, e *env, brokers int, interactive bool, text render.TextOptions, quiet bool, rec *recorder) (int, error) {
 	w := e.stdout
 	tree, err := zktree.Decode(bytes.NewReader(demoTree))
 	if err != nil {
@@ -177,7 +179,7 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, text rende
 			return exitError, err
 		}
 		fmt.Fprintln(w, "\n== Apply ==")
-		obs := apply.Observers{&render.ApplyText{W: w}}
+		obs := apply.Observers{withMeter(e, quiet, &render.ApplyText{W: w})}
 		if o := rec.observer(); o != nil {
 			obs = append(obs, o)
 		}

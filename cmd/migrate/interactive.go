@@ -49,13 +49,9 @@ func (w stepWriter) Write(b []byte) (int, error) {
 
 // withLoading runs work behind the TUI's loading screen on a terminal, and
 // directly otherwise; work reports progress lines to the writer it gets.
-func withLoading(ctx context.Context, e *env, interactive bool, title string, work func(progress io.Writer) error) error {
+func withLoading(ctx context.Context, e *env, interactive, quiet bool, title string, work func(progress io.Writer) error) error {
 	if !interactive || !e.tty {
-		progress := io.Discard
-		if e.tty {
-			progress = e.stderr
-		}
-		return work(progress)
+		return work(e.progressOut(quiet))
 	}
 	return tui.Loading(ctx, title, func(ctx context.Context, step func(string, int, int)) error {
 		return work(stepWriter{step})

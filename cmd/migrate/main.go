@@ -13,6 +13,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/charmbracelet/x/term"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -44,9 +46,14 @@ type env struct {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e := &env{args: os.Args[1:], stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
+	os.Exit(runEnv(ctx, processEnv(os.Args[1:])))
+}
+
+// processEnv is the environment of this process: its standard streams and
+// which of them are terminals.
+func processEnv(args []string) *env {
+	return &env{args: args, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		tty: isTerminal(os.Stdout), stderrTTY: isTerminal(os.Stderr), prog: progName(os.Args[0])}
-	os.Exit(runEnv(ctx, e))
 }
 
 // run runs the command line args with the given streams; tty says whether
@@ -84,7 +91,6 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether f is a terminal (not merely a character
+// device such as /dev/null).
+func isTerminal(f *os.File) bool { return term.IsTerminal(f.Fd()) }

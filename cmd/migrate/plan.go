@@ -315,7 +315,7 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 	}
 	rec := f.audit.begin(ctx, e, "plan")
 	var pl *planned
-	err := withLoading(ctx, e, f.interactive, "Reading the source and the target", func(progress io.Writer) error {
+	err := withLoading(ctx, e, f.interactive, f.source.quiet, "Reading the source and the target", func(progress io.Writer) error {
 		var err error
 		pl, err = f.compute(ctx, progress)
 		return err

@@ -175,10 +175,7 @@ func runPolicyTest(ctx context.Context, e *env, f *policyTestFlags, args []strin
 	if err := src.validate(); err != nil {
 		return fail(e, name, err)
 	}
-	progress := io.Discard
-	if e.tty {
-		progress = e.stderr
-	}
+	progress := e.progressOut(src.quiet)
 	rec := audit.begin(ctx, e, name)
 	s, err := src.load(ctx, progress)
 	if err != nil {

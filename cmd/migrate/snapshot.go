@@ -46,10 +46,7 @@ func runSnapshot(ctx context.Context, e *env, src *sourceFlags, output, out stri
 	if output != "text" && output != "json" {
 		return fail(e, "snapshot", fmt.Errorf("-o %q: want text or json", output))
 	}
-	progress := io.Discard
-	if e.tty {
-		progress = e.stderr
-	}
+	progress := e.progressOut(src.quiet)
 	s, err := src.load(ctx, progress)
 	if err != nil {
 		return fail(e, "snapshot", err)

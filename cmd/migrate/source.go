@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -39,6 +38,7 @@ type sourceFlags struct {
 	connections       int
 	noMultiRead       bool
 	zkTimeout         time.Duration
+	quiet             bool
 }
 
 func (f *sourceFlags) register(fs *pflag.FlagSet) {
@@ -53,6 +53,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.connections, "zk-connections", 0, fmt.Sprintf("`N` ZooKeeper sessions to read over (default %d with multiRead, else %d)", zkconn.DefaultMultiConnections, zkconn.DefaultConnections))
 	fs.BoolVar(&f.noMultiRead, "zk-no-multi-read", false, "read one znode per request even when the ensemble answers multiRead (ZooKeeper 3.6+), which carries many")
 	fs.DurationVar(&f.zkTimeout, "zk-timeout", 15*time.Second, "bound on connecting to ZooKeeper and on waiting for each answer; a read without one is retried on a new connection for as long again, so a ZooKeeper that stops answering ends the command (exit 1, host named) within twice this")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr (there is none either when stderr is not a terminal)")
 }
 
 // validate checks the source flags without reading anything, so that a
@@ -116,10 +117,10 @@ func (f *sourceFlags) load(ctx context.Context, progress io.Writer) (*snapshot.S
 			return nil, err
 		}
 		defer conn.Close()
-		p := newProgress(progress)
+		p := zkMeter(progress)
 		s, err = zkread.Read(ctx, conn, zkread.Options{Full: f.full, Workers: f.workers, EncoderSecrets: dedupe(secrets),
 			Address: conn.Address(), Progress: p.update})
-		p.done()
+		p.clear()
 		if err != nil {
 			if errors.Is(err, zkread.ErrNotKafka) {
 				return nil, fmt.Errorf("no Kafka metadata at %s (no /brokers, /config or /cluster/id); wrong chroot?", conn.Address())
@@ -170,41 +171,4 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// progress prints "reading ZooKeeper: N znodes" on one terminal line, at
-// most ten times a second.
-type progress struct {
-	w    io.Writer
-	mu   sync.Mutex
-	last time.Time
-	any  bool
-}
-
-func newProgress(w io.Writer) *progress {
-	if w == io.Discard {
-		w = nil
-	}
-	return &progress{w: w}
-}
-
-func (p *progress) update(n int) {
-	if p.w == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if time.Since(p.last) < 100*time.Millisecond {
-		return
-	}
-	p.last = time.Now()
-	p.any = true
-	fmt.Fprintf(p.w, "\rreading ZooKeeper: %d znodes", n)
-}
-
-func (p *progress) done() {
-	if p.w == nil || !p.any {
-		return
-	}
-	fmt.Fprint(p.w, "\r\033[K")
 }
