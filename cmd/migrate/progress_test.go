@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/testbed"
+	"github.com/zkmigrate/zkmigrate/internal/zkgen"
 )
 
 // TestMeterLine: the meter's line at given moments: a count and rate for
@@ -168,8 +170,32 @@ func TestProgressOnTerminalOnly(t *testing.T) {
 // TestReadProgressOnTerminalOnly: reading ZooKeeper shows znodes read on a
 // terminal, and nothing on a pipe.
 func TestReadProgressOnTerminalOnly(t *testing.T) {
-	addr := testbed.ZK(t)
-	args := []string{"snapshot", "--zookeeper", addr}
+	// A generated cluster large enough for zkread to report progress (it
+	// reports every 500 znodes), in a chroot of its own, deleted after.
+	addr := strings.TrimSuffix(testbed.ZK(t), "/") + fmt.Sprintf("/zkm-progress-%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	w, err := zkgen.DialZK(addr, 2, 15*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	if err := w.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := zkgen.Delete(context.Background(), w.Conns(), w.Chroot(), 200); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	sum, err := zkgen.Generate(ctx, zkgen.Small(7), w, zkgen.Options{Writers: 2, Batch: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Znodes < 501 {
+		t.Fatalf("generated only %d znodes", sum.Znodes)
+	}
+	args := []string{"snapshot", "--zookeeper", addr, "--full"}
 	if out := runWithStderr(t, true, args...); !strings.Contains(ansi.Strip(out), "reading ZooKeeper: ") || !strings.Contains(out, "znodes") {
 		t.Errorf("no read progress on the terminal: %q", out)
 	}
