@@ -242,7 +242,7 @@ Commands:
 `
 
 const usageTail = `
-Source:  --zookeeper host:port[,host:port][/chroot] [--zk-auth digest:user:pass]
+Source:  --zookeeper host:port[,host:port][/chroot] [--zk-auth @FILE]
          [--zk-tls-config-file FILE] [--broker-config server.properties]...
          [--password-encoder-secret-file FILE]   or   --snapshot FILE
 Target:  --bootstrap-server host:port [--command-config client.properties]

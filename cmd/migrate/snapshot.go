@@ -12,7 +12,7 @@ import (
 )
 
 const snapshotUsage = `Usage: migrate snapshot (--zookeeper host:port[,host:port][/chroot] | --snapshot FILE)
-                        [--zk-auth digest:user:password] [--zk-tls-config-file FILE]
+                        [--zk-auth @FILE] [--zk-tls-config-file FILE]
                         [--broker-config server.properties]... [--password-encoder-secret-file FILE]
                         [--full] [-o text|json] [--out FILE]
 
