@@ -85,12 +85,13 @@ fuzz_briefly() {
 	done
 }
 
-# bench_small runs every Go benchmark once and the snapshot benchmark at its
-# small size: the figures in docs/benchmarks.md come from the same commands.
+# bench_small runs every Go benchmark once and the snapshot and file
+# benchmarks at their small size: the figures in docs/benchmarks.md come from the same commands.
 bench_small() {
 	"$GO" test -run '^$' -bench . -benchtime 1x ./... >"$TBDIR/bench-small.txt"
 	grep -c '^Benchmark' "$TBDIR/bench-small.txt" | sed 's/^/benchmarks run: /' >&2
 	OUT="$TBDIR/snapshot-small.json" bench/snapshot.sh small --cleanup >&2
+	bench/files.sh small >&2
 }
 
 # go_test runs the tests verbosely into a log, prints the package results

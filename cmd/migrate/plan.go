@@ -328,6 +328,7 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 	rec.plan(ctx, pl)
 	memPhase("audit")
 	p := pl.plan
+	pl.source, pl.target = nil, nil // the plan holds what is left to do: their memory goes back before it is saved
 	if f.interactive {
 		sel, ok, err := reviewInteractive(ctx, e, p)
 		if err != nil {
@@ -340,8 +341,12 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 		}
 		p = sel
 	}
-	if err := planfile.Seal(p); err != nil { // -o json shows the digest the file holds
-		return fail(e, "plan", err)
+	// -o json shows the digest the file holds; savePlan seals p itself (an
+	// encoding of the whole plan each: not twice when once will do).
+	if out == "" && f.output == "json" {
+		if err := planfile.Seal(p); err != nil {
+			return fail(e, "plan", err)
+		}
 	}
 	if out != "" {
 		for side, id := range map[string]string{"source": p.Source.ClusterID, "target": p.Target.ClusterID} {

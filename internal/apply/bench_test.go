@@ -3,6 +3,7 @@ package apply_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -48,11 +49,16 @@ func benchCluster(b *testing.B) *kgo.Client {
 }
 
 // BenchmarkApplyKfake applies 2,000 topics, 5,000 ACLs and 500 quota
-// entities to a fresh kfake cluster, through apply (preflight on and off),
-// and through the raw limit: the same RPCs sent directly, one request per
-// kind.
+// entities (ZKM_BENCH_KFAKE="topics,acls,quotas" sets other sizes) to a
+// fresh kfake cluster, through apply (preflight on and off), and through
+// the raw limit: the same RPCs sent directly, one request per kind.
 func BenchmarkApplyKfake(b *testing.B) {
-	const topics, acls, quotas = 2000, 5000, 500
+	topics, acls, quotas := 2000, 5000, 500
+	if v := os.Getenv("ZKM_BENCH_KFAKE"); v != "" {
+		if _, err := fmt.Sscanf(v, "%d,%d,%d", &topics, &acls, &quotas); err != nil || topics < 1 {
+			b.Fatalf("ZKM_BENCH_KFAKE=%q: want topics,acls,quotas", v)
+		}
+	}
 	src := benchSource(topics, acls, quotas)
 	target := &snapshot.Snapshot{Format: 1, Brokers: []snapshot.Broker{{ID: 0}, {ID: 1}, {ID: 2}}}
 	p, err := plan.Build(plan.Input{Source: src, Target: target})
