@@ -14,26 +14,31 @@ import (
 const batchLen = 512
 
 // encodeElements writes the elements of the slice fv (its brackets are the
-// caller's), each as marshal renders it, batches marshalled in parallel and
-// written in order.
-func encodeElements(bw *bufio.Writer, fv reflect.Value, indent bool, marshal func(any, string) ([]byte, error)) error {
+// caller's) as json.Marshal (or MarshalIndent, one level in) renders each,
+// batches encoded in parallel and written in order. A json.Encoder per
+// batch writes straight into the batch's buffer: no allocation per element.
+func encodeElements(bw *bufio.Writer, fv reflect.Value, indent bool) error {
 	n := fv.Len()
 	// batch appends the elements start... of one batch to out.
 	batch := func(out []byte, start int) ([]byte, error) {
+		ab := &appendBuf{b: out}
+		enc := json.NewEncoder(ab)
+		if indent {
+			enc.SetIndent("    ", "  ")
+		}
 		for i := start; i < min(start+batchLen, n); i++ {
 			if i > 0 {
-				out = append(out, ',')
+				ab.b = append(ab.b, ',')
 			}
 			if indent {
-				out = append(out, "\n    "...)
+				ab.b = append(ab.b, "\n    "...)
 			}
-			b, err := marshal(addr(fv.Index(i)), "    ")
-			if err != nil {
+			if err := enc.Encode(addr(fv.Index(i))); err != nil {
 				return nil, fmt.Errorf("[%d]: %w", i, err)
 			}
-			out = append(out, b...)
+			ab.b = ab.b[:len(ab.b)-1] // the newline Encode ends each value with
 		}
-		return out, nil
+		return ab.b, nil
 	}
 	workers := runtime.GOMAXPROCS(0)
 	if workers == 1 || n <= batchLen {
@@ -122,4 +127,12 @@ func decodeElements(dec *json.Decoder, t reflect.Type) (reflect.Value, error) {
 		}
 	}
 	return s, typeErr
+}
+
+// appendBuf is an io.Writer appending to a byte slice.
+type appendBuf struct{ b []byte }
+
+func (a *appendBuf) Write(p []byte) (int, error) {
+	a.b = append(a.b, p...)
+	return len(p), nil
 }

@@ -73,7 +73,7 @@ func encode(w io.Writer, v any, indent bool) error {
 			continue
 		}
 		bw.WriteByte('[')
-		if err := encodeElements(bw, fv, indent, marshal); err != nil {
+		if err := encodeElements(bw, fv, indent); err != nil {
 			return fmt.Errorf("jsonfile: %s%w", f.name, err)
 		}
 		nl("  ")
