@@ -450,7 +450,7 @@ func (f *applyFlags) verify(ctx context.Context, e *env, pl *planned, applied []
 			ix := plan.NewTarget(tgt)
 			missing = missing[:0]
 			for _, c := range applied {
-				if st, _ := ix.Check(c); st != plan.Done {
+				if !ix.Shows(c) {
 					missing = append(missing, c.ID)
 				}
 			}

@@ -124,3 +124,32 @@ func TestRecheckRefuses(t *testing.T) {
 		})
 	}
 }
+
+// Shows is what apply's verify waits for: after every change is applied the
+// target shows each one, and a secret sent again (--resend-secrets) is shown
+// before as after, since Kafka never returns it; Check calls such a change
+// Pending, so a verify built on Check == Done waited out its whole timeout.
+func TestTargetShowsAppliedChanges(t *testing.T) {
+	for name, in := range cases() {
+		t.Run(name, func(t *testing.T) {
+			p := mustBuild(in)
+			before, after := plan.NewTarget(in.Target), plan.NewTarget(plan.Simulate(in.Target, p.Changes))
+			resent := 0
+			for i := range p.Changes {
+				c := &p.Changes[i]
+				if !after.Shows(c) {
+					t.Errorf("%s: the target after apply does not show it", c.ID)
+				}
+				if st, _ := before.Check(c); st == plan.Pending && before.Shows(c) {
+					resent++
+					if !in.Options.ResendSecrets {
+						t.Errorf("%s: pending, yet the target shows it before apply", c.ID)
+					}
+				}
+			}
+			if in.Options.ResendSecrets && resent == 0 {
+				t.Errorf("no resent secret is shown before apply")
+			}
+		})
+	}
+}

@@ -89,6 +89,15 @@ func (t *Target) Check(c *Change) (Status, string) {
 	return Stale, describe(obs)
 }
 
+// Shows reports whether the target shows c's After state: what apply's
+// verify waits for. It differs from Check == Done for a change whose before-
+// and after-states look the same to the target (a password or SCRAM
+// credential sent again with --resend-secrets: Kafka never returns them),
+// which Check calls Pending and which the target shows at once.
+func (t *Target) Shows(c *Change) bool {
+	return matches(c.Kind, t.Observe(c), c.After)
+}
+
 func describe(s *State) string {
 	if s == nil {
 		return "absent"
