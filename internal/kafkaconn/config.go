@@ -276,7 +276,7 @@ func (c *Config) loadSASL(f *props.File, bad func(key, format string, args ...an
 	switch e.Module {
 	case "org.apache.kafka.common.security.plain.PlainLoginModule", "org.apache.kafka.common.security.scram.ScramLoginModule":
 	default:
-		return bad("sasl.jaas.config", "login module %s is not supported (use PlainLoginModule or ScramLoginModule)", e.Module)
+		return bad("sasl.jaas.config", "login module %s is not supported (use PlainLoginModule or ScramLoginModule)", moduleName(e.Module))
 	}
 	user, okU := e.Options["username"]
 	pass, okP := e.Options["password"]

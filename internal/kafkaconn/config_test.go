@@ -101,6 +101,14 @@ func TestLoadSASL(t *testing.T) {
 		{name: "unquoted number password", body: "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n" +
 			`sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password=41700;`,
 			err: `kafkaconn: DIR/client.properties:3: sasl.jaas.config: value not specified for key "password" (unquoted values must start with a letter; quote it)`},
+		// A password written without "password=" reads as an option name;
+		// seen on the real bed: the error quoted it on stderr.
+		{name: "password without its key", body: "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n" +
+			`sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" ` + saslPass + `;`,
+			err: `kafkaconn: DIR/client.properties:3: sasl.jaas.config: value not specified for option 2 (not a known option name, so not shown: it may be a misplaced value; write key="value")`},
+		{name: "password as the module", body: "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n" +
+			`sasl.jaas.config=` + saslPass + ` required username="admin";`,
+			err: `kafkaconn: DIR/client.properties:3: sasl.jaas.config: login module (not a login module class name, so not shown) is not supported (use PlainLoginModule or ScramLoginModule)`},
 		{name: "no semicolon", body: "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n" +
 			`sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="` + saslPass + `"`,
 			err: "kafkaconn: DIR/client.properties:3: sasl.jaas.config: entry not terminated by a semicolon"},
@@ -171,9 +179,10 @@ func TestParseJAAS(t *testing.T) {
 		{in: `/* c */ M required // x` + "\n" + `k="v"; // trailing`, want: []jaasEntry{{"M", "required", map[string]string{"k": "v"}}}},
 		{in: ``, err: "login module not specified"},
 		{in: `M`, err: "login module control flag not specified"},
-		{in: `M required k;`, err: `value not specified for key "k"`},
-		{in: `M required k=;`, err: `value not specified for key "k" (unquoted values must start with a letter; quote it)`},
-		{in: `M required k=-5;`, err: `value not specified for key "k" (unquoted values must start with a letter; quote it)`},
+		{in: `M required username;`, err: `value not specified for key "username"`},
+		{in: `M required password=;`, err: `value not specified for key "password" (unquoted values must start with a letter; quote it)`},
+		{in: `M required a="1" k=-5;`, err: `value not specified for option 2 (not a known option name, so not shown: it may be a misplaced value; write key="value") (unquoted values must start with a letter; quote it)`},
+		{in: `M required username="u" hunter2secret;`, err: `value not specified for option 2 (not a known option name, so not shown: it may be a misplaced value; write key="value")`},
 		{in: `"M" required;`, err: "login module not specified"},
 		{in: `M required = "v";`, err: `expected an option name, got "="`},
 	}

@@ -20,7 +20,9 @@ type jaasEntry struct {
 //	<LoginModule> <flag> key=value key="quoted \"value\"" ... ;
 //
 // may repeat. Unquoted values must be words (a letter first); Kafka rejects
-// unquoted numbers, and so does this. Errors never quote option values.
+// unquoted numbers, and so does this. Errors never quote option values, nor
+// an option name that is not a known one: a password written without its
+// "password=" reads as a name.
 func parseJAAS(s string) ([]jaasEntry, error) {
 	t := &jaasTokenizer{s: []rune(s)}
 	var out []jaasEntry
@@ -53,11 +55,11 @@ func parseJAAS(s string) ([]jaasEntry, error) {
 			}
 			key := tok.text
 			if eq := t.next(); eq.kind != tokChar || eq.text != "=" {
-				return nil, fmt.Errorf("value not specified for key %q", key)
+				return nil, fmt.Errorf("value not specified for %s", optionName(key, len(e.Options)+1))
 			}
 			val := t.next()
 			if val.kind != tokWord && val.kind != tokQuoted {
-				return nil, fmt.Errorf("value not specified for key %q (unquoted values must start with a letter; quote it)", key)
+				return nil, fmt.Errorf("value not specified for %s (unquoted values must start with a letter; quote it)", optionName(key, len(e.Options)+1))
 			}
 			e.Options[key] = val.text
 		}
@@ -70,6 +72,34 @@ func parseJAAS(s string) ([]jaasEntry, error) {
 		return nil, errors.New("login module not specified")
 	}
 	return out, nil
+}
+
+// knownOptions are the option names of the login modules Kafka clients
+// use; errors name only these.
+var knownOptions = map[string]bool{
+	"username": true, "password": true, "tokenauth": true,
+	"useKeyTab": true, "keyTab": true, "storeKey": true, "principal": true, "serviceName": true,
+	"useTicketCache": true, "debug": true, "unsecuredLoginStringClaim_sub": true,
+}
+
+// optionName names the n-th option of an entry for an error: by its name
+// when it is a known one, else by its position only (the "name" may be a
+// misplaced secret, e.g. a password written without "password=").
+func optionName(key string, n int) string {
+	if knownOptions[key] {
+		return fmt.Sprintf("key %q", key)
+	}
+	return fmt.Sprintf("option %d (not a known option name, so not shown: it may be a misplaced value; write key=\"value\")", n)
+}
+
+// moduleName names a login module for an error: its class name when it
+// looks like one (dotted, ending in LoginModule), else not at all (it may
+// be a misplaced secret).
+func moduleName(m string) string {
+	if strings.Contains(m, ".") && strings.HasSuffix(m, "LoginModule") {
+		return m
+	}
+	return "(not a login module class name, so not shown)"
 }
 
 type tokKind int
