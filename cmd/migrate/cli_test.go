@@ -213,7 +213,8 @@ func TestCompletion(t *testing.T) {
 		{[]string{"check", "-o", ""}, []string{"text", "json", "markdown"}, nil},
 		{[]string{"audit", "export", "-o", ""}, []string{"json", "csv"}, []string{"text"}},
 		{[]string{"check", "--fail-on", ""}, []string{"error", "warning", "info", "none"}, nil},
-		{[]string{"audit", "show", "--status", ""}, []string{"failed", "succeeded"}, nil},
+		{[]string{"audit", "show", "--status", ""}, []string{"failed", "succeeded", "validated"}, nil},
+		{[]string{"plan", "--placement", ""}, []string{"auto", "source", "target"}, nil},
 		{[]string{""}, []string{"plan", "apply", "check", "audit", "completion"}, nil},
 	}
 	for _, tt := range tests {

@@ -215,7 +215,8 @@ func registerCompletions(root *cobra.Command) {
 		"kind":           kinds,
 		"fail-on":        {"error", "warning", "info", "none"},
 		"target-version": {"4.0", "4.1"},
-		"status":         {"planned", "sent", "succeeded", "failed", "skipped"},
+		"status":         {"planned", "sent", "validated", "succeeded", "failed", "skipped"},
+		"placement":      {plan.PlacementAuto, plan.PlacementSource, plan.PlacementTarget},
 	}
 	lists := map[string]bool{"include": true, "exclude": true}
 	var walk func(c *cobra.Command)
