@@ -72,23 +72,30 @@ func rowHashOrdered(prev, table string, names []string, vals []any, idx []int) s
 			continue
 		}
 		var tag byte
-		var v []byte
+		var v string
 		switch x := vals[i].(type) {
 		case int64:
-			tag, v = 'i', strconv.AppendInt(nil, x, 10)
+			tag, v = 'i', strconv.FormatInt(x, 10)
 		case string:
-			tag, v = 's', []byte(x)
-		case []byte:
 			tag, v = 's', x
+		case []byte:
+			tag, v = 's', string(x)
 		case float64:
-			tag, v = 'r', strconv.AppendFloat(nil, x, 'g', -1, 64)
+			tag, v = 'r', strconv.FormatFloat(x, 'g', -1, 64)
 		default:
-			tag, v = '?', fmt.Append(nil, x)
+			tag, v = '?', fmt.Sprint(x)
 		}
 		buf = append(buf, names[i]...)
 		buf = append(buf, '=', tag)
 		buf = strconv.AppendInt(buf, int64(len(v)), 10)
 		buf = append(buf, ':')
+		// A large value (the plan JSON) goes through buf in pieces.
+		for len(buf)+len(v) > 1<<16 {
+			n := min(len(v), 1<<16)
+			h.Write(buf)
+			buf = append(buf[:0], v[:n]...)
+			v = v[n:]
+		}
 		buf = append(buf, v...)
 		buf = append(buf, '\n')
 		if len(buf) > 1<<16 {
@@ -151,7 +158,7 @@ type writer struct {
 	head  string
 	stmts map[string]*sql.Stmt // this transaction's statements, by SQL text
 	want  []string             // statements to prepare on the store after the transaction
-	scrub func(string) string
+	sc    *scrubber            // nil: text is written as it is
 }
 
 // stmt returns a statement for q within the transaction. Statements are
@@ -190,14 +197,14 @@ func (w *writer) exec(q string, args ...any) (sql.Result, error) {
 
 // write runs fn in one immediate transaction (SQLite's write lock), with
 // the chain head read inside it, and commits.
-func (s *Store) write(ctx context.Context, scrub func(string) string, fn func(w *writer) error) (head string, err error) {
+func (s *Store) write(ctx context.Context, sc *scrubber, fn func(w *writer) error) (head string, err error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return "", fmt.Errorf("audit: %s: begin: %v", s.path, err)
 	}
-	w := &writer{ctx: ctx, s: s, tx: tx, stmts: map[string]*sql.Stmt{}, scrub: scrub}
+	w := &writer{ctx: ctx, s: s, tx: tx, stmts: map[string]*sql.Stmt{}, sc: sc}
 	defer func() {
 		if err != nil {
 			tx.Rollback()
@@ -229,6 +236,10 @@ func (s *Store) write(ctx context.Context, scrub func(string) string, fn func(w 
 	return w.head, nil
 }
 
+// jsonText is a column value holding a JSON document: insert stores it as
+// text, scrubbed string by string (scrubber.scrubJSON).
+type jsonText string
+
 // insert appends one row to table. cols and vals pair up; seq and hash are
 // added. Text values are scrubbed of known secrets first.
 func (w *writer) insert(table string, cols []string, vals ...any) (seq int64, err error) {
@@ -240,9 +251,16 @@ func (w *writer) insert(table string, cols []string, vals ...any) (seq int64, er
 	names = append(names, "seq")
 	row = append(row, w.seq+1)
 	for i, c := range cols {
-		v := norm(vals[i])
-		if s, ok := v.(string); ok && w.scrub != nil {
-			v = w.scrub(s)
+		var v any
+		if j, ok := vals[i].(jsonText); ok {
+			v = string(j)
+			if w.sc != nil {
+				v = w.sc.scrubJSON(string(j))
+			}
+		} else if v = norm(vals[i]); w.sc != nil {
+			if s, ok := v.(string); ok {
+				v = w.sc.scrub(s)
+			}
 		}
 		names = append(names, c)
 		row = append(row, v)

@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"testing"
@@ -147,5 +148,80 @@ func TestRedactArgs(t *testing.T) {
 				t.Errorf("RedactArgs(%q) mismatch (-want +got):\n%s", tt.in, diff)
 			}
 		})
+	}
+}
+
+// TestScrubJSON checks that a JSON document is scrubbed string by string
+// exactly as the whole text was (scrub), every secret redacted, and that
+// the document stays JSON where scrub broke it.
+func TestScrubJSON(t *testing.T) {
+	var sc scrubber
+	sc.add("known-s3cret-value", `pw"with"quotes`)
+	values := []string{
+		`org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="jaas-pw";`,
+		`client_secret=abc123 retention.ms=5`,
+		`SASL_SSL://admin:url-pw@b1:9093`,
+		`User:CN=app,OU=ops,O=example`,
+		`echoed known-s3cret-value in a message`,
+		`pw"with"quotes`,
+		`ssl.truststore.password = "spaced pw" and token=t0k`,
+		`retention.ms=604800000`,
+		`plain text`,
+		`trailing backslash password=x\`,
+	}
+	for i, a := range values {
+		for _, b := range values {
+			doc, err := json.Marshal(map[string]any{"a": a, "n": i, "list": []string{b, "x=y"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, got := sc.scrub(string(doc)), sc.scrubJSON(string(doc))
+			if got != want {
+				t.Errorf("scrubJSON(%s)\n = %s\nwant %s (scrub)", doc, got, want)
+			}
+			if !json.Valid([]byte(got)) {
+				t.Errorf("scrubJSON(%s) = %s: not JSON", doc, got)
+			}
+		}
+	}
+	// A string ending in "token=": scrub took the next string for its
+	// quoted value and broke the document.
+	for _, tt := range []struct{ doc, want string }{
+		{`{"a":"token=","b":"c"}`, `{"a":"token=","b":"c"}`},
+		{`{"a":"x password=p1 y","b":"token="}`, `{"a":"x password=[redacted] y","b":"token="}`},
+		// Unicode folds "ſ" to "s": the patterns match it.
+		{`["xſecret=abc"]`, `["xſecret=[redacted]"]`},
+	} {
+		if got := sc.scrubJSON(tt.doc); got != tt.want {
+			t.Errorf("scrubJSON(%s) = %s, want %s", tt.doc, got, tt.want)
+		}
+	}
+}
+
+// TestRecordPlanJSONIsJSON records a plan whose text ends a string with
+// "token=" and reads the stored plan JSON back: it must decode.
+func TestRecordPlanJSONIsJSON(t *testing.T) {
+	ctx := context.Background()
+	s, path := openTest(t)
+	r, err := s.BeginRun(ctx, RunInfo{Command: "plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := testPlan(2)
+	p.Findings = append(p.Findings, snapshot.Finding{ID: "odd-config", Severity: "warning", Resource: "topic orders-00001",
+		Message: "config value ends with token=", Fix: "check it"})
+	if err := r.RecordPlan(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	var pj string
+	if err := rawDB(t, path).QueryRow(`SELECT plan_json FROM plans`).Scan(&pj); err != nil {
+		t.Fatal(err)
+	}
+	var got plan.Plan
+	if err := json.Unmarshal([]byte(pj), &got); err != nil {
+		t.Fatalf("stored plan JSON does not decode: %v\n%s", err, pj)
+	}
+	if n := len(got.Findings); n != 2 || got.Findings[1].Message != "config value ends with token=" || got.Findings[1].Fix != "check it" {
+		t.Errorf("stored findings = %+v, want the two recorded", got.Findings)
 	}
 }
