@@ -270,9 +270,16 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan) error {
 	r.sc.add(planSecrets(p)...)
 	rp := redactPlan(p)
 	// Encoded one change at a time straight into a string (the bytes
-	// json.Marshal writes, and a newline): json.Marshal's buffer, its copy
-	// and the conversion to a string are not made.
+	// json.Marshal writes, and a newline), measured first and written into
+	// a string of that size: json.Marshal's growing buffer, its copy and
+	// the conversion to a string (three or four times the plan's tens of
+	// megabytes) are not made.
+	var size byteCounter
+	if err := jsonfile.Encode(&size, rp); err != nil {
+		return fmt.Errorf("audit: record plan: %v", err)
+	}
 	var pj strings.Builder
+	pj.Grow(int(size))
 	if err := jsonfile.Encode(&pj, rp); err != nil {
 		return fmt.Errorf("audit: record plan: %v", err)
 	}
@@ -287,6 +294,9 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan) error {
 			r.id, now, rp.Fingerprint, len(rp.Changes), len(rp.Blockers), len(rp.Findings), string(counts), jsonText(strings.TrimSuffix(pj.String(), "\n"))); err != nil {
 			return err
 		}
+		// The JSON is written: let its tens of megabytes go while the
+		// changes are inserted.
+		pj = strings.Builder{}
 		for i := range rp.Changes {
 			c := &rp.Changes[i]
 			if err := insertChange(w, r.id, c); err != nil {
@@ -332,6 +342,14 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan) error {
 	}
 	r.planned = true
 	return nil
+}
+
+// byteCounter is an io.Writer that counts what is written to it.
+type byteCounter int
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
 }
 
 // insertChange appends one changes row (the planned state).
