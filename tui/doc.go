@@ -5,7 +5,7 @@
 // It is a reader of the same values the text output reads: a *plan.Plan and
 // apply events. It has no logic of its own about what to migrate: it shows a
 // plan, lets the user choose among its changes, and runs the apply function
-// it is given. It never reads a secret's value (snapshot.Secret prints its
+// it is given. It never reads a secret's value (secret.Secret prints its
 // reference only, and the TUI never calls Reveal).
 //
 // The root model is a router (root.go) over screens that share a Common

@@ -2,9 +2,9 @@ package tui
 
 import (
 	"github.com/zkmigrate/zkmigrate/internal/apply"
-	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 )
 
-func ptrSecret(ref, value string) *snapshot.Secret { s := snapshot.NewSecret(ref, value); return &s }
+func ptrSecret(ref, value string) *secret.Secret { s := secret.New(ref, value); return &s }
 
 type applyObserver = apply.Observer

@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
-	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 )
 
 // credentialFile is one entry of --scram-credentials.
@@ -123,7 +123,7 @@ func parseCredentials(path string, data []byte) ([]plan.Credential, error) {
 		}
 		first[key] = seen{pos: pos, n: i, cred: c}
 		ref := "scram-credentials:" + c.User + "/" + c.Mechanism
-		out = append(out, plan.Credential{User: c.User, Mechanism: c.Mechanism, Iterations: c.Iterations, Password: snapshot.NewSecret(ref, c.Password)})
+		out = append(out, plan.Credential{User: c.User, Mechanism: c.Mechanism, Iterations: c.Iterations, Password: secret.New(ref, c.Password)})
 	}
 	return out, nil
 }

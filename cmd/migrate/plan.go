@@ -22,6 +22,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
 	"github.com/zkmigrate/zkmigrate/internal/policy"
 	"github.com/zkmigrate/zkmigrate/internal/render"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -403,7 +404,7 @@ func writeScramResets(path string, p *plan.Plan) error {
 // audit trail to scrub should one ever reach it.
 func secretValues(src *snapshot.Snapshot, creds []plan.Credential) []string {
 	var out []string
-	add := func(s *snapshot.Secret) {
+	add := func(s *secret.Secret) {
 		if s != nil {
 			if v, ok := s.Reveal(); ok && v != "" {
 				out = append(out, v)

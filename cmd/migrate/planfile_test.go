@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -49,7 +50,7 @@ func TestPlanOutIsTheJSONOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(&printed, saved, cmp.AllowUnexported(snapshot.Secret{})); diff != "" {
+	if diff := cmp.Diff(&printed, saved, cmp.AllowUnexported(secret.Secret{})); diff != "" {
 		t.Errorf("saved plan differs from -o json (-printed +saved):\n%s", diff)
 	}
 }

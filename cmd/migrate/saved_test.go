@@ -17,6 +17,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -122,7 +123,7 @@ func TestApplyRefusesEditedPlans(t *testing.T) {
 		}), "", []string{"acl:Allow User:mallory All on Cluster:LITERAL:kafka-cluster from *", "would not plan"}},
 		{"SCRAM reference in a plain topic's config", reseal(func(p *plan.Plan) {
 			c := findChange(t, p, "topic:payments")
-			ref := snapshot.SecretRef("scram-credentials:alice/SCRAM-SHA-256")
+			ref := secret.Ref("scram-credentials:alice/SCRAM-SHA-256")
 			c.After.Configs = append(c.After.Configs, snapshot.Config{Key: "x", Sensitive: true, Secret: &ref})
 		}), "", []string{"topic:payments", "config x refers to a SCRAM credential"}},
 		{"target.cluster_id emptied", reseal(func(p *plan.Plan) { p.Target.ClusterID = "" }), "",
@@ -226,7 +227,7 @@ func TestBrokerPasswordCannotBeRerouted(t *testing.T) {
 	if err := json.Unmarshal(b, &saved); err != nil {
 		t.Fatal(err)
 	}
-	moved := snapshot.SecretRef(ref)
+	moved := secret.Ref(ref)
 	for _, c := range []struct {
 		name   string
 		change plan.Change

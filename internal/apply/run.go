@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -408,7 +409,7 @@ func (r *runner) checkSecrets(c *plan.Change) error {
 	return nil
 }
 
-func (r *runner) secret(c *plan.Change, key string, s *snapshot.Secret) (string, bool) {
+func (r *runner) secret(c *plan.Change, key string, s *secret.Secret) (string, bool) {
 	if v, ok := s.Reveal(); ok {
 		return v, true
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -71,7 +72,7 @@ func emptyTarget() *snapshot.Snapshot {
 func build(t *testing.T, target *snapshot.Snapshot) *plan.Plan {
 	t.Helper()
 	p, err := plan.Build(plan.Input{Source: source(), Target: target, Credentials: []plan.Credential{
-		{User: "alice", Mechanism: "SCRAM-SHA-256", Iterations: 4096, Password: snapshot.NewSecret("scram-credentials:alice/SCRAM-SHA-256", "alice-pw")},
+		{User: "alice", Mechanism: "SCRAM-SHA-256", Iterations: 4096, Password: secret.New("scram-credentials:alice/SCRAM-SHA-256", "alice-pw")},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -292,7 +293,7 @@ func TestApplyNeedsSecrets(t *testing.T) {
 	p := build(t, emptyTarget())
 	for i := range p.Changes {
 		if p.Changes[i].After != nil && p.Changes[i].After.Password != nil {
-			ref := snapshot.SecretRef(p.Changes[i].After.Password.Ref()) // as loaded from a plan file
+			ref := secret.Ref(p.Changes[i].After.Password.Ref()) // as loaded from a plan file
 			p.Changes[i].After.Password = &ref
 		}
 	}
@@ -344,19 +345,19 @@ func TestApplyRefusesMalformedPlans(t *testing.T) {
 		"id of another resource":   func(c *plan.Change) { c.ID = "topic:other" },
 		"resource of another kind": func(c *plan.Change) { c.Resource.Type = "user" },
 		"SCRAM reference in a topic config": func(c *plan.Change) {
-			ref := snapshot.SecretRef("scram-credentials:alice/SCRAM-SHA-256")
+			ref := secret.Ref("scram-credentials:alice/SCRAM-SHA-256")
 			c.After.Configs = append(c.After.Configs, snapshot.Config{Key: "x", Sensitive: true, Secret: &ref})
 		},
 		"another key's secret": func(c *plan.Change) {
-			ref := snapshot.SecretRef("zookeeper:/config/topics/" + c.Resource.Name + "#ssl.key.password")
+			ref := secret.Ref("zookeeper:/config/topics/" + c.Resource.Name + "#ssl.key.password")
 			c.After.Configs = append(c.After.Configs, snapshot.Config{Key: "x", Sensitive: true, Secret: &ref})
 		},
 		"another topic's secret": func(c *plan.Change) {
-			ref := snapshot.SecretRef("zookeeper:/config/topics/other#x")
+			ref := secret.Ref("zookeeper:/config/topics/other#x")
 			c.After.Configs = append(c.After.Configs, snapshot.Config{Key: "x", Sensitive: true, Secret: &ref})
 		},
 		"secret reference on a plain config": func(c *plan.Change) {
-			ref := snapshot.SecretRef("zookeeper:/config/topics/" + c.Resource.Name + "#x")
+			ref := secret.Ref("zookeeper:/config/topics/" + c.Resource.Name + "#x")
 			c.After.Configs = append(c.After.Configs, snapshot.Config{Key: "x", Value: "v", Secret: &ref})
 		},
 	} {

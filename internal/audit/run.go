@@ -15,6 +15,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -559,7 +560,7 @@ func (r *Run) AbandonRuns(ctx context.Context, ids []int64) ([]int64, error) {
 // planSecrets lists the secret values a plan holds in memory.
 func planSecrets(p *plan.Plan) []string {
 	var out []string
-	add := func(s *snapshot.Secret) {
+	add := func(s *secret.Secret) {
 		if s == nil {
 			return
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -43,9 +44,9 @@ func TestSecretsNeverStored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pw := snapshot.NewSecret("scram-credentials:alice/SCRAM-SHA-256", scramPassword)
-	ks := snapshot.NewSecret("zookeeper:/config/brokers/0#ssl.keystore.password", keystorePass)
-	qp := snapshot.NewSecret("scram-credentials:bob/SCRAM-SHA-512", quotePassword)
+	pw := secret.New("scram-credentials:alice/SCRAM-SHA-256", scramPassword)
+	ks := secret.New("zookeeper:/config/brokers/0#ssl.keystore.password", keystorePass)
+	qp := secret.New("scram-credentials:bob/SCRAM-SHA-512", quotePassword)
 	p := &plan.Plan{Fingerprint: "fp", Changes: []plan.Change{
 		{ID: "scram-user:alice/SCRAM-SHA-256", Kind: plan.KindScramUser, Action: plan.ActionCreate, RPC: plan.RPCAlterUserScramCredRPC,
 			Resource: plan.Resource{Type: "user", Name: "alice", Mechanism: "SCRAM-SHA-256"},

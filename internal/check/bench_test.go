@@ -5,6 +5,8 @@ import (
 	"io"
 	"testing"
 
+	"github.com/zkmigrate/zkmigrate/internal/secret"
+
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -52,7 +54,7 @@ func scaleSnapshot() *snapshot.Snapshot {
 		}
 	}
 	for i := 0; i < 5000; i++ {
-		sec := snapshot.SecretRef(fmt.Sprintf("zookeeper:/config/users/u%d#SCRAM-SHA-512", i))
+		sec := secret.Ref(fmt.Sprintf("zookeeper:/config/users/u%d#SCRAM-SHA-512", i))
 		s.ScramUsers = append(s.ScramUsers, snapshot.ScramUser{Name: fmt.Sprintf("u%d", i),
 			Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-512", Iterations: 4096, Secret: &sec}}})
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zkmigrate/zkmigrate/internal/secret"
+
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -186,15 +188,15 @@ var cases = []struct {
 	{"no policy classes", "KRAFT-POLICY-CLASS", Options{}, func(s *snapshot.Snapshot) { static(s, "create.topic.policy.class.name", "") }, 0, "", "", ""},
 
 	{"encrypted password without secret", "KRAFT-PASSWORD-NO-SECRET", Options{}, func(s *snapshot.Snapshot) {
-		sec := snapshot.SecretRef("zookeeper:/config/brokers/1#listener.name.internal.ssl.keystore.password")
+		sec := secret.Ref("zookeeper:/config/brokers/1#listener.name.internal.ssl.keystore.password")
 		brokerConfigs(s, "1", snapshot.Config{Key: "listener.name.internal.ssl.keystore.password", Sensitive: true, Secret: &sec})
 	}, 1, "error", "broker:1", "no password encoder secret"},
 	{"secret given but did not decrypt", "KRAFT-PASSWORD-NO-SECRET", Options{EncoderSecretKnown: true}, func(s *snapshot.Snapshot) {
-		sec := snapshot.SecretRef("zookeeper:/config/brokers/1#ssl.key.password")
+		sec := secret.Ref("zookeeper:/config/brokers/1#ssl.key.password")
 		brokerConfigs(s, "1", snapshot.Config{Key: "ssl.key.password", Sensitive: true, Secret: &sec})
 	}, 1, "", "", "did not decrypt"},
 	{"decrypted password", "KRAFT-PASSWORD-NO-SECRET", Options{EncoderSecretKnown: true}, func(s *snapshot.Snapshot) {
-		sec := snapshot.NewSecret("zookeeper:/config/brokers/1#ssl.key.password", "pw")
+		sec := secret.New("zookeeper:/config/brokers/1#ssl.key.password", "pw")
 		brokerConfigs(s, "1", snapshot.Config{Key: "ssl.key.password", Sensitive: true, Secret: &sec})
 	}, 0, "", "", ""},
 	{"no server.properties", "KRAFT-NO-BROKER-CONFIG", Options{}, func(s *snapshot.Snapshot) { s.StaticConfigs = nil }, 1, "info", "source", ""},
@@ -234,21 +236,21 @@ var cases = []struct {
 	}, 0, "", "", ""},
 
 	{"scram users", "CARRY-SCRAM", Options{}, func(s *snapshot.Snapshot) {
-		a := snapshot.SecretRef("zookeeper:/config/users/alice#SCRAM-SHA-256")
-		b := snapshot.SecretRef("zookeeper:/config/users/alice#SCRAM-SHA-512")
+		a := secret.Ref("zookeeper:/config/users/alice#SCRAM-SHA-256")
+		b := secret.Ref("zookeeper:/config/users/alice#SCRAM-SHA-512")
 		s.ScramUsers = []snapshot.ScramUser{{Name: "alice", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096, Secret: &a}, {Mechanism: "SCRAM-SHA-512", Iterations: 4096, Secret: &b}}}}
 	}, 1, "warning", "scram-user:User:alice", "SCRAM-SHA-256, SCRAM-SHA-512"},
 	{"scram users with passwords", "CARRY-SCRAM", Options{}, func(s *snapshot.Snapshot) {
-		a := snapshot.NewSecret("scram-credentials:alice/SCRAM-SHA-256", "pw")
+		a := secret.New("scram-credentials:alice/SCRAM-SHA-256", "pw")
 		s.ScramUsers = []snapshot.ScramUser{{Name: "alice", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096, Secret: &a}}}}
 	}, 0, "", "", ""},
 	{"scram passwords given with --scram-credentials", "CARRY-SCRAM", Options{ScramPasswords: map[ScramKey]bool{{"alice", "SCRAM-SHA-256"}: true}}, func(s *snapshot.Snapshot) {
-		a := snapshot.SecretRef("zookeeper:/config/users/alice#SCRAM-SHA-256")
-		b := snapshot.SecretRef("zookeeper:/config/users/alice#SCRAM-SHA-512")
+		a := secret.Ref("zookeeper:/config/users/alice#SCRAM-SHA-256")
+		b := secret.Ref("zookeeper:/config/users/alice#SCRAM-SHA-512")
 		s.ScramUsers = []snapshot.ScramUser{{Name: "alice", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096, Secret: &a}, {Mechanism: "SCRAM-SHA-512", Iterations: 4096, Secret: &b}}}}
 	}, 1, "warning", "scram-user:User:alice", "SCRAM-SHA-512 without"},
 	{"every scram password given", "CARRY-SCRAM", Options{ScramPasswords: map[ScramKey]bool{{"alice", "SCRAM-SHA-256"}: true}}, func(s *snapshot.Snapshot) {
-		a := snapshot.SecretRef("zookeeper:/config/users/alice#SCRAM-SHA-256")
+		a := secret.Ref("zookeeper:/config/users/alice#SCRAM-SHA-256")
 		s.ScramUsers = []snapshot.ScramUser{{Name: "alice", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096, Secret: &a}}}}
 	}, 0, "", "", ""},
 	{"delegation token", "CARRY-DELEGATION-TOKEN", Options{}, func(s *snapshot.Snapshot) {

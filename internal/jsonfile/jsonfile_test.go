@@ -15,10 +15,11 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
-var cmpOpts = cmp.AllowUnexported(snapshot.Secret{})
+var cmpOpts = cmp.AllowUnexported(secret.Secret{})
 
 // fixtures are files in today's plain-JSON format (written by
 // json.Encoder with two-space indentation): snapshots and saved plans.
@@ -42,7 +43,7 @@ type edge struct {
 	NilOmit  []int                `json:"nil_omit,omitempty"`
 	Items    []item               `json:"items,omitempty"`
 	Entity   snapshot.QuotaEntity `json:"entity"`
-	Secrets  []snapshot.Secret    `json:"secrets,omitempty"`
+	Secrets  []secret.Secret      `json:"secrets,omitempty"`
 	Ptr      *item                `json:"ptr,omitempty"`
 	Map      map[string]float64   `json:"map,omitempty"`
 	Raw      json.RawMessage      `json:"raw,omitempty"`
@@ -65,7 +66,7 @@ func edgeValues() []edge {
 		{},
 		{Empty: []int{}, Items: []item{}},
 		{Nil: nil, Empty: []int{1}, Items: []item{{A: "x"}, {A: "<&>", B: []int{1, 2}}},
-			Entity: snapshot.QuotaEntity{{Type: "user", Name: "alice"}}, Secrets: []snapshot.Secret{snapshot.NewSecret("ref", "value")},
+			Entity: snapshot.QuotaEntity{{Type: "user", Name: "alice"}}, Secrets: []secret.Secret{secret.New("ref", "value")},
 			Ptr: &item{A: "p"}, Map: map[string]float64{"b": 1, "a": 2.5}, Raw: json.RawMessage(`{"k": [1, 2]}`), Bytes: []byte("bin"),
 			HTML: "<script>&", NoTag: 7, Skipped: 9, private: 3, Nested: [][]int32{{1, 2}, {}, nil}, ZeroLast: 0},
 	}
@@ -384,7 +385,7 @@ func largeSnapshot(n int) *snapshot.Snapshot {
 			Configs: []snapshot.Config{{Key: "retention.ms", Value: fmt.Sprint(i)}}})
 		s.ACLs = append(s.ACLs, snapshot.ACL{ResourceType: "Topic", ResourceName: fmt.Sprintf("t-%05d", i), PatternType: "LITERAL", Principal: "User:<a&b>", Host: "*", Operation: "Read", Permission: "Allow"})
 	}
-	ref := snapshot.SecretRef("zookeeper:/config/users/u#SCRAM-SHA-256")
+	ref := secret.Ref("zookeeper:/config/users/u#SCRAM-SHA-256")
 	s.ScramUsers = []snapshot.ScramUser{{Name: "u", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096, Secret: &ref}}}}
 	return s
 }

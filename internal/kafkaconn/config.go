@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/props"
-	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 )
 
 // Security protocols (security.protocol).
@@ -54,7 +54,7 @@ type Config struct {
 	Ignored []string
 
 	// password is held as a Secret so that no fmt verb can print it.
-	password snapshot.Secret
+	password secret.Secret
 }
 
 // DefaultRequestTimeout is Kafka's default request.timeout.ms.
@@ -286,7 +286,7 @@ func (c *Config) loadSASL(f *props.File, bad func(key, format string, args ...an
 	case !okP:
 		return bad("sasl.jaas.config", "no password for user %s", user)
 	}
-	c.User, c.password = user, snapshot.NewSecret(f.Path+"#sasl.jaas.config", pass)
+	c.User, c.password = user, secret.New(f.Path+"#sasl.jaas.config", pass)
 	if strings.EqualFold(e.Options["tokenauth"], "true") {
 		if mech == MechPlain {
 			return bad("sasl.jaas.config", "tokenauth needs a SCRAM mechanism, not PLAIN")

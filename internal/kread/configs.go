@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -181,7 +182,7 @@ func dynamicConfigs(cs []kmsg.DescribeConfigsResponseResourceConfig, src kmsg.Co
 		}
 		sc := snapshot.Config{Key: c.Name, Source: src.String()}
 		if c.IsSensitive || c.Value == nil || catalogue.IsSensitive(c.Name) {
-			sec := snapshot.SecretRef(ref(c.Name))
+			sec := secret.Ref(ref(c.Name))
 			sc.Sensitive, sc.Secret = true, &sec
 		} else {
 			sc.Value = *c.Value

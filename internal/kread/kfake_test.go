@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -26,7 +27,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 var fixedNow = func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }
 
 // secretCmp compares secrets by reference and knowledge, never by value.
-var secretCmp = cmp.Comparer(func(a, b snapshot.Secret) bool { return a.Ref() == b.Ref() && a.Known() == b.Known() })
+var secretCmp = cmp.Comparer(func(a, b secret.Secret) bool { return a.Ref() == b.Ref() && a.Known() == b.Known() })
 
 // writeProps writes a client.properties for a SCRAM-SHA-256 user.
 func writeProps(t testing.TB, user, pass string) string {
@@ -155,7 +156,7 @@ func seed(t *testing.T, adm *kadm.Client) {
 
 func cfg(k, v, src string) snapshot.Config { return snapshot.Config{Key: k, Value: v, Source: src} }
 
-func secretRef(ref string) *snapshot.Secret { s := snapshot.SecretRef(ref); return &s }
+func secretRef(ref string) *secret.Secret { s := secret.Ref(ref); return &s }
 
 // normalize checks what kfake makes random (topic ids, replica placement,
 // ports) and replaces it with fixed values, so the rest compares exactly.

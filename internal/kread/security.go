@@ -7,6 +7,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/zkmigrate/zkmigrate/internal/secret"
+
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -186,7 +188,7 @@ func (r *reader) scramUsers(ctx context.Context) ([]snapshot.ScramUser, error) {
 			if !ok {
 				mech = "mechanism-" + fmt.Sprint(ci.Mechanism)
 			}
-			sec := snapshot.SecretRef("kafka:user/" + u.User + "#" + mech)
+			sec := secret.Ref("kafka:user/" + u.User + "#" + mech)
 			su.Credentials = append(su.Credentials, snapshot.ScramCredential{Mechanism: mech, Iterations: ci.Iterations, Secret: &sec})
 		}
 		if len(su.Credentials) > 0 {

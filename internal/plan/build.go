@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -33,7 +34,7 @@ type Credential struct {
 	User       string
 	Mechanism  string
 	Iterations int32
-	Password   snapshot.Secret
+	Password   secret.Secret
 }
 
 // Input is everything Build needs.

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/render"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -55,8 +56,8 @@ func legacy() *snapshot.Snapshot {
 		BrokerConfigs: []snapshot.BrokerConfig{
 			{Broker: "", Configs: cfg("log.cleaner.threads", "2", "log.message.format.version", "2.8")},
 			{Broker: "1", Configs: []snapshot.Config{{Key: "leader.replication.throttled.rate", Value: "1000"},
-				{Key: "listener.name.sasl_ssl.ssl.key.password", Sensitive: true, Secret: ptr(snapshot.NewSecret("zookeeper:/config/brokers/1#listener.name.sasl_ssl.ssl.key.password", secretPassword))}}},
-			{Broker: "2", Configs: []snapshot.Config{{Key: "listener.name.sasl_ssl.ssl.key.password", Sensitive: true, Secret: ptr(snapshot.SecretRef("zookeeper:/config/brokers/2#listener.name.sasl_ssl.ssl.key.password"))}}},
+				{Key: "listener.name.sasl_ssl.ssl.key.password", Sensitive: true, Secret: ptr(secret.New("zookeeper:/config/brokers/1#listener.name.sasl_ssl.ssl.key.password", secretPassword))}}},
+			{Broker: "2", Configs: []snapshot.Config{{Key: "listener.name.sasl_ssl.ssl.key.password", Sensitive: true, Secret: ptr(secret.Ref("zookeeper:/config/brokers/2#listener.name.sasl_ssl.ssl.key.password"))}}},
 			{Broker: "9", Configs: cfg("log.cleaner.threads", "4")},
 		},
 		Quotas: []snapshot.Quota{
@@ -65,7 +66,7 @@ func legacy() *snapshot.Snapshot {
 			{Entity: snapshot.QuotaEntity{{Type: "ip", Name: "10.0.0.1"}}, Values: map[string]float64{"connection_creation_rate": 10}},
 		},
 		ScramUsers: []snapshot.ScramUser{
-			{Name: "alice", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 8192, Secret: ptr(snapshot.SecretRef("zookeeper:/config/users/alice#SCRAM-SHA-256"))}}},
+			{Name: "alice", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 8192, Secret: ptr(secret.Ref("zookeeper:/config/users/alice#SCRAM-SHA-256"))}}},
 			{Name: "CN=bob,OU=eng", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-512", Iterations: 4096}}},
 		},
 		ACLs: []snapshot.ACL{
@@ -123,7 +124,7 @@ func (d denyPolicy) Evaluate(action, topic, principal string, pre, post *plan.To
 }
 
 func creds() []plan.Credential {
-	return []plan.Credential{{User: "alice", Mechanism: "SCRAM-SHA-256", Password: snapshot.NewSecret("scram-credentials:alice/SCRAM-SHA-256", scramPassword)}}
+	return []plan.Credential{{User: "alice", Mechanism: "SCRAM-SHA-256", Password: secret.New("scram-credentials:alice/SCRAM-SHA-256", scramPassword)}}
 }
 
 func cases() map[string]plan.Input {

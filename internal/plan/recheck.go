@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 )
 
 // UnjustifiedError refuses a saved plan whose changes the current source
@@ -128,7 +128,7 @@ func sameJSON(a, b any) bool {
 // user's credential for that mechanism, a broker password only into the
 // same broker's same key.
 type Secrets struct {
-	m map[[2]string]snapshot.Secret
+	m map[[2]string]secret.Secret
 }
 
 // ScramKey is the key under which Secrets holds a SCRAM credential's
@@ -137,7 +137,7 @@ const ScramKey = ""
 
 // SecretsOf indexes the secrets p's changes carry.
 func SecretsOf(p *Plan) *Secrets {
-	s := &Secrets{m: map[[2]string]snapshot.Secret{}}
+	s := &Secrets{m: map[[2]string]secret.Secret{}}
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		if c.After == nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -82,7 +83,7 @@ func TestRecheckRefuses(t *testing.T) {
 		}, []string{"topic:wide: action update, the source plans create"}},
 		{"secret moved to another broker's change", func(t *testing.T, p *plan.Plan, _ *plan.Input) {
 			c := change(t, p, "broker-config:<default>")
-			ref := snapshot.SecretRef("zookeeper:/config/brokers/1#listener.name.sasl_ssl.ssl.key.password")
+			ref := secret.Ref("zookeeper:/config/brokers/1#listener.name.sasl_ssl.ssl.key.password")
 			c.After.Configs = append(c.After.Configs, snapshot.Config{Key: "listener.name.sasl_ssl.ssl.key.password", Sensitive: true, Secret: &ref})
 		}, []string{"broker-config:<default>: after-state"}},
 		{"the source changed since", func(t *testing.T, _ *plan.Plan, in *plan.Input) {

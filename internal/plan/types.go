@@ -1,6 +1,9 @@
 package plan
 
-import "github.com/zkmigrate/zkmigrate/internal/snapshot"
+import (
+	"github.com/zkmigrate/zkmigrate/internal/secret"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
 
 // FormatVersion is the version of the saved plan schema. Version 2 added
 // Digest and requires both cluster ids (docs/plan-file.md).
@@ -128,7 +131,7 @@ type State struct {
 	Quota             map[string]float64 `json:"quota,omitempty"`
 	Present           bool               `json:"present,omitempty"`
 	Iterations        int32              `json:"iterations,omitempty"`
-	Password          *snapshot.Secret   `json:"password,omitempty"`
+	Password          *secret.Secret     `json:"password,omitempty"`
 }
 
 // Verdict is the policy decision on a change.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
-	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 )
 
 // goldenPlans returns the plans of internal/plan's golden files, with
@@ -39,7 +39,7 @@ func goldenPlans(t testing.TB) map[string]*plan.Plan {
 	return out
 }
 
-var secretCmp = cmp.AllowUnexported(snapshot.Secret{})
+var secretCmp = cmp.AllowUnexported(secret.Secret{})
 
 // Every golden plan survives Write and Read unchanged, compressed or as
 // the plain JSON a person gets from zstd -dc, indented or not.

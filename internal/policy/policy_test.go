@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zkmigrate/zkmigrate/internal/secret"
+
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -271,7 +273,7 @@ adapters:
 }
 
 func TestFromTopic(t *testing.T) {
-	sec := snapshot.SecretRef("zookeeper:/config/topics/t#x")
+	sec := secret.Ref("zookeeper:/config/topics/t#x")
 	top := &snapshot.Topic{
 		Name: "t",
 		Partitions: []snapshot.Partition{

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 )
 
 // oldDigest is Digest as it was computed before snapshots were encoded one
@@ -45,7 +47,7 @@ func TestSaveLoadOldAndNewFormat(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(&want, old, cmp.AllowUnexported(Secret{})); diff != "" {
+			if diff := cmp.Diff(&want, old, cmp.AllowUnexported(secret.Secret{})); diff != "" {
 				t.Fatalf("old format (-unmarshal +Load):\n%s", diff)
 			}
 			path := filepath.Join(dir, filepath.Base(f))
@@ -60,7 +62,7 @@ func TestSaveLoadOldAndNewFormat(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(&want, got, cmp.AllowUnexported(Secret{})); diff != "" {
+			if diff := cmp.Diff(&want, got, cmp.AllowUnexported(secret.Secret{})); diff != "" {
 				t.Errorf("new format (-want +got):\n%s", diff)
 			}
 			if Digest(got) != oldDigest(&want) {

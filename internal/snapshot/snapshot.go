@@ -2,8 +2,10 @@
 // stage shares: zkread fills it from ZooKeeper, kread fills it from a live
 // cluster through the admin protocol, plan compares two of them, check audits
 // one. It is plain data: sorted, deterministic, JSON-serialisable, with
-// secrets held by reference (see Secret). It does no I/O beyond encoding.
+// secrets held by reference (see secret.Secret). It does no I/O beyond encoding.
 package snapshot
+
+import "github.com/zkmigrate/zkmigrate/internal/secret"
 
 // FormatVersion is the version of the snapshot file schema written by Save.
 const FormatVersion = 1
@@ -140,10 +142,10 @@ type PartitionState struct {
 // Config is one configuration entry. Sensitive entries carry a Secret and no
 // Value.
 type Config struct {
-	Key       string  `json:"key"`
-	Value     string  `json:"value,omitempty"`
-	Sensitive bool    `json:"sensitive,omitempty"`
-	Secret    *Secret `json:"secret,omitempty"`
+	Key       string         `json:"key"`
+	Value     string         `json:"value,omitempty"`
+	Sensitive bool           `json:"sensitive,omitempty"`
+	Secret    *secret.Secret `json:"secret,omitempty"`
 	// Source is set for configs read from a live cluster
 	// (DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG, ...), empty otherwise.
 	Source string `json:"source,omitempty"`
@@ -191,9 +193,9 @@ type ScramUser struct {
 // held: Secret references where they live (and, from a credentials file, the
 // password to set).
 type ScramCredential struct {
-	Mechanism  string  `json:"mechanism"` // SCRAM-SHA-256 or SCRAM-SHA-512
-	Iterations int32   `json:"iterations"`
-	Secret     *Secret `json:"secret,omitempty"`
+	Mechanism  string         `json:"mechanism"` // SCRAM-SHA-256 or SCRAM-SHA-512
+	Iterations int32          `json:"iterations"`
+	Secret     *secret.Secret `json:"secret,omitempty"`
 }
 
 // ACL is one access-control entry on one resource pattern. Names use Kafka's

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 )
 
 func TestQuotaEntityString(t *testing.T) {
@@ -25,11 +27,12 @@ func TestQuotaEntityString(t *testing.T) {
 	}
 }
 
-// A Secret never shows its value: not through fmt, not in JSON, not inside
-// a struct printed with %+v.
-func TestSecretNeverShowsItsValue(t *testing.T) {
+// A Config's Secret never shows its value: not through fmt, not in JSON,
+// not in an encoded snapshot (the Secret type itself is tested in package
+// secret).
+func TestConfigSecretNeverShowsItsValue(t *testing.T) {
 	const value = "hunter2-secret-value"
-	s := NewSecret("file:x#k", value)
+	s := secret.New("file:x#k", value)
 	c := Config{Key: "k", Sensitive: true, Secret: &s}
 	outs := []string{fmt.Sprint(s), fmt.Sprintf("%v %+v %#v %s %q %x", s, s, s, s, s, s), fmt.Sprintf("%+v %#v", c, c), s.String(), s.GoString()}
 	js, err := json.Marshal(c)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/props"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
@@ -28,7 +29,7 @@ func (r *reader) readConfigs() {
 					if catalogue.IsSensitive(k) {
 						// Kafka has no password-typed topic config; one here was
 						// written by hand, and is held by reference all the same.
-						sec := snapshot.NewSecret("zookeeper:"+p+"#"+k, m[k])
+						sec := secret.New("zookeeper:"+p+"#"+k, m[k])
 						cs = append(cs, snapshot.Config{Key: k, Sensitive: true, Secret: &sec})
 						continue
 					}
@@ -144,7 +145,7 @@ func (r *reader) quota(path string, data []byte, e snapshot.QuotaEntity, users b
 				r.finding("scram-malformed", snapshot.SeverityError, path, mech+": "+strings.TrimPrefix(err.Error(), "zkread: "), "reset the user's password")
 				continue
 			}
-			ref := snapshot.SecretRef("zookeeper:" + path + "#" + mech)
+			ref := secret.Ref("zookeeper:" + path + "#" + mech)
 			creds = append(creds, snapshot.ScramCredential{Mechanism: mech, Iterations: c.Iterations, Secret: &ref})
 		}
 		if len(creds) > 0 && !e[0].Default {
@@ -206,7 +207,7 @@ func (r *reader) brokerConfigs(path string, m map[string]string) []snapshot.Conf
 			c.Secret = &sec
 		case props.IsSensitiveKey(k):
 			c.Sensitive = true
-			sec := snapshot.NewSecret(ref, v)
+			sec := secret.New(ref, v)
 			c.Secret = &sec
 		default:
 			c.Value = v
@@ -216,27 +217,27 @@ func (r *reader) brokerConfigs(path string, m map[string]string) []snapshot.Conf
 	return out
 }
 
-func (r *reader) decrypt(path, key, ref, v string) snapshot.Secret {
+func (r *reader) decrypt(path, key, ref, v string) secret.Secret {
 	if !IsEncodedPassword(v) {
 		r.finding("password-not-encrypted", snapshot.SeverityWarning, path,
 			key+" is a password config but its value is not PasswordEncoder-encrypted (written with no encoder secret?)", "")
-		return snapshot.NewSecret(ref, v)
+		return secret.New(ref, v)
 	}
 	if len(r.opt.EncoderSecrets) == 0 {
 		r.finding("password-not-decrypted", snapshot.SeverityWarning, path,
 			key+" is encrypted and no password encoder secret was given",
 			"give --password-encoder-secret-file, or --broker-config with password.encoder.secret")
-		return snapshot.SecretRef(ref)
+		return secret.Ref(ref)
 	}
 	var last error
 	for _, s := range r.opt.EncoderSecrets {
 		p, err := DecryptPassword(v, s)
 		if err == nil {
-			return snapshot.NewSecret(ref, p)
+			return secret.New(ref, p)
 		}
 		last = err
 	}
 	r.finding("password-decrypt-failed", snapshot.SeverityError, path,
 		key+": "+strings.TrimPrefix(last.Error(), "zkread: "), "check the password encoder secret (password.encoder.secret / old.secret)")
-	return snapshot.SecretRef(ref)
+	return secret.Ref(ref)
 }

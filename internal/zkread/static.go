@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/props"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -48,7 +49,7 @@ func StaticFrom(f *props.File) *Static {
 	st.AuthorizerZK = m["authorizer.zookeeper.url"]
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if props.IsSensitiveKey(k) || IsPasswordConfig(k) {
-			ref := snapshot.SecretRef("file:" + f.Path + "#" + k)
+			ref := secret.Ref("file:" + f.Path + "#" + k)
 			st.Config.Configs = append(st.Config.Configs, snapshot.Config{Key: k, Sensitive: true, Secret: &ref})
 			continue
 		}
