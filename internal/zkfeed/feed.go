@@ -1,0 +1,456 @@
+// Package zkfeed follows a Kafka cluster's metadata changes in ZooKeeper
+// through ZooKeeper's own change feed: one-shot watches on the notification
+// queues Kafka writes (/config/changes, /kafka-acl-changes,
+// /kafka-acl-extended-changes), on the topic list (/brokers/topics), on
+// each topic's assignment znode and on pending deletions
+// (/admin/delete_topics). It reports which entities changed, never their
+// state: the caller re-reads those (zkread) and plans for just them.
+//
+// A watch is re-armed by the same request that reads what it covers, so
+// no change falls between two reads. When watches are lost (the session
+// expired, the connection was closed) the feed says so with a Resync
+// event, arms everything again and goes on: the caller re-reads
+// everything. Nothing here writes to ZooKeeper.
+package zkfeed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/zkmigrate/zkmigrate/internal/zktree"
+)
+
+// Conn is what the feed needs of a ZooKeeper connection (zkconn.Conn
+// dialed with NoMultiRead). Each W method reads and sets a one-shot watch
+// in one request; its channel receives once: nil when the watch fired, an
+// error when it never will (watches lost).
+type Conn interface {
+	ChildrenW(p string) ([]string, <-chan error, error)
+	GetW(p string) ([]byte, zktree.Stat, <-chan error, error)
+	ExistsW(p string) (bool, <-chan error, error)
+	Get(p string) ([]byte, zktree.Stat, error)
+}
+
+// Kind is what sort of entity changed.
+type Kind string
+
+// The kinds of entity the feed reports.
+const (
+	// Topic: /brokers/topics/<name> was created, deleted, or its
+	// partitions or replica assignment changed.
+	Topic Kind = "topic"
+	// Config: /config/<type>/<name> changed (a topic's or broker's
+	// configs, a client quota, a user's quotas or SCRAM credentials). Name
+	// is the entity path as Kafka writes it: "topics/t1",
+	// "brokers/<default>", "users/alice/clients/app-1", "ips/10.0.0.1".
+	Config Kind = "config"
+	// ACL: the ACLs of one resource changed. Name is
+	// "<ResourceType>:<PatternType>:<resource name>", the resource type
+	// spelled as in the /kafka-acl paths ("Topic", "Group", ...).
+	ACL Kind = "acl"
+	// Deletion: a topic was marked for deletion (/admin/delete_topics/<name>).
+	Deletion Kind = "pending-deletion"
+)
+
+// Entity names one thing whose state must be read again.
+type Entity struct {
+	Kind Kind
+	Name string
+}
+
+func (e Entity) String() string { return string(e.Kind) + " " + e.Name }
+
+// Event is one batch of changes the feed saw.
+type Event struct {
+	// Entities changed; read them again.
+	Entities []Entity
+	// Zxid is the newest ZooKeeper transaction among the znodes that told
+	// of the changes (0 when none carried one, as for deletions).
+	Zxid int64
+	// Seen is when the feed learned of them.
+	Seen time.Time
+	// Resync: the feed may have missed changes (watches lost, or a
+	// notification it could not read): read everything again. Err says why.
+	Resync bool
+	Err    error
+}
+
+// The notification queues and the paths the feed watches.
+const (
+	configChanges   = "/config/changes"
+	aclChanges      = "/kafka-acl-changes"
+	aclExtChanges   = "/kafka-acl-extended-changes"
+	topicsPath      = "/brokers/topics"
+	deleteTopics    = "/admin/delete_topics"
+	armWorkers      = 32
+	rearmMaxBackoff = 2 * time.Second
+)
+
+// Feed is a running change feed. Read Events until it is closed (when the
+// context given to Start is done).
+type Feed struct {
+	conn   Conn
+	events chan Event
+	fires  chan fire
+	done   <-chan struct{} // Start's context's
+
+	// Owned by run (and Start before run begins).
+	lastSeq   map[string]int64 // queue path -> highest sequence seen
+	topics    map[string]bool  // topics with a data watch armed
+	deletions map[string]bool
+	epoch     int // bumped when watches are lost; fires of older epochs are dropped
+}
+
+// fire is one watch firing (or being lost).
+type fire struct {
+	what  string // a queue path, topicsPath, deleteTopics, or topicsPath/<name>
+	err   error
+	epoch int
+}
+
+// Start arms every watch and returns once they are all set: any change
+// made after Start returns is reported on Events. The caller reads the
+// full state after Start (not before), so nothing falls between that read
+// and the feed. The feed stops, closing Events, when ctx is done.
+func Start(ctx context.Context, conn Conn) (*Feed, error) {
+	f := &Feed{conn: conn, events: make(chan Event, 64), fires: make(chan fire, 1024), done: ctx.Done()}
+	if err := f.armAll(); err != nil {
+		return nil, err
+	}
+	go f.run(ctx)
+	return f, nil
+}
+
+// Events delivers what changed, in the order the feed learned it.
+func (f *Feed) Events() <-chan Event { return f.events }
+
+// armAll sets every watch from scratch, taking what is there now as the
+// baseline (the caller's full read covers it).
+func (f *Feed) armAll() error {
+	f.lastSeq = map[string]int64{}
+	f.topics = map[string]bool{}
+	f.deletions = map[string]bool{}
+	for _, q := range []string{configChanges, aclChanges, aclExtChanges} {
+		names, err := f.armChildren(q)
+		if err != nil {
+			return err
+		}
+		f.lastSeq[q] = maxSeq(names)
+	}
+	names, err := f.armChildren(deleteTopics)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		f.deletions[n] = true
+	}
+	names, err = f.armChildren(topicsPath)
+	if err != nil {
+		return err
+	}
+	return f.armTopics(names)
+}
+
+// armChildren lists p and watches its children; a missing p is watched
+// for creation and lists as empty.
+func (f *Feed) armChildren(p string) ([]string, error) {
+	for {
+		names, ch, err := f.conn.ChildrenW(p)
+		if err == nil {
+			f.forward(p, ch)
+			return names, nil
+		}
+		if !errors.Is(err, zktree.ErrNoNode) {
+			return nil, fmt.Errorf("zkfeed: watching %s: %w", p, err)
+		}
+		ok, ch, err := f.conn.ExistsW(p)
+		if err != nil {
+			return nil, fmt.Errorf("zkfeed: watching %s: %w", p, err)
+		}
+		if !ok {
+			f.forward(p, ch)
+			return nil, nil
+		}
+		// Created between the two calls: that watch fires at once; list again.
+	}
+}
+
+// armTopics sets a data watch on each topic's assignment znode, a few at
+// a time. A topic deleted meanwhile is left out (its deletion was or will
+// be seen on the topic list).
+func (f *Feed) armTopics(names []string) error {
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+		next     = make(chan string)
+	)
+	for range min(armWorkers, len(names)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range next {
+				_, _, ch, err := f.conn.GetW(path.Join(topicsPath, t))
+				mu.Lock()
+				switch {
+				case err == nil:
+					f.topics[t] = true
+					f.forward(path.Join(topicsPath, t), ch)
+				case errors.Is(err, zktree.ErrNoNode):
+				case firstErr == nil:
+					firstErr = fmt.Errorf("zkfeed: watching %s/%s: %w", topicsPath, t, err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, t := range names {
+		next <- t
+	}
+	close(next)
+	wg.Wait()
+	return firstErr
+}
+
+// forward passes one watch's outcome to run, tagged with the epoch it was
+// armed in.
+func (f *Feed) forward(what string, ch <-chan error) {
+	epoch := f.epoch
+	go func() {
+		select {
+		case err := <-ch:
+			select {
+			case f.fires <- fire{what: what, err: err, epoch: epoch}:
+			case <-f.done:
+			}
+		case <-f.done:
+		}
+	}()
+}
+
+func (f *Feed) run(ctx context.Context) {
+	defer close(f.events)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case fr := <-f.fires:
+			if fr.epoch != f.epoch {
+				continue
+			}
+			ev, err := f.handle(fr)
+			if err == nil && fr.err != nil {
+				err = fr.err
+			}
+			if err != nil {
+				ev = Event{Resync: true, Err: err}
+				if !f.rearm(ctx) {
+					return
+				}
+			}
+			if len(ev.Entities) == 0 && !ev.Resync {
+				continue
+			}
+			ev.Seen = time.Now()
+			select {
+			case f.events <- ev:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// rearm, after watches were lost, arms everything again, retrying with
+// backoff until it succeeds or ctx is done.
+func (f *Feed) rearm(ctx context.Context) bool {
+	f.epoch++
+	backoff := 50 * time.Millisecond
+	for {
+		if err := f.armAll(); err == nil {
+			return true
+		}
+		f.epoch++ // drop fires of the half-armed attempt
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, rearmMaxBackoff)
+	}
+}
+
+// handle re-arms the watch that fired, reading what it covers, and says
+// what changed. A watch that was lost (fr.err) is not handled: the
+// caller re-arms everything.
+func (f *Feed) handle(fr fire) (Event, error) {
+	if fr.err != nil {
+		return Event{}, nil
+	}
+	switch {
+	case fr.what == configChanges || fr.what == aclChanges || fr.what == aclExtChanges:
+		return f.queue(fr.what)
+	case fr.what == topicsPath:
+		return f.topicList()
+	case fr.what == deleteTopics:
+		return f.deletionList()
+	default:
+		return f.topic(strings.TrimPrefix(fr.what, topicsPath+"/"))
+	}
+}
+
+// queue reads the notifications added to q since the last one seen.
+func (f *Feed) queue(q string) (Event, error) {
+	names, err := f.armChildren(q)
+	if err != nil {
+		return Event{}, err
+	}
+	slices.SortFunc(names, func(a, b string) int { return compareSeq(seqOf(a), seqOf(b)) })
+	var ev Event
+	last := f.lastSeq[q]
+	for _, n := range names {
+		seq := seqOf(n)
+		if seq <= last {
+			continue
+		}
+		p := path.Join(q, n)
+		data, st, err := f.conn.Get(p)
+		if errors.Is(err, zktree.ErrNoNode) {
+			// Brokers delete notifications after 15 minutes; one gone
+			// before we read it cannot be known: read everything.
+			return ev, fmt.Errorf("zkfeed: notification %s was deleted before it was read", p)
+		}
+		if err != nil {
+			return ev, fmt.Errorf("zkfeed: reading %s: %w", p, err)
+		}
+		e, err := parseNotification(q, data)
+		if err != nil {
+			return ev, fmt.Errorf("zkfeed: %s: %w", p, err)
+		}
+		ev.Entities = append(ev.Entities, e)
+		ev.Zxid = max(ev.Zxid, st.Czxid)
+		last = seq
+	}
+	f.lastSeq[q] = last
+	return ev, nil
+}
+
+// topicList finds topics created or deleted since the list was last read.
+func (f *Feed) topicList() (Event, error) {
+	names, err := f.armChildren(topicsPath)
+	if err != nil {
+		return Event{}, err
+	}
+	var ev Event
+	now := map[string]bool{}
+	var created []string
+	for _, t := range names {
+		now[t] = true
+		if !f.topics[t] {
+			created = append(created, t)
+		}
+	}
+	for t := range f.topics {
+		if !now[t] {
+			delete(f.topics, t)
+			ev.Entities = append(ev.Entities, Entity{Topic, t})
+		}
+	}
+	if err := f.armTopics(created); err != nil {
+		return ev, err
+	}
+	for _, t := range created {
+		ev.Entities = append(ev.Entities, Entity{Topic, t})
+	}
+	sortEntities(ev.Entities)
+	return ev, nil
+}
+
+// topic re-arms one topic's data watch after it fired.
+func (f *Feed) topic(t string) (Event, error) {
+	if !f.topics[t] {
+		return Event{}, nil // deleted: the topic list reported it
+	}
+	_, st, ch, err := f.conn.GetW(path.Join(topicsPath, t))
+	switch {
+	case errors.Is(err, zktree.ErrNoNode):
+		delete(f.topics, t)
+		return Event{Entities: []Entity{{Topic, t}}}, nil
+	case err != nil:
+		return Event{}, fmt.Errorf("zkfeed: watching %s/%s: %w", topicsPath, t, err)
+	}
+	f.forward(path.Join(topicsPath, t), ch)
+	return Event{Entities: []Entity{{Topic, t}}, Zxid: st.Mzxid}, nil
+}
+
+// deletionList finds topics newly marked for deletion, and those whose
+// deletion finished (reported as topic changes).
+func (f *Feed) deletionList() (Event, error) {
+	names, err := f.armChildren(deleteTopics)
+	if err != nil {
+		return Event{}, err
+	}
+	var ev Event
+	now := map[string]bool{}
+	for _, t := range names {
+		now[t] = true
+		if !f.deletions[t] {
+			ev.Entities = append(ev.Entities, Entity{Deletion, t})
+		}
+	}
+	for t := range f.deletions {
+		if !now[t] {
+			ev.Entities = append(ev.Entities, Entity{Topic, t})
+		}
+	}
+	f.deletions = now
+	sortEntities(ev.Entities)
+	return ev, nil
+}
+
+func sortEntities(es []Entity) {
+	slices.SortFunc(es, func(a, b Entity) int {
+		if c := strings.Compare(string(a.Kind), string(b.Kind)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+}
+
+// seqOf is the sequence number ZooKeeper appended to a sequential znode's
+// name (its last ten digits), or -1.
+func seqOf(name string) int64 {
+	if len(name) < 10 {
+		return -1
+	}
+	n, err := strconv.ParseInt(name[len(name)-10:], 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+func compareSeq(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func maxSeq(names []string) int64 {
+	m := int64(-1)
+	for _, n := range names {
+		m = max(m, seqOf(n))
+	}
+	return m
+}

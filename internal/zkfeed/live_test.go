@@ -1,0 +1,190 @@
+package zkfeed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
+	"github.com/zkmigrate/zkmigrate/internal/testbed"
+	"github.com/zkmigrate/zkmigrate/internal/zkconn"
+)
+
+// bound is how long the test waits for the feed to report a change Kafka
+// made: a hang bound, not a speed claim.
+const bound = 30 * time.Second
+
+// TestLiveFeed changes the 3.9 source through its brokers' admin API (so
+// Kafka itself writes ZooKeeper and its notifications) and expects the
+// feed to name each changed entity. Everything it creates it removes.
+func TestLiveFeed(t *testing.T) {
+	zkAddr := testbed.ZK(t)
+	bootstrap := testbed.SourceBootstrap(t)
+	cfg, err := kafkaconn.Load(testbed.SourceClientProps(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	zc, err := zkconn.Dial(ctx, zkconn.Options{Connect: zkAddr, NoMultiRead: true, Connections: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zc.Close()
+	feed, err := Start(ctx, zc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := kafkaconn.Dial(ctx, []string{bootstrap}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kc.Close()
+	adm := kc.Admin
+
+	id := fmt.Sprintf("zkfeed-%d", time.Now().UnixNano())
+	topic, prefix, user := id, id+"-pfx-", id+"-user"
+	t.Cleanup(func() {
+		c := context.Background()
+		adm.DeleteACLs(c, kadm.NewACLs().Topics(topic).ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:"+user).AllowHosts().Operations(kadm.OpRead))
+		adm.DeleteACLs(c, kadm.NewACLs().Topics(prefix).ResourcePatternType(kadm.ACLPatternPrefixed).Allow("User:"+user).AllowHosts().Operations(kadm.OpWrite))
+		adm.AlterClientQuotas(c, []kadm.AlterClientQuotaEntry{{Entity: kadm.ClientQuotaEntity{{Type: "user", Name: &user}}, Ops: []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Remove: true}}}})
+		adm.AlterUserSCRAMs(c, []kadm.DeleteSCRAM{{User: user, Mechanism: kadm.ScramSha256}}, nil)
+		adm.DeleteTopics(c, topic)
+	})
+
+	steps := []struct {
+		name string
+		do   func() error
+		want Entity
+	}{
+		{"create topic", func() error {
+			_, err := adm.CreateTopic(ctx, 1, 1, nil, topic)
+			return err
+		}, Entity{Topic, topic}},
+		{"alter topic config", func() error {
+			v := "3600000"
+			r, err := adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Name: "retention.ms", Value: &v}}, topic)
+			return firstErr(err, r)
+		}, Entity{Config, "topics/" + topic}},
+		{"add a partition", func() error {
+			r, err := adm.CreatePartitions(ctx, 1, topic)
+			if err == nil {
+				err = r.Error()
+			}
+			return err
+		}, Entity{Topic, topic}},
+		{"literal ACL", func() error {
+			r, err := adm.CreateACLs(ctx, kadm.NewACLs().Topics(topic).ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:"+user).AllowHosts().Operations(kadm.OpRead))
+			return aclErr(err, r)
+		}, Entity{ACL, "Topic:LITERAL:" + topic}},
+		{"prefixed ACL", func() error {
+			r, err := adm.CreateACLs(ctx, kadm.NewACLs().Topics(prefix).ResourcePatternType(kadm.ACLPatternPrefixed).Allow("User:"+user).AllowHosts().Operations(kadm.OpWrite))
+			return aclErr(err, r)
+		}, Entity{ACL, "Topic:PREFIXED:" + prefix}},
+		{"user quota", func() error {
+			rate := 1048576.0
+			r, err := adm.AlterClientQuotas(ctx, []kadm.AlterClientQuotaEntry{{Entity: kadm.ClientQuotaEntity{{Type: "user", Name: &user}}, Ops: []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Value: rate}}}})
+			if err == nil {
+				for _, x := range r {
+					if x.Err != nil {
+						return x.Err
+					}
+				}
+			}
+			return err
+		}, Entity{Config, "users/" + user}},
+		{"SCRAM credential", func() error {
+			r, err := adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{{User: user, Mechanism: kadm.ScramSha256, Iterations: 4096, Password: "feed-secret"}})
+			if err == nil {
+				err = r.Error()
+			}
+			return err
+		}, Entity{Config, "users/" + user}},
+		{"delete topic", func() error {
+			r, err := adm.DeleteTopics(ctx, topic)
+			if err == nil {
+				err = r.Error()
+			}
+			return err
+		}, Entity{Topic, topic}},
+	}
+	var lastZxid int64
+	for _, s := range steps {
+		if err := retryUnknownTopic(s.do); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		ev := waitFor(t, feed, s.want)
+		if ev.Zxid != 0 && ev.Zxid < lastZxid {
+			t.Errorf("%s: zxid %d went back from %d", s.name, ev.Zxid, lastZxid)
+		}
+		lastZxid = max(lastZxid, ev.Zxid)
+		t.Logf("%s: %v after %s", s.name, ev.Entities, time.Since(ev.Seen))
+	}
+}
+
+// waitFor reads events until one names want; a resync fails the test
+// (nothing was lost here).
+func waitFor(t *testing.T, f *Feed, want Entity) Event {
+	t.Helper()
+	timer := time.NewTimer(bound)
+	defer timer.Stop()
+	for {
+		select {
+		case ev, ok := <-f.Events():
+			if !ok {
+				t.Fatalf("feed closed before %v", want)
+			}
+			if ev.Resync {
+				t.Fatalf("resync while waiting for %v: %v", want, ev.Err)
+			}
+			if slices.Contains(ev.Entities, want) {
+				return ev
+			}
+		case <-timer.C:
+			t.Fatalf("no %v within %s", want, bound)
+		}
+	}
+}
+
+// retryUnknownTopic retries do while the brokers have not yet learned of
+// the topic just created (their metadata follows ZooKeeper a little later).
+func retryUnknownTopic(do func() error) error {
+	until := time.Now().Add(bound)
+	for {
+		err := do()
+		if !errors.Is(err, kerr.UnknownTopicOrPartition) || time.Now().After(until) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func firstErr(err error, r kadm.AlterConfigsResponses) error {
+	if err != nil {
+		return err
+	}
+	for _, x := range r {
+		if x.Err != nil {
+			return x.Err
+		}
+	}
+	return nil
+}
+
+func aclErr(err error, r kadm.CreateACLsResults) error {
+	if err != nil {
+		return err
+	}
+	for _, x := range r {
+		if x.Err != nil {
+			return x.Err
+		}
+	}
+	return nil
+}
