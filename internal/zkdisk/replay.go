@@ -1,0 +1,472 @@
+package zkdisk
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zkmigrate/zkmigrate/internal/zktree"
+)
+
+// Options say where the files are and which point in time to read.
+type Options struct {
+	// DataDir is ZooKeeper's dataDir or its version-2 folder: the snapshots,
+	// and the transaction logs unless LogDir is set.
+	DataDir string
+	// LogDir is ZooKeeper's dataLogDir (or its version-2) when the logs are
+	// kept apart from the snapshots.
+	LogDir string
+	// Zxid, when > 0, stops the replay after this zxid.
+	Zxid int64
+	// Time, when set, stops the replay before the first transaction whose
+	// time (the leader's clock, in the transaction header) is after it.
+	Time time.Time
+}
+
+// Warning is damage met while reading: the replay stopped before it, or a
+// file was skipped.
+type Warning struct {
+	File    string
+	Offset  int64 // -1 when the whole file is meant
+	Message string
+}
+
+func (w Warning) String() string {
+	if w.Offset < 0 {
+		return w.File + ": " + w.Message
+	}
+	return fmt.Sprintf("%s: offset %d: %s", w.File, w.Offset, w.Message)
+}
+
+// Result is the tree at the point read, and how it was reached.
+type Result struct {
+	// SnapDir and LogDir are the version-2 folders read.
+	SnapDir, LogDir string
+	// Snapshot is the snapshot file the replay started from.
+	Snapshot string
+	// Zxid is the last transaction applied (the snapshot's zxid when none).
+	Zxid int64
+	// Time is that transaction's time (zero when only the snapshot was used).
+	Time time.Time
+	// Applied counts the transactions applied after the snapshot.
+	Applied  int
+	Warnings []Warning
+	nodes    map[string]*Node
+}
+
+// Tree returns the tree under chroot ("" or "/" for the whole tree) with
+// paths relative to it, as the reader expects.
+func (r *Result) Tree(chroot string) (*zktree.Tree, error) {
+	chroot = strings.TrimSuffix(chroot, "/")
+	if chroot != "" {
+		if !strings.HasPrefix(chroot, "/") {
+			return nil, fmt.Errorf("chroot %q: want an absolute path such as /kafka", chroot)
+		}
+		if _, ok := r.nodes[chroot]; !ok {
+			return nil, fmt.Errorf("chroot %s: no such znode in %s at zxid %#x", chroot, r.SnapDir, r.Zxid)
+		}
+	}
+	t := &zktree.Tree{Nodes: make([]zktree.Node, 0, len(r.nodes))}
+	for p, n := range r.nodes {
+		rel := p
+		if chroot != "" {
+			if p != chroot && !strings.HasPrefix(p, chroot+"/") {
+				continue
+			}
+			rel = strings.TrimPrefix(p, chroot)
+			if rel == "" {
+				rel = "/"
+			}
+		}
+		t.Nodes = append(t.Nodes, zktree.Node{Path: rel, Data: n.Data, Czxid: n.Czxid, Mzxid: n.Mzxid, Version: n.Version, Ephemeral: n.EphemeralOwner != 0})
+	}
+	t.Sort()
+	return t, nil
+}
+
+// Read loads the newest valid snapshot at or before the wanted point and
+// replays the transaction logs onto it, as ZooKeeper does when it starts.
+// Damage is a Warning and the last consistent point before it is used; an
+// error means nothing usable was found (no snapshot, unreadable folder).
+func Read(opt Options) (*Result, error) {
+	snapDir, err := versionDir(opt.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	logDir := snapDir
+	if opt.LogDir != "" {
+		if logDir, err = versionDir(opt.LogDir); err != nil {
+			return nil, err
+		}
+	}
+	snaps, err := listFiles(snapDir, "snapshot")
+	if err != nil {
+		return nil, err
+	}
+	if len(snaps) == 0 {
+		return nil, fmt.Errorf("%s: no ZooKeeper snapshot files (snapshot.<zxid>): give ZooKeeper's dataDir or its version-2 folder", snapDir)
+	}
+	logs, err := listFiles(logDir, "log")
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{SnapDir: snapDir, LogDir: logDir}
+	target := int64(math.MaxInt64)
+	if opt.Zxid > 0 {
+		target = opt.Zxid
+	}
+	if !opt.Time.IsZero() {
+		cut, ws := cutAtTime(logs, opt.Time.UnixMilli())
+		res.warn(ws...)
+		target = min(target, cut)
+	}
+	// Newest snapshot first, as FileSnap does; a damaged one is skipped.
+	for i := len(snaps) - 1; i >= 0; i-- {
+		sf := snaps[i]
+		if sf.zxid > target {
+			continue
+		}
+		snap, err := ReadSnapshotFile(sf.path)
+		if err != nil {
+			res.warn(warningOf(err, sf.path))
+			continue
+		}
+		older := slices.ContainsFunc(snaps[:i], func(f dirFile) bool { return f.zxid <= target })
+		// The snapshot is fuzzy: written while transactions applied, it may
+		// hold changes up to the zxid that was last when it finished. Only
+		// from there on is the tree consistent. 3.9 records that zxid; for
+		// older files the highest zxid in any stat is a lower bound.
+		consistent := fuzzyEnd(snap)
+		if consistent > target && older {
+			res.warn(Warning{File: sf.path, Offset: -1, Message: fmt.Sprintf("holds changes up to zxid %#x, after the wanted point %#x; using an older snapshot", consistent, target)})
+			continue
+		}
+		st := newTree(snap)
+		reached, at, applied, ws := replay(st, logs, snap.Zxid, target)
+		if reached < consistent && older {
+			res.warn(ws...)
+			res.warn(Warning{File: sf.path, Offset: -1, Message: fmt.Sprintf("the logs end at zxid %#x, before this snapshot is consistent (zxid %#x); using an older snapshot", reached, consistent)})
+			target = reached
+			continue
+		}
+		res.warn(ws...)
+		if reached < consistent {
+			res.warn(Warning{File: sf.path, Offset: -1, Message: fmt.Sprintf("the point read, zxid %#x, lies inside this fuzzy snapshot's window (consistent from zxid %#x) and there is no older snapshot: znodes changed in between may show their later state", reached, consistent)})
+		}
+		res.Snapshot, res.Zxid, res.Applied, res.nodes = sf.path, reached, applied, st.nodes
+		if at != 0 {
+			res.Time = time.UnixMilli(at).UTC()
+		}
+		return res, nil
+	}
+	if target != math.MaxInt64 {
+		return res, fmt.Errorf("%s: no valid snapshot at or before zxid %#x%s", snapDir, target, warnSuffix(res.Warnings))
+	}
+	return res, fmt.Errorf("%s: no valid snapshot%s", snapDir, warnSuffix(res.Warnings))
+}
+
+func warnSuffix(ws []Warning) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, w := range ws {
+		b.WriteString("; " + w.String())
+	}
+	return b.String()
+}
+
+func (r *Result) warn(ws ...Warning) {
+	for _, w := range ws {
+		if !slices.Contains(r.Warnings, w) {
+			r.Warnings = append(r.Warnings, w)
+		}
+	}
+}
+
+func warningOf(err error, file string) Warning {
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		return Warning{File: fe.File, Offset: fe.Offset, Message: fe.Reason}
+	}
+	return Warning{File: file, Offset: -1, Message: err.Error()}
+}
+
+// fuzzyEnd is the zxid from which a snapshot's tree is known consistent.
+func fuzzyEnd(s *Snapshot) int64 {
+	end := max(s.Zxid, s.LastProcessedZxid)
+	if s.LastProcessedZxid == 0 {
+		for _, n := range s.Nodes {
+			end = max(end, n.Czxid, n.Mzxid, n.Pzxid)
+		}
+	}
+	return end
+}
+
+// follows reports whether zxid next may directly follow last: the next
+// counter in the same epoch, or the start of a later epoch (a new leader
+// numbers from 1).
+func follows(last, next int64) bool {
+	if next == last+1 {
+		return true
+	}
+	return next>>32 > last>>32 && next&0xffffffff <= 1
+}
+
+// replay applies the logs' transactions after zxid from up to target.
+// It returns the last zxid applied (from when none), its time, how many
+// were applied, and the damage that stopped it.
+func replay(t *tree, logs []dirFile, from, target int64) (last, at int64, applied int, ws []Warning) {
+	last = from
+	for _, lf := range logsFor(logs, from) {
+		l, err := OpenLog(lf.path)
+		if err != nil {
+			ws = append(ws, warningOf(err, lf.path))
+			continue
+		}
+		for {
+			txn, err := l.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				ws = append(ws, warningOf(err, lf.path))
+				break
+			}
+			if txn.Zxid <= last {
+				continue // before the snapshot, or seen in an older log
+			}
+			if txn.Zxid > target {
+				l.Close()
+				return last, at, applied, ws
+			}
+			if !follows(last, txn.Zxid) {
+				ws = append(ws, Warning{File: lf.path, Offset: txn.Offset, Message: fmt.Sprintf("transactions %#x to %#x are missing (a purged or lost log); stopping at zxid %#x", last+1, txn.Zxid-1, last)})
+				l.Close()
+				return last, at, applied, ws
+			}
+			t.apply(txn)
+			last, at = txn.Zxid, txn.Time
+			applied++
+		}
+		l.Close()
+	}
+	return last, at, applied, ws
+}
+
+// cutAtTime returns the last zxid before the first transaction later than
+// ms (math.MaxInt64 when none is later).
+func cutAtTime(logs []dirFile, ms int64) (int64, []Warning) {
+	var ws []Warning
+	last := int64(-1)
+	for _, lf := range logs {
+		l, err := OpenLog(lf.path)
+		if err != nil {
+			ws = append(ws, warningOf(err, lf.path))
+			continue
+		}
+		for {
+			txn, err := l.Next()
+			if err != nil {
+				if err != io.EOF {
+					ws = append(ws, warningOf(err, lf.path))
+				}
+				break
+			}
+			if txn.Zxid <= last {
+				continue
+			}
+			if txn.Time > ms {
+				l.Close()
+				return txn.Zxid - 1, ws
+			}
+			last = txn.Zxid
+		}
+		l.Close()
+	}
+	return math.MaxInt64, ws
+}
+
+// logsFor picks the log files that can hold transactions after zxid: the
+// last one starting at or before it and all later ones (FileTxnLog.getLogFiles).
+func logsFor(logs []dirFile, zxid int64) []dirFile {
+	start := 0
+	for i, l := range logs {
+		if l.zxid <= zxid {
+			start = i
+		}
+	}
+	return logs[start:]
+}
+
+// tree is the data tree being replayed, with an index of each session's
+// ephemeral nodes (closing a session deletes them).
+type tree struct {
+	nodes      map[string]*Node
+	ephemerals map[int64]map[string]bool
+}
+
+func newTree(s *Snapshot) *tree {
+	t := &tree{nodes: s.Nodes, ephemerals: map[int64]map[string]bool{}}
+	for p, n := range s.Nodes {
+		t.own(p, n.EphemeralOwner)
+	}
+	return t
+}
+
+func (t *tree) own(p string, owner int64) {
+	if owner == 0 || owner == containerOwner || owner&ttlOwnerBits == ttlOwnerBits {
+		return
+	}
+	if t.ephemerals[owner] == nil {
+		t.ephemerals[owner] = map[string]bool{}
+	}
+	t.ephemerals[owner][p] = true
+}
+
+// apply applies one transaction as DataTree.processTxn does on a restart:
+// idempotently, because the snapshot is fuzzy: a create of a node that
+// exists, or a delete or setData of one that does not, is a transaction the
+// snapshot already holds (or whose effect a later one in it undoes), and is
+// skipped, as ZooKeeper ignores NodeExists and NoNode while replaying.
+func (t *tree) apply(txn *Txn) {
+	if txn.Type == OpCloseSession {
+		for p := range t.ephemerals[txn.ClientID] {
+			t.delete(p, txn.Zxid)
+		}
+		delete(t.ephemerals, txn.ClientID)
+		return
+	}
+	for _, op := range txn.Ops {
+		switch op.Type {
+		case OpCreate:
+			if _, ok := t.nodes[op.Path]; ok || !strings.HasPrefix(op.Path, "/") {
+				continue
+			}
+			parent, ok := t.nodes[parentOf(op.Path)]
+			if !ok {
+				continue
+			}
+			parent.Cversion++
+			parent.Pzxid = txn.Zxid
+			t.nodes[op.Path] = &Node{Data: op.Data, Czxid: txn.Zxid, Mzxid: txn.Zxid, Ctime: txn.Time, Mtime: txn.Time, EphemeralOwner: op.Owner, Pzxid: txn.Zxid}
+			t.own(op.Path, op.Owner)
+		case OpDelete:
+			t.delete(op.Path, txn.Zxid)
+		case OpSetData:
+			if n, ok := t.nodes[op.Path]; ok {
+				n.Data, n.Version, n.Mzxid, n.Mtime = op.Data, op.Version, txn.Zxid, txn.Time
+			}
+		}
+	}
+}
+
+func (t *tree) delete(p string, zxid int64) {
+	n, ok := t.nodes[p]
+	if !ok || p == "/" {
+		return
+	}
+	delete(t.nodes, p)
+	if s := t.ephemerals[n.EphemeralOwner]; s != nil {
+		delete(s, p)
+	}
+	if parent, ok := t.nodes[parentOf(p)]; ok {
+		parent.Pzxid = zxid
+	}
+}
+
+// parentOf returns the parent of an absolute path ("/" for a top-level node).
+func parentOf(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return "/"
+	}
+	return p[:i]
+}
+
+// dirFile is a snapshot or log file and the zxid in its name.
+type dirFile struct {
+	path string
+	zxid int64
+}
+
+// versionDir returns dir/version-2 when it exists, else dir itself when it
+// is a folder (the version-2 folder given directly).
+func versionDir(dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("no ZooKeeper data directory given")
+	}
+	v2 := filepath.Join(dir, "version-2")
+	if fi, err := os.Stat(v2); err == nil && fi.IsDir() {
+		return v2, nil
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%s: not a directory", dir)
+	}
+	return dir, nil
+}
+
+// listFiles returns prefix.<hex zxid>[.suffix] files in dir, by zxid.
+func listFiles(dir, prefix string) ([]dirFile, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []dirFile
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		z, ok := zxidFromName(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		out = append(out, dirFile{path: filepath.Join(dir, e.Name()), zxid: z})
+	}
+	slices.SortFunc(out, func(a, b dirFile) int {
+		if a.zxid != b.zxid {
+			return cmpInt(a.zxid, b.zxid)
+		}
+		return strings.Compare(a.path, b.path)
+	})
+	return out, nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// zxidFromName parses prefix.<hex>[.suffix] (Util.getZxidFromName).
+func zxidFromName(name, prefix string) (int64, bool) {
+	rest, ok := strings.CutPrefix(name, prefix+".")
+	if !ok {
+		return 0, false
+	}
+	if prefix == "snapshot" {
+		rest = strings.TrimSuffix(strings.TrimSuffix(rest, ".gz"), ".snappy")
+	}
+	z, err := strconv.ParseUint(rest, 16, 64)
+	if err != nil {
+		return 0, false
+	}
+	return int64(z), true
+}
+
+func fileBase(p string) string { return filepath.Base(p) }
