@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,13 +9,12 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/audit"
+	"github.com/zkmigrate/zkmigrate/internal/render"
 )
 
 const auditUsage = `Usage: migrate audit <log|show|export|verify|keygen> [flags]
@@ -160,27 +158,9 @@ func auditLog(ctx context.Context, e *env, f *auditCmdFlags, limit int, pos []st
 		}
 		return exitOK
 	}
-	if len(runs) == 0 {
-		fmt.Fprintf(e.stdout, "No runs recorded in %s.\n", s.Path())
-		return exitOK
+	if err := render.AuditRuns(e.stdout, s.Path(), runs); err != nil {
+		return fail(e, "audit log", err)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSTARTED\tCOMMAND\tUSER@HOST\tTARGET\tOUTCOME\tEXIT\tOK/FAILED/SKIPPED\tRESUMES\tRECEIPT")
-	for _, r := range runs {
-		outcome, exit, receipt := "unfinished", "-", "-"
-		if r.ExitCode != nil {
-			outcome, exit, receipt = r.Outcome, strconv.Itoa(*r.ExitCode), shortHash(r.Head)
-			if r.ClosedBy != 0 {
-				outcome, exit = fmt.Sprintf("abandoned (closed by run %d)", r.ClosedBy), "-"
-			}
-			if r.KeyID != "" {
-				receipt += " signed"
-			}
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s@%s\t%s\t%s\t%s\t%d/%d/%d\t%s\t%s\n", r.ID, fmtTime(r.Started), r.Command, r.User, r.Host,
-			endpointText(r.Target), outcome, exit, r.Succeeded, r.Failed, r.Skipped, idsText(r.Resumes), receipt)
-	}
-	tw.Flush()
 	return exitOK
 }
 
@@ -241,100 +221,10 @@ func auditShow(ctx context.Context, e *env, f *auditCmdFlags, kind, status strin
 		}
 		return exitOK
 	}
-	w := e.stdout
-	printRunHeader(w, run)
-	filter := ""
-	if kind != "" || status != "" {
-		filter = " matching" + strings.TrimRight(fmt.Sprintf(" kind=%s status=%s", orAny(kind), orAny(status)), " ")
-	}
-	fmt.Fprintf(w, "\nChanges%s (%d):\n", filter, len(changes))
-	if len(changes) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  STATUS\tKIND\tACTION\tRESOURCE\tBATCH\tDETAIL")
-		for _, c := range changes {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", c.Status, orDash(c.Kind), orDash(c.Action), orDash(c.Resource), intOrDash(c.Batch), changeDetail(c))
-		}
-		tw.Flush()
-	}
-	fmt.Fprintf(w, "\nRPCs (%d):\n", len(rpcs))
-	if len(rpcs) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  BATCH\tAPI\tBROKER\tPRINCIPAL\tSTARTED\tDURATION\tRESOURCES\tRESULT")
-		for _, r := range rpcs {
-			api := r.API
-			if r.Version >= 0 {
-				api += fmt.Sprintf(" v%d", r.Version)
-			}
-			if r.ValidateOnly {
-				api += " (validate)"
-			}
-			result := r.Result
-			switch result {
-			case "":
-				result = "no outcome recorded (in flight when the run stopped)"
-			case "error":
-				result = "error: " + r.Error
-			}
-			broker := "any"
-			if r.Broker >= 0 {
-				broker = strconv.Itoa(r.Broker)
-			}
-			dur := "-"
-			if r.Result != "" {
-				dur = r.Duration.Round(time.Microsecond).String()
-			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Batch, api, broker, orDash(r.Principal), fmtTime(r.Started), dur, r.Resources, result)
-		}
-		tw.Flush()
+	if err := render.AuditRun(e.stdout, run, changes, rpcs, render.AuditFilter{Kind: kind, Status: status}); err != nil {
+		return fail(e, "audit show", err)
 	}
 	return exitOK
-}
-
-func printRunHeader(w io.Writer, r audit.RunSummary) {
-	fmt.Fprintf(w, "Run %d: %s by %s@%s (pid %d), migrate %s\n", r.ID, r.Command, r.User, r.Host, r.PID, orDash(r.ToolVersion))
-	fmt.Fprintf(w, "Arguments: %s\n", strings.Join(r.Args, " "))
-	fmt.Fprintf(w, "Started:   %s\n", fmtTime(r.Started))
-	switch {
-	case r.ExitCode != nil && r.ClosedBy != 0:
-		fmt.Fprintf(w, "Finished:  never; abandoned: closed at %s by run %d, which took over the target (%d succeeded, %d failed, %d skipped before it stopped)\n",
-			fmtTime(r.Finished), r.ClosedBy, r.Succeeded, r.Failed, r.Skipped)
-	case r.ExitCode != nil:
-		fmt.Fprintf(w, "Finished:  %s, %s (exit %d): %d succeeded, %d failed, %d skipped\n", fmtTime(r.Finished), r.Outcome, *r.ExitCode, r.Succeeded, r.Failed, r.Skipped)
-	}
-	if r.ExitCode != nil {
-		signed := ""
-		if r.KeyID != "" {
-			signed = " (signed by key " + r.KeyID + ")"
-		}
-		fmt.Fprintf(w, "Receipt:   %s%s\n", r.Head, signed)
-	} else {
-		fmt.Fprintln(w, "Finished:  never (running, or the process was killed)")
-	}
-	fmt.Fprintf(w, "Source:    %s\n", endpointText(r.Source))
-	fmt.Fprintf(w, "Target:    %s\n", endpointText(r.Target))
-	if len(r.Resumes) > 0 {
-		fmt.Fprintf(w, "Resumes:   run %s\n", idsText(r.Resumes))
-	}
-	if len(r.ResumedBy) > 0 {
-		fmt.Fprintf(w, "Resumed by: run %s\n", idsText(r.ResumedBy))
-	}
-}
-
-func changeDetail(c audit.ChangeRecord) string {
-	var parts []string
-	if c.Reason != "" {
-		parts = append(parts, c.Reason)
-	}
-	if c.ErrorCode != 0 || c.ErrorName != "" {
-		parts = append(parts, strings.TrimSpace(fmt.Sprintf("%d %s", c.ErrorCode, c.ErrorName)))
-	}
-	if c.Message != "" {
-		parts = append(parts, c.Message)
-	}
-	if c.Verdict != nil && !c.Verdict.Allowed {
-		parts = append(parts, "policy "+c.Verdict.Rule+": "+c.Verdict.Message)
-	}
-	return strings.Join(parts, ": ")
 }
 
 func (c *cli) newAuditExportCmd() *cobra.Command {
@@ -368,64 +258,12 @@ func auditExport(ctx context.Context, e *env, f *auditCmdFlags, pos []string) in
 	if f.output == "json" {
 		err = writeJSON(e.stdout, x)
 	} else {
-		err = writeJournalCSV(e.stdout, x)
+		err = render.AuditJournalCSV(e.stdout, x)
 	}
 	if err != nil {
 		return fail(e, "audit export", err)
 	}
 	return exitOK
-}
-
-// journalHeader is the CSV export's header.
-var journalHeader = []string{"seq", "record", "at", "change_id", "kind", "action", "resource", "status", "reason", "batch",
-	"api", "api_version", "broker", "principal", "duration_us", "resources", "error_code", "error_name", "message"}
-
-func writeJournalCSV(w io.Writer, x *audit.RunExport) error {
-	type line struct {
-		seq  int64
-		cols []string
-	}
-	var lines []line
-	planAt := ""
-	if x.Plan != nil {
-		planAt = x.Plan.At.UTC().Format(time.RFC3339Nano)
-	}
-	for _, c := range x.Changes {
-		if c.Seq != 0 {
-			lines = append(lines, line{c.Seq, []string{"", "planned", planAt, c.ChangeID, c.Kind, c.Action, c.Resource, "planned", "", "", c.RPC, "", "", "", "", "", "", "", ""}})
-		}
-		for _, ev := range c.Events {
-			code := ""
-			if ev.ErrorCode != 0 {
-				code = strconv.Itoa(ev.ErrorCode)
-			}
-			lines = append(lines, line{ev.Seq, []string{"", "change", ev.At.UTC().Format(time.RFC3339Nano), c.ChangeID, c.Kind, c.Action, c.Resource,
-				ev.Status, ev.Reason, intOrEmpty(ev.Batch), "", "", "", "", "", "", code, ev.ErrorName, ev.Message}})
-		}
-	}
-	for _, r := range x.RPCs {
-		lines = append(lines, line{r.Seq, []string{"", "rpc", r.Started.UTC().Format(time.RFC3339Nano), "", "", "", "", r.Result, "", strconv.Itoa(r.Batch),
-			r.API, strconv.Itoa(r.Version), strconv.Itoa(r.Broker), r.Principal, strconv.FormatInt(r.Duration.Microseconds(), 10),
-			strconv.Itoa(r.Resources), "", "", r.Error}})
-	}
-	// Chain order.
-	for i := 1; i < len(lines); i++ {
-		for j := i; j > 0 && lines[j].seq < lines[j-1].seq; j-- {
-			lines[j], lines[j-1] = lines[j-1], lines[j]
-		}
-	}
-	cw := csv.NewWriter(w)
-	if err := cw.Write(journalHeader); err != nil {
-		return err
-	}
-	for _, l := range lines {
-		l.cols[0] = strconv.FormatInt(l.seq, 10)
-		if err := cw.Write(l.cols); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
 }
 
 // auditVerifyFlags are the flags of `migrate audit verify` besides
@@ -508,31 +346,8 @@ func auditVerify(ctx context.Context, e *env, f *auditCmdFlags, v *auditVerifyFl
 		}
 		return code
 	}
-	if res.Broken != nil {
-		fmt.Fprintf(e.stdout, "TAMPERED: %s: %s\n", s.Path(), res.Broken)
-		fmt.Fprintf(e.stdout, "%d rows verified before the break.\n", res.Rows)
-		return code
-	}
-	fmt.Fprintf(e.stdout, "Intact: %d rows in %d runs; head %s (position %d).\n", res.Rows, res.Runs, orDash(res.Head), res.HeadSeq)
-	switch {
-	case res.KeyID != "":
-		fmt.Fprintf(e.stdout, "Signatures: %d receipts signed by key %s, all verified.\n", res.Signed, res.KeyID)
-	case res.Signed > 0:
-		fmt.Fprintf(e.stdout, "Signatures: %d receipts signed by key %s, not checked (give --audit-key to check them; without it a recomputed chain passes).\n",
-			res.Signed, strings.Join(res.SignedBy, ", "))
-	}
-	if res.Signed > 0 && res.RowsAfterSigned > 0 {
-		fmt.Fprintf(e.stdout, "%d rows after the last signed receipt (a run in progress or killed) are not covered by a signature yet.\n", res.RowsAfterSigned)
-	}
-	if len(opts.Receipts) > 0 {
-		fmt.Fprintf(e.stdout, "Receipts: all %d in %s found in the chain.\n", res.Receipts, *receiptFile)
-	}
-	if res.Anchor != "" {
-		if res.AnchorFound {
-			fmt.Fprintf(e.stdout, "Anchor %s found at position %d; %d rows appended since.\n", shortHash(res.Anchor), res.AnchorSeq, res.RowsAfterAnchor)
-		} else {
-			fmt.Fprintf(e.stdout, "TAMPERED: anchor %s is not in the chain: rows up to it were deleted or rewritten (or it is from another database).\n", res.Anchor)
-		}
+	if err := render.AuditVerify(e.stdout, res, render.AuditVerifyInput{DB: s.Path(), ReceiptFile: *receiptFile, Receipts: len(opts.Receipts)}); err != nil {
+		return fail(e, "audit verify", err)
 	}
 	return code
 }
@@ -569,79 +384,4 @@ func auditKeygen(e *env, outFile string, args []string) int {
 	}
 	fmt.Fprintf(e.stdout, "Wrote private key %s and public key %s.pub (key %s).\n", *out, *out, k.ID())
 	return exitOK
-}
-
-func endpointText(ep audit.Endpoint) string {
-	if ep == (audit.Endpoint{}) {
-		return "-"
-	}
-	s := ep.Address
-	if s == "" {
-		s = ep.Kind
-	} else if ep.Kind != "" {
-		s = ep.Kind + " " + s
-	}
-	if ep.ClusterID != "" {
-		s += " (cluster " + ep.ClusterID + ")"
-	}
-	if ep.Principal != "" {
-		s += " as " + ep.Principal
-	}
-	return s
-}
-
-func fmtTime(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format("2006-01-02 15:04:05Z")
-}
-
-func shortHash(h string) string {
-	if len(h) > 16 {
-		return h[:16]
-	}
-	if h == "" {
-		return "-"
-	}
-	return h
-}
-
-func idsText(ids []int64) string {
-	if len(ids) == 0 {
-		return "-"
-	}
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = strconv.FormatInt(id, 10)
-	}
-	return strings.Join(s, ",")
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func orAny(s string) string {
-	if s == "" {
-		return "any"
-	}
-	return s
-}
-
-func intOrDash(n int) string {
-	if n == 0 {
-		return "-"
-	}
-	return strconv.Itoa(n)
-}
-
-func intOrEmpty(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return strconv.Itoa(n)
 }

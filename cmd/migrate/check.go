@@ -10,6 +10,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/check"
 	"github.com/zkmigrate/zkmigrate/internal/policy"
+	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -145,11 +146,11 @@ func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
 func writeCheckReport(w io.Writer, output string, limit int, r *check.Report) error {
 	switch output {
 	case "json":
-		return r.WriteJSON(w)
+		return render.CheckJSON(w, r)
 	case "markdown":
-		return r.WriteMarkdown(w, limit)
+		return render.CheckMarkdown(w, r, limit)
 	default:
-		return r.WriteText(w, limit)
+		return render.CheckText(w, r, limit)
 	}
 }
 
@@ -157,11 +158,11 @@ func printCatalogue(e *env, output string) int {
 	var err error
 	switch output {
 	case "json":
-		err = check.WriteCatalogueJSON(e.stdout)
+		err = render.CatalogueJSON(e.stdout)
 	case "markdown":
-		err = check.WriteCatalogueMarkdown(e.stdout)
+		err = render.CatalogueMarkdown(e.stdout)
 	default:
-		err = check.WriteCatalogueText(e.stdout)
+		err = render.CatalogueText(e.stdout)
 	}
 	if err != nil {
 		return fail(e, "check", err)

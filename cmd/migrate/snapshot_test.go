@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
@@ -62,7 +63,9 @@ func TestSnapshotSummaryAndSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	var summary bytes.Buffer
-	writeSnapshotSummary(&summary, s, "")
+	if err := render.SnapshotSummary(&summary, s, ""); err != nil {
+		t.Fatal(err)
+	}
 	code, jsonOut, stderr := runMigrate(t, "snapshot", "--snapshot", file, "-o", "json", "--out", filepath.Join(dir, "copy.json"))
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)

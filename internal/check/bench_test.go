@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"io"
 	"testing"
 
 	"github.com/zkmigrate/zkmigrate/internal/secret"
@@ -75,17 +74,6 @@ func BenchmarkRun50kTopics100kACLs(b *testing.B) {
 		n = len(fs)
 	}
 	b.ReportMetric(float64(n), "findings")
-}
-
-func BenchmarkRenderText50k(b *testing.B) {
-	fs, _ := Run(scaleSnapshot(), Options{})
-	r := NewReport("bench", Target{4, 1}, fs)
-	b.ResetTimer()
-	for b.Loop() {
-		if err := r.WriteText(io.Discard, 20); err != nil {
-			b.Fatal(err)
-		}
-	}
 }
 
 // The scale snapshot triggers the checks the benchmark means to exercise.

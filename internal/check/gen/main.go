@@ -3,7 +3,7 @@
 //	go run ./internal/check/gen            # writes docs/checks.md
 //	go run ./internal/check/gen -o FILE    # writes FILE ("-" for stdout)
 //
-// internal/check's TestDocsCurrent fails when the checked-in file differs.
+// internal/render's TestDocsChecksCurrent fails when the checked-in file differs.
 package main
 
 import (
@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/zkmigrate/zkmigrate/internal/check"
+	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -20,7 +20,7 @@ func main() {
 	out := flag.String("o", "docs/checks.md", "output file, - for stdout")
 	flag.Parse()
 	var buf bytes.Buffer
-	if err := check.WriteCatalogueMarkdown(&buf); err != nil {
+	if err := render.CatalogueMarkdown(&buf); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}

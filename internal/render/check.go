@@ -1,89 +1,35 @@
-package check
+package render
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+
+	"github.com/zkmigrate/zkmigrate/internal/check"
 )
 
-// Report is the result of one audit, ready to render.
-type Report struct {
-	Source   string    `json:"source,omitempty"` // what was audited: connect string or snapshot file
-	Target   string    `json:"target_version"`   // Kafka version checked against
-	Counts   Summary   `json:"counts"`
-	Findings []Finding `json:"findings"`
-}
-
-// Summary counts findings per severity.
-type Summary struct {
-	Error   int `json:"error"`
-	Warning int `json:"warning"`
-	Info    int `json:"info"`
-}
-
-// NewReport builds a report over findings already returned by Run.
-func NewReport(source string, target Target, fs []Finding) *Report {
-	m := Counts(fs)
-	if fs == nil {
-		fs = []Finding{}
-	}
-	return &Report{Source: source, Target: target.String(), Findings: fs,
-		Counts: Summary{Error: m[SeverityError], Warning: m[SeverityWarning], Info: m[SeverityInfo]}}
-}
-
-func (r *Report) summary() string {
-	if len(r.Findings) == 0 {
-		return "no findings"
-	}
-	return fmt.Sprintf("%s, %s, %d info", plural(r.Counts.Error, "error"), plural(r.Counts.Warning, "warning"), r.Counts.Info)
-}
-
-// group is the findings of one id within one severity.
-type group struct {
-	rule     Rule
-	severity string
-	findings []Finding
-}
-
-// groups splits sorted findings by severity, then id.
-func groups(fs []Finding) []group {
-	var out []group
-	for _, f := range fs {
-		if n := len(out); n > 0 && out[n-1].rule.ID == f.ID && out[n-1].severity == f.Severity {
-			out[n-1].findings = append(out[n-1].findings, f)
-			continue
-		}
-		r, ok := byID[f.ID]
-		if !ok {
-			r = Rule{ID: f.ID, Title: f.ID}
-		}
-		out = append(out, group{rule: r, severity: f.Severity, findings: []Finding{f}})
-	}
-	return out
-}
-
-var severityHeading = map[string]string{SeverityError: "Errors", SeverityWarning: "Warnings", SeverityInfo: "Info"}
-
-// WriteJSON writes the report as indented JSON.
-func (r *Report) WriteJSON(w io.Writer) error {
+// CheckJSON writes a `migrate check` report as indented JSON, the machine
+// contract (it decodes back to the same check.Report).
+func CheckJSON(w io.Writer, r *check.Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(r)
 }
 
-// WriteText writes the report for a terminal, grouped by severity and id.
-// At most limit findings are listed per id (0 lists all).
-func (r *Report) WriteText(w io.Writer, limit int) error {
+// CheckText writes a `migrate check` report for a terminal, grouped by
+// severity and id. At most limit findings are listed per id (0 lists all).
+func CheckText(w io.Writer, r *check.Report, limit int) error {
 	ew := &errWriter{w: w}
 	src := ""
 	if r.Source != "" {
 		src = r.Source + ", "
 	}
-	ew.printf("migrate check: %starget Kafka %s: %s\n", src, r.Target, r.summary())
+	ew.printf("migrate check: %starget Kafka %s: %s\n", src, r.Target, checkSummary(r))
 	sev := ""
-	for _, g := range groups(r.Findings) {
+	for _, g := range checkGroups(r.Findings) {
 		if g.severity != sev {
 			sev = g.severity
 			n := 0
@@ -115,18 +61,18 @@ func (r *Report) WriteText(w io.Writer, limit int) error {
 	return ew.err
 }
 
-// WriteMarkdown writes the report for a change ticket: a summary table,
-// then one section per id with why, fix and a table of resources. At most
-// limit rows are listed per id (0 lists all).
-func (r *Report) WriteMarkdown(w io.Writer, limit int) error {
+// CheckMarkdown writes a `migrate check` report for a change ticket: a
+// summary table, then one section per id with why, fix and a table of
+// resources. At most limit rows are listed per id (0 lists all).
+func CheckMarkdown(w io.Writer, r *check.Report, limit int) error {
 	ew := &errWriter{w: w}
 	ew.printf("## Pre-upgrade audit\n\n")
 	if r.Source != "" {
 		ew.printf("- Source: `%s`\n", mdCode(r.Source))
 	}
 	ew.printf("- Target: Kafka %s\n", r.Target)
-	ew.printf("- Result: %s\n", r.summary())
-	gs := groups(r.Findings)
+	ew.printf("- Result: %s\n", checkSummary(r))
+	gs := checkGroups(r.Findings)
 	if len(gs) == 0 {
 		return ew.err
 	}
@@ -177,6 +123,48 @@ func (r *Report) WriteMarkdown(w io.Writer, limit int) error {
 	return ew.err
 }
 
+// checkSummary is the one-line result: "2 errors, 1 warning, 3 info".
+func checkSummary(r *check.Report) string {
+	if len(r.Findings) == 0 {
+		return "no findings"
+	}
+	return fmt.Sprintf("%s, %s, %d info", plural(r.Counts.Error, "error"), plural(r.Counts.Warning, "warning"), r.Counts.Info)
+}
+
+// checkGroup is the findings of one id within one severity.
+type checkGroup struct {
+	rule     check.Rule
+	severity string
+	findings []check.Finding
+}
+
+// checkGroups splits sorted findings by severity, then id.
+func checkGroups(fs []check.Finding) []checkGroup {
+	var out []checkGroup
+	for _, f := range fs {
+		if n := len(out); n > 0 && out[n-1].rule.ID == f.ID && out[n-1].severity == f.Severity {
+			out[n-1].findings = append(out[n-1].findings, f)
+			continue
+		}
+		r, ok := check.Lookup(f.ID)
+		if !ok {
+			r = check.Rule{ID: f.ID, Title: f.ID}
+		}
+		out = append(out, checkGroup{rule: r, severity: f.Severity, findings: []check.Finding{f}})
+	}
+	return out
+}
+
+var severityHeading = map[string]string{check.SeverityError: "Errors", check.SeverityWarning: "Warnings", check.SeverityInfo: "Info"}
+
+// plural returns "1 topic" / "3 topics".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
 // anchor is the GitHub heading anchor of an id.
 func anchor(id string) string { return strings.ToLower(id) }
 
@@ -193,29 +181,18 @@ func mdCode(s string) string {
 	return strings.NewReplacer("`", "'", "\n", " ", "|", "\\|").Replace(s)
 }
 
-// errWriter keeps the first write error.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
-	}
-}
-
-// WriteCatalogueMarkdown writes docs/checks.md: every rule with its id,
+// CatalogueMarkdown writes docs/checks.md: every rule with its id,
 // severity, what it detects, why it matters and the fix.
-func WriteCatalogueMarkdown(w io.Writer) error {
+func CatalogueMarkdown(w io.Writer) error {
 	ew := &errWriter{w: w}
+	rules := check.Catalogue()
 	ew.printf("# `migrate check`: the catalogue\n\n")
 	ew.printf("<!-- Generated by `go run ./internal/check/gen` from internal/check/catalogue.go. Do not edit by hand; CI fails when this file is not current. -->\n\n")
 	ew.printf("`migrate check` audits a ZooKeeper-mode cluster (live, with `--zookeeper`, or a saved `--snapshot`) before a move to KRaft and Kafka 4. ")
 	ew.printf("Every finding carries one of the ids below, a severity, the resource it is about (`topic:NAME`, `broker:ID`, `broker:<default>`, `file:PATH`, `acl:TYPE:PATTERN:NAME`, `principal:User:NAME`, `scram-user:User:NAME`, `delegation-token:ID`, `consumer-group:NAME`, `znode:PATH`), what is wrong, why it matters and the fix. ")
 	ew.printf("Ids are stable: a check may be refined, but an id never changes meaning and a retired id is not reused.\n\n")
 	ew.printf("Exit codes: 0 when no finding is at or above `--fail-on` (default `error`), 3 when one is, 1 when the check itself failed. ")
-	ew.printf("`--target-version` (default %s) selects the version-dependent checks.\n\n", DefaultTargetVersion)
+	ew.printf("`--target-version` (default %s) selects the version-dependent checks.\n\n", check.DefaultTargetVersion)
 	ew.printf("| Id | Severity | What it detects |\n| --- | --- | --- |\n")
 	for _, r := range rules {
 		sev := r.Severity
@@ -246,10 +223,10 @@ func WriteCatalogueMarkdown(w io.Writer) error {
 	return ew.err
 }
 
-// WriteCatalogueText lists the catalogue for a terminal.
-func WriteCatalogueText(w io.Writer) error {
+// CatalogueText lists the check catalogue for a terminal.
+func CatalogueText(w io.Writer) error {
 	ew := &errWriter{w: w}
-	for _, r := range rules {
+	for _, r := range check.Catalogue() {
 		sev := r.Severity
 		if r.SeverityNote != "" {
 			sev += " (" + r.SeverityNote + ")"
@@ -259,10 +236,10 @@ func WriteCatalogueText(w io.Writer) error {
 	return ew.err
 }
 
-// WriteCatalogueJSON writes the catalogue as a JSON array.
-func WriteCatalogueJSON(w io.Writer) error {
+// CatalogueJSON writes the check catalogue as a JSON array.
+func CatalogueJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(rules)
+	return enc.Encode(check.Catalogue())
 }
