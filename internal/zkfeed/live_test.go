@@ -53,6 +53,7 @@ func TestLiveFeed(t *testing.T) {
 		c := context.Background()
 		adm.DeleteACLs(c, kadm.NewACLs().Topics(topic).ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:"+user).AllowHosts().Operations(kadm.OpRead))
 		adm.DeleteACLs(c, kadm.NewACLs().Topics(prefix).ResourcePatternType(kadm.ACLPatternPrefixed).Allow("User:"+user).AllowHosts().Operations(kadm.OpWrite))
+		adm.DeleteACLs(c, kadm.NewACLs().TransactionalIDs(topic).ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:"+user).AllowHosts().Operations(kadm.OpWrite))
 		adm.AlterClientQuotas(c, []kadm.AlterClientQuotaEntry{{Entity: kadm.ClientQuotaEntity{{Type: "user", Name: &user}}, Ops: []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Remove: true}}}})
 		adm.AlterUserSCRAMs(c, []kadm.DeleteSCRAM{{User: user, Mechanism: kadm.ScramSha256}}, nil)
 		adm.DeleteTopics(c, topic)
@@ -87,6 +88,10 @@ func TestLiveFeed(t *testing.T) {
 			r, err := adm.CreateACLs(ctx, kadm.NewACLs().Topics(prefix).ResourcePatternType(kadm.ACLPatternPrefixed).Allow("User:"+user).AllowHosts().Operations(kadm.OpWrite))
 			return aclErr(err, r)
 		}, Entity{ACL, "Topic:PREFIXED:" + prefix}},
+		{"transactional id ACL", func() error {
+			r, err := adm.CreateACLs(ctx, kadm.NewACLs().TransactionalIDs(topic).ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:"+user).AllowHosts().Operations(kadm.OpWrite))
+			return aclErr(err, r)
+		}, Entity{ACL, "TransactionalId:LITERAL:" + topic}},
 		{"user quota", func() error {
 			rate := 1048576.0
 			r, err := adm.AlterClientQuotas(ctx, []kadm.AlterClientQuotaEntry{{Entity: kadm.ClientQuotaEntity{{Type: "user", Name: &user}}, Ops: []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Value: rate}}}})

@@ -18,6 +18,13 @@ var aclTypes = map[string]string{
 	"user":            "User",
 }
 
+// aclType spells a notification's resource type ("TOPIC",
+// "TRANSACTIONAL_ID", "Topic") as the /kafka-acl paths do.
+func aclType(s string) (string, bool) {
+	t, ok := aclTypes[strings.ReplaceAll(strings.ToLower(s), "_", "")]
+	return t, ok
+}
+
 // parseNotification reads one notification znode of queue q into the
 // entity it announces.
 func parseNotification(q string, data []byte) (Entity, error) {
@@ -42,7 +49,7 @@ func parseNotification(q string, data []byte) (Entity, error) {
 	case aclChanges:
 		// "<ResourceType>:<name>", LITERAL; the name may contain ':'.
 		typ, name, ok := strings.Cut(string(data), ":")
-		t, known := aclTypes[strings.ToLower(typ)]
+		t, known := aclType(typ)
 		if !ok || !known {
 			return Entity{}, fmt.Errorf("ACL change notification %q names no resource type Kafka knows", string(data))
 		}
@@ -57,7 +64,7 @@ func parseNotification(q string, data []byte) (Entity, error) {
 		if err := json.Unmarshal(data, &n); err != nil {
 			return Entity{}, fmt.Errorf("extended ACL change notification is not JSON: %v", err)
 		}
-		t, known := aclTypes[strings.ToLower(n.ResourceType)]
+		t, known := aclType(n.ResourceType)
 		if n.Version != 1 || !known || n.PatternType == "" {
 			return Entity{}, fmt.Errorf("extended ACL change notification of unknown form (version %d, resource type %q)", n.Version, n.ResourceType)
 		}
