@@ -126,7 +126,7 @@ func (f *planFlags) options() (plan.Options, error) {
 	if o.Exclude, err = parseKinds("exclude", f.exclude); err != nil {
 		return o, err
 	}
-	if o.BrokerIDMap, err = plan.ParseBrokerIDMap(f.brokerIDMap); err != nil {
+	if o.BrokerIDMap, err = parseBrokerIDMap(f.brokerIDMap); err != nil {
 		return o, err
 	}
 	switch f.placement {

@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/plan/plantest"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -253,7 +254,7 @@ func TestApplyStalenessRule(t *testing.T) {
 		t.Errorf("refused plan created topics: %v", topics.Names())
 	}
 
-	done := plan.Simulate(emptyTarget(), p.Changes)
+	done := plantest.Simulate(t, emptyTarget(), p.Changes)
 	res, err := apply.Run(ctx, cl, p, done, apply.Options{}, &ev)
 	if err != nil {
 		t.Fatal(err)

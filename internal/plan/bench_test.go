@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/plan/plantest"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -55,7 +56,7 @@ func BenchmarkBuildFullScale(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	half := plan.Simulate(empty, first.Changes[:len(first.Changes)/2])
+	half := plantest.Simulate(b, empty, first.Changes[:len(first.Changes)/2])
 	for _, tc := range []struct {
 		name   string
 		target *snapshot.Snapshot

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/plan/plantest"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -127,7 +128,7 @@ func creds() []plan.Credential {
 	return []plan.Credential{{User: "alice", Mechanism: "SCRAM-SHA-256", Password: secret.New("scram-credentials:alice/SCRAM-SHA-256", scramPassword)}}
 }
 
-func cases() map[string]plan.Input {
+func cases(t testing.TB) map[string]plan.Input {
 	return map[string]plan.Input{
 		"empty-target":             {Source: legacy(), Target: emptyTarget(), Credentials: creds()},
 		"partial-target":           {Source: legacy(), Target: partialTarget(), Credentials: creds()},
@@ -144,7 +145,7 @@ func cases() map[string]plan.Input {
 		"prune-cluster-configs":    {Source: legacy(), Target: targetWithELR(), Options: plan.Options{Prune: true, PruneClusterConfigs: true, Include: []plan.Kind{plan.KindBrokerConfig}}},
 		"raise-to-target-minimums": {Source: legacy(), Target: partialTarget(), Options: plan.Options{RaiseToTargetMinimums: true, Include: []plan.Kind{plan.KindTopic, plan.KindTopicConfig}}},
 		"raise-existing-topic":     {Source: legacy(), Target: tinyOnTarget(), Options: plan.Options{RaiseToTargetMinimums: true, Include: []plan.Kind{plan.KindTopicConfig}}},
-		"in-sync":                  {Source: legacy(), Target: plan.Simulate(partialTarget(), mustBuild(plan.Input{Source: legacy(), Target: partialTarget(), Credentials: creds()}).Changes), Credentials: creds()},
+		"in-sync":                  {Source: legacy(), Target: plantest.Simulate(t, partialTarget(), mustBuild(plan.Input{Source: legacy(), Target: partialTarget(), Credentials: creds()}).Changes), Credentials: creds()},
 	}
 }
 
@@ -199,7 +200,7 @@ func mustBuild(in plan.Input) *plan.Plan {
 }
 
 func TestBuildGolden(t *testing.T) {
-	for name, in := range cases() {
+	for name, in := range cases(t) {
 		t.Run(name, func(t *testing.T) {
 			p, err := plan.Build(in)
 			if err != nil {
@@ -248,13 +249,13 @@ func golden(t *testing.T, path string, got []byte) {
 // TestReplanIsEmpty is the property that applying a plan's changes to the
 // target and planning again yields no runnable changes.
 func TestReplanIsEmpty(t *testing.T) {
-	for name, in := range cases() {
+	for name, in := range cases(t) {
 		if in.Options.ResendSecrets {
 			continue // resending secrets is never "in sync" by design
 		}
 		t.Run(name, func(t *testing.T) {
 			p := mustBuild(in)
-			in.Target = plan.Simulate(in.Target, p.Changes)
+			in.Target = plantest.Simulate(t, in.Target, p.Changes)
 			again := mustBuild(in)
 			if len(again.Changes) != 0 {
 				var b strings.Builder
@@ -270,7 +271,7 @@ func TestReplanIsEmpty(t *testing.T) {
 func TestCheckStatus(t *testing.T) {
 	in := plan.Input{Source: legacy(), Target: partialTarget(), Credentials: creds(), Options: plan.Options{Prune: true}}
 	p := mustBuild(in)
-	done := plan.Simulate(in.Target, p.Changes)
+	done := plantest.Simulate(t, in.Target, p.Changes)
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		if st, _ := plan.Check(in.Target, c); st != plan.Pending {
@@ -281,7 +282,7 @@ func TestCheckStatus(t *testing.T) {
 		}
 	}
 	// Someone else changes the orders topic config after planning.
-	drift := plan.Simulate(in.Target, nil)
+	drift := plantest.Simulate(t, in.Target, nil)
 	drift.Topic("orders").Configs = cfg("cleanup.policy", "compact,delete")
 	for i := range p.Changes {
 		c := &p.Changes[i]
@@ -314,17 +315,5 @@ func TestBuildErrors(t *testing.T) {
 			}
 			t.Log(err)
 		})
-	}
-}
-
-func TestParseBrokerIDMap(t *testing.T) {
-	good, err := plan.ParseBrokerIDMap("1=101, 2=102")
-	if err != nil || !cmp.Equal(good, map[int32]int32{1: 101, 2: 102}) {
-		t.Errorf("ParseBrokerIDMap = %v, %v", good, err)
-	}
-	for _, bad := range []string{"1", "a=1", "1=-2", "1=2,1=3"} {
-		if _, err := plan.ParseBrokerIDMap(bad); err == nil {
-			t.Errorf("ParseBrokerIDMap(%q) succeeded, want error", bad)
-		}
 	}
 }

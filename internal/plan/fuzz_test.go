@@ -2,9 +2,12 @@ package plan_test
 
 import (
 	"bytes"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/plan/plantest"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -23,8 +26,8 @@ func FuzzBuild(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b []byte, brokerMap string, prune bool) {
 		s, err1 := snapshot.Decode(bytes.NewReader(a))
 		g, err2 := snapshot.Decode(bytes.NewReader(b))
-		m, err3 := plan.ParseBrokerIDMap(brokerMap)
-		if err1 != nil || err2 != nil || err3 != nil {
+		m, ok := brokerIDMap(brokerMap)
+		if err1 != nil || err2 != nil || !ok {
 			return
 		}
 		s.Sort()
@@ -39,6 +42,25 @@ func FuzzBuild(f *testing.F) {
 		for i := range p.Changes {
 			ix.Check(&p.Changes[i])
 		}
-		plan.Simulate(g, p.Changes)
+		plantest.Simulate(t, g, p.Changes)
 	})
+}
+
+// brokerIDMap reads "1=2,3=4" for the fuzzer (the command's flag parser
+// lives in cmd/migrate); ok is false for anything else.
+func brokerIDMap(s string) (map[int32]int32, bool) {
+	if s == "" {
+		return nil, true
+	}
+	m := map[int32]int32{}
+	for _, pair := range strings.Split(s, ",") {
+		from, to, found := strings.Cut(pair, "=")
+		f, err1 := strconv.ParseInt(from, 10, 32)
+		t, err2 := strconv.ParseInt(to, 10, 32)
+		if !found || err1 != nil || err2 != nil || f < 0 || t < 0 {
+			return nil, false
+		}
+		m[int32(f)] = int32(t)
+	}
+	return m, true
 }

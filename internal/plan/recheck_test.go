@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/plan/plantest"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -44,14 +45,14 @@ func change(t *testing.T, p *plan.Plan, id string) *plan.Change {
 // An unedited saved plan is justified, before it is applied and after (a
 // resumed apply: every change is done, the source plans nothing).
 func TestRecheckAcceptsTheSavedPlan(t *testing.T) {
-	for name, in := range cases() {
+	for name, in := range cases(t) {
 		t.Run(name, func(t *testing.T) {
 			in := withIDs(in)
 			saved := asSaved(t, mustBuild(in))
 			if err := plan.Recheck(saved, mustBuild(in), plan.NewTarget(in.Target)); err != nil {
 				t.Fatalf("before apply: %v", err)
 			}
-			in.Target = plan.Simulate(in.Target, saved.Changes)
+			in.Target = plantest.Simulate(t, in.Target, saved.Changes)
 			if err := plan.Recheck(saved, mustBuild(in), plan.NewTarget(in.Target)); err != nil && !in.Options.ResendSecrets {
 				t.Fatalf("after apply: %v", err)
 			}
@@ -60,7 +61,7 @@ func TestRecheckAcceptsTheSavedPlan(t *testing.T) {
 }
 
 func TestRecheckRefuses(t *testing.T) {
-	base := withIDs(cases()["partial-target"])
+	base := withIDs(cases(t)["partial-target"])
 	for _, c := range []struct {
 		name  string
 		edit  func(t *testing.T, saved *plan.Plan, in *plan.Input)
@@ -131,10 +132,10 @@ func TestRecheckRefuses(t *testing.T) {
 // before as after, since Kafka never returns it; Check calls such a change
 // Pending, so a verify built on Check == Done waited out its whole timeout.
 func TestTargetShowsAppliedChanges(t *testing.T) {
-	for name, in := range cases() {
+	for name, in := range cases(t) {
 		t.Run(name, func(t *testing.T) {
 			p := mustBuild(in)
-			before, after := plan.NewTarget(in.Target), plan.NewTarget(plan.Simulate(in.Target, p.Changes))
+			before, after := plan.NewTarget(in.Target), plan.NewTarget(plantest.Simulate(t, in.Target, p.Changes))
 			resent := 0
 			for i := range p.Changes {
 				c := &p.Changes[i]

@@ -188,18 +188,7 @@ func writeChange(ew *errWriter, c *plan.Change) {
 	}
 }
 
-func resourceLabel(c *plan.Change) string {
-	switch c.Kind {
-	case plan.KindBrokerConfig:
-		if c.Resource.Name == "" {
-			return "<default>"
-		}
-		return "broker " + c.Resource.Name
-	case plan.KindScramUser:
-		return "User:" + c.Resource.Name + " " + c.Resource.Mechanism
-	}
-	return c.Resource.Name
-}
+func resourceLabel(c *plan.Change) string { return plan.Label(c) }
 
 // ChangeDetail returns the before → after lines of a change, the same lines
 // the text diff and the TUI detail pane show. Secrets show as references.

@@ -1,0 +1,74 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// partitions: partitions added to an existing topic.
+var partitionsSpec = &spec{
+	resource: "topic",
+	modify:   modifyPartitions,
+	observe: func(ix *Target, c *Change) *State {
+		tt := ix.s.Topic(c.Resource.Name)
+		if tt == nil {
+			return nil
+		}
+		s := &State{Partitions: int32(len(tt.Partitions))}
+		if c.After != nil && c.After.Assignment != nil && c.Before != nil && int(c.Before.Partitions) <= len(tt.Partitions) {
+			s.Assignment = assignmentOf(tt)[c.Before.Partitions:]
+		}
+		return s
+	},
+	equal: func(obs, ref *State) bool {
+		if eq, ok := bothOrNeither(obs, ref); ok {
+			return eq
+		}
+		if obs.Partitions != ref.Partitions {
+			return false
+		}
+		return ref.Assignment == nil || equalAssignment(obs.Assignment, ref.Assignment)
+	},
+	fields: func(c *Change) []Field {
+		b, a := orEmpty(c.Before), orEmpty(c.After)
+		out := []Field{field("partitions", strp(strconv.Itoa(int(b.Partitions))), strp(strconv.Itoa(int(a.Partitions))))}
+		if a.Assignment != nil {
+			out = append(out, field("assignment", nil, strp(FormatAssignment(a.Assignment, int(b.Partitions)))))
+		}
+		return out
+	},
+	label: nameLabel,
+}
+
+// modifyPartitions adds the partitions the source has beyond the target's;
+// fewer in the source is a blocker (Kafka cannot remove partitions).
+func modifyPartitions(b *builder, t *topicPass) *Change {
+	st, want := t.src, t.want
+	srcN, tgtN := int32(len(st.Partitions)), int32(len(t.tgt.Partitions))
+	if srcN < tgtN {
+		b.block("partitions-decrease", KindPartitions, st.Name,
+			fmt.Sprintf("the target has %d partitions and the source %d; Kafka cannot remove partitions", tgtN, srcN),
+			"leave the target as it is, or delete and recreate the topic by hand (losing its data)", nil)
+	}
+	if srcN <= tgtN {
+		return nil
+	}
+	after := &State{Partitions: srcN}
+	if want != nil {
+		after.Assignment = want[tgtN:]
+		if miss := b.missingBrokers(after.Assignment); len(miss) > 0 {
+			b.block("broker-missing", KindPartitions, st.Name, fmt.Sprintf("the mapped assignment needs target broker(s) %v, which the target does not have", miss),
+				"fix --broker-id-map or add the brokers to the target", nil)
+			return nil
+		}
+		b.rackCheck(st.Name, after.Assignment, int(tgtN))
+	}
+	b.noteUnplaced(st.Name, KindPartitions)
+	t.post.Partitions = srcN
+	if want != nil {
+		t.post.Assignment = append(slices.Clone(t.post.Assignment), after.Assignment...)
+	}
+	return &Change{Kind: KindPartitions, Action: ActionUpdate, Resource: topicResource(st.Name), RPC: RPCCreatePartitions,
+		Before: &State{Partitions: tgtN}, After: after}
+}

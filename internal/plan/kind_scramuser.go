@@ -1,0 +1,91 @@
+package plan
+
+import "strconv"
+
+// scram-user: one SCRAM credential (user and mechanism) set from a password
+// the operator supplied; ZooKeeper holds only salted keys.
+var scramUserSpec = &spec{
+	resource: "user",
+	build:    func(b *builder) error { b.scram(); return nil },
+	observe: func(ix *Target, c *Change) *State {
+		if it, ok := ix.scram[[2]string{c.Resource.Name, c.Resource.Mechanism}]; ok {
+			return &State{Iterations: it}
+		}
+		return nil
+	},
+	equal: func(obs, ref *State) bool {
+		if eq, ok := bothOrNeither(obs, ref); ok {
+			return eq
+		}
+		// Presence is all the protocol shows; the password cannot be read back.
+		return ref.Password != nil || obs.Iterations == ref.Iterations
+	},
+	fields: func(c *Change) []Field {
+		var out []Field
+		it := func(s *State) *string {
+			if s == nil {
+				return nil
+			}
+			return strp(strconv.Itoa(int(s.Iterations)))
+		}
+		out = append(out, field("iterations", it(c.Before), it(c.After)))
+		pw := Field{Key: "password", Sensitive: true}
+		if c.Before != nil {
+			pw.Before = strp("") // the target's credential: never readable
+		}
+		if c.After != nil && c.After.Password != nil {
+			pw.After = strp(c.After.Password.Ref())
+		}
+		if pw.Before != nil || pw.After != nil {
+			out = append(out, pw)
+		}
+		return out
+	},
+	label: func(r Resource) string { return "User:" + r.Name + " " + r.Mechanism },
+}
+
+func (b *builder) scram() {
+	type um struct{ user, mech string }
+	have := map[um]int32{}
+	for _, u := range b.in.Target.ScramUsers {
+		for _, c := range u.Credentials {
+			have[um{u.Name, c.Mechanism}] = c.Iterations
+		}
+	}
+	creds := map[um]Credential{}
+	for _, c := range b.in.Credentials {
+		creds[um{c.User, c.Mechanism}] = c
+	}
+	for _, u := range b.in.Source.ScramUsers {
+		if !b.wantPrincipal("User:" + u.Name) {
+			continue
+		}
+		for _, sc := range u.Credentials {
+			k := um{u.Name, sc.Mechanism}
+			it, present := have[k]
+			if present && !b.in.Options.ResendSecrets {
+				continue
+			}
+			res := Resource{Type: "user", Name: u.Name, Mechanism: sc.Mechanism}
+			cred, ok := creds[k]
+			if !ok {
+				b.block("scram-no-password", KindScramUser, "User:"+u.Name+" "+sc.Mechanism,
+					"SCRAM credentials cannot be carried through the admin protocol without the password (ZooKeeper holds only salted keys)",
+					"give the password in --scram-credentials, or have the user reset it (--scram-resets FILE lists them)", nil)
+				continue
+			}
+			iters := cred.Iterations
+			if iters == 0 {
+				iters = max(sc.Iterations, 4096)
+			}
+			pw := cred.Password
+			c := Change{Kind: KindScramUser, Action: ActionCreate, Resource: res, RPC: RPCAlterUserScramCredRPC,
+				After: &State{Iterations: iters, Password: &pw}}
+			if present {
+				c.Action = ActionUpdate
+				c.Before = &State{Iterations: it}
+			}
+			b.add(c)
+		}
+	}
+}

@@ -1,0 +1,44 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+)
+
+// topic-config: the dynamic config overrides of an existing topic.
+var topicConfigSpec = &spec{
+	resource: "topic",
+	modify:   modifyTopicConfig,
+	observe: func(ix *Target, c *Change) *State {
+		tt := ix.s.Topic(c.Resource.Name)
+		if tt == nil {
+			return nil
+		}
+		return &State{Configs: pick(tt.Configs, touchedKeys(c))}
+	},
+	equal: func(obs, ref *State) bool {
+		return equalConfigs(catalogue.ScopeTopic, stateConfigs(obs), stateConfigs(ref))
+	},
+	fields: configFields,
+	label:  nameLabel,
+}
+
+// modifyTopicConfig sets the source's overrides the target lacks or holds
+// otherwise (and with Prune deletes those the source does not have).
+func modifyTopicConfig(b *builder, t *topicPass) *Change {
+	st := t.src
+	cc := b.configChange(t.configs, t.tgt.Configs, "topic "+st.Name)
+	if cc == nil {
+		return nil
+	}
+	cc.Kind, cc.Resource, cc.RPC = KindTopicConfig, topicResource(st.Name), RPCIncrementalAlter
+	for _, n := range b.raised {
+		key, _, _ := strings.Cut(n, " ")
+		if _, ok := lookup(cc.After.Configs, key); ok {
+			cc.Notes = append(cc.Notes, n)
+		}
+	}
+	t.post.Configs = applyConfigs(t.post.Configs, cc.After.Configs, cc.Before.Configs)
+	return cc
+}
