@@ -1,0 +1,319 @@
+package syncer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
+	"github.com/zkmigrate/zkmigrate/internal/zkread"
+)
+
+// Stages are the steps of a round, bound by the command to the operator's
+// options. Apply must record the round (audit) and report what it did.
+type Stages struct {
+	ReadTarget func(ctx context.Context) (*snapshot.Snapshot, error)
+	Plan       func(source, target *snapshot.Snapshot) (*plan.Plan, error)
+	// Apply sends p, planned against target, and records the round.
+	Apply func(ctx context.Context, p *plan.Plan, target *snapshot.Snapshot, round Round) (Outcome, error)
+}
+
+// Outcome is what applying one round's plan did.
+type Outcome struct {
+	Applied, Failed, Unverified int
+}
+
+// Config says what to follow and how often to reconcile.
+type Config struct {
+	Source      zkread.Source  // the live ZooKeeper connection reads go through
+	ReadOptions zkread.Options // as for a plan's source read
+	Feed        <-chan zkfeed.Event
+	Stages      Stages
+	// ReconcileEvery is the period of the full reconciliation (0: never).
+	ReconcileEvery time.Duration
+	// Freeze, when it is closed, stops all writes to the target: from then
+	// on rounds only report what changed on the source.
+	Freeze <-chan struct{}
+	// KeepTargetEdits leaves target-side edits of synced objects found by
+	// reconciliation alone (reported); by default they are set back.
+	KeepTargetEdits bool
+	// Coalesce is how long a round waits for more notifications after the
+	// first, so a burst becomes one round (DefaultCoalesce when 0).
+	Coalesce time.Duration
+	// Now returns the time (time.Now when nil).
+	Now func() time.Time
+
+	tick <-chan struct{} // tests: a reconciliation on demand
+}
+
+// DefaultCoalesce gathers notifications that arrive together.
+const DefaultCoalesce = 20 * time.Millisecond
+
+// Why a round ran.
+const (
+	ReasonInitial   = "initial"
+	ReasonChange    = "change"
+	ReasonReconcile = "reconcile"
+	ReasonResync    = "resync" // the feed lost its watches: everything was read again
+	ReasonRetry     = "retry"  // the last round did not finish: everything was read again
+)
+
+// Retry bounds: a round that failed or left changes undone is followed by
+// a full round after RetryFirst, doubling up to RetryMax while it fails.
+const (
+	RetryFirst = time.Second
+	RetryMax   = 30 * time.Second
+)
+
+// Round is one pass: what started it, what it planned and what it did.
+type Round struct {
+	N        int
+	Reason   string
+	Entities []zkfeed.Entity // the notified entities (change rounds)
+	Zxid     int64           // the source transaction the round reflects
+	Started  time.Time
+	Finished time.Time
+	// Lag is from the feed seeing the first notification of the round to
+	// the round's apply finishing (change rounds).
+	Lag     time.Duration
+	Changes []plan.Change // planned and sent (or, frozen, what would be)
+	// Drift are changes a reconciliation found that no notification
+	// announced: missed changes, or edits made on the target.
+	Drift    []plan.Change
+	Blockers []plan.Blocker
+	Outcome  Outcome
+	Frozen   bool
+	Err      error
+}
+
+// ErrStopped is returned by Run when its context ends.
+var ErrStopped = errors.New("syncer: stopped")
+
+// Run runs the first full round, then follows the feed until ctx is done,
+// sending every round to rounds (which it never closes). A failed round is
+// reported and the next one retries what it could not do (reconciliation
+// covers it); only reading the source's first snapshot failing stops Run.
+func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
+	if cfg.Coalesce <= 0 {
+		cfg.Coalesce = DefaultCoalesce
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &state{cfg: cfg, rounds: rounds}
+	if err := s.full(ctx, ReasonInitial); err != nil && s.source == nil {
+		return err
+	}
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
+	backoff := RetryFirst
+	var tick <-chan time.Time
+	if cfg.ReconcileEvery > 0 {
+		t := time.NewTicker(cfg.ReconcileEvery)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		if s.undone {
+			retry.Reset(backoff)
+			backoff = min(2*backoff, RetryMax)
+			s.undone = false
+		} else if s.clean {
+			backoff = RetryFirst
+		}
+		select {
+		case <-ctx.Done():
+			return ErrStopped
+		case <-retry.C:
+			s.full(ctx, ReasonRetry)
+		case ev, ok := <-cfg.Feed:
+			if !ok {
+				return fmt.Errorf("syncer: the change feed stopped")
+			}
+			if ev.Resync {
+				s.full(ctx, ReasonResync)
+				continue
+			}
+			scope, first, zxid, resync := s.gather(ctx, ev)
+			if resync {
+				s.full(ctx, ReasonResync)
+				continue
+			}
+			s.scoped(ctx, scope, first, zxid)
+		case <-tick:
+			s.full(ctx, ReasonReconcile)
+		case <-cfg.tick:
+			s.full(ctx, ReasonReconcile)
+		}
+	}
+}
+
+type state struct {
+	cfg    Config
+	rounds chan<- Round
+	n      int
+	source *snapshot.Snapshot // the source as last read, patched by scoped rounds
+	undone bool               // the last round failed or left changes unapplied: retry
+	clean  bool               // the last round did all it planned
+}
+
+func (s *state) frozen() bool {
+	if s.cfg.Freeze == nil {
+		return false
+	}
+	select {
+	case <-s.cfg.Freeze:
+		return true
+	default:
+		return false
+	}
+}
+
+// gather takes the event and whatever follows within the coalescing
+// window into one scope.
+func (s *state) gather(ctx context.Context, ev zkfeed.Event) (scope Scope, first time.Time, zxid int64, resync bool) {
+	scope = NewScope(ev.Entities)
+	first, zxid = ev.Seen, ev.Zxid
+	var entities []zkfeed.Entity
+	timer := time.NewTimer(s.cfg.Coalesce)
+	defer timer.Stop()
+	for {
+		select {
+		case more, ok := <-s.cfg.Feed:
+			if !ok || more.Resync {
+				return scope, first, zxid, true
+			}
+			entities = append(entities, more.Entities...)
+			zxid = max(zxid, more.Zxid)
+		case <-timer.C:
+			for _, e := range entities {
+				scope.Add(e)
+			}
+			return scope, first, zxid, false
+		case <-ctx.Done():
+			return scope, first, zxid, false
+		}
+	}
+}
+
+func (s *state) emit(r Round) {
+	r.Finished = s.cfg.Now()
+	bad := r.Err != nil || r.Outcome.Failed > 0 || r.Outcome.Unverified > 0
+	s.undone = bad && !r.Frozen
+	s.clean = !bad
+	s.rounds <- r
+}
+
+func (s *state) read(ctx context.Context, scope *Scope) (*snapshot.Snapshot, error) {
+	src := s.cfg.Source
+	if scope != nil {
+		src = scopedSource{Source: src, scope: *scope}
+	}
+	return zkread.Read(ctx, src, s.cfg.ReadOptions)
+}
+
+// full reads both sides whole, plans and applies. Changes a reconciliation
+// finds are drift: nothing announced them.
+func (s *state) full(ctx context.Context, reason string) error {
+	s.n++
+	r := Round{N: s.n, Reason: reason, Started: s.cfg.Now(), Frozen: s.frozen()}
+	src, err := s.read(ctx, nil)
+	if err != nil {
+		r.Err = fmt.Errorf("reading the source: %w", err)
+		s.emit(r)
+		return r.Err
+	}
+	s.source = src
+	r.Zxid = zxidOf(src)
+	p, tgt, err := s.planFor(ctx, src)
+	if err != nil {
+		r.Err = err
+		s.emit(r)
+		return err
+	}
+	r.Blockers = p.Blockers
+	if reason == ReasonReconcile {
+		r.Drift = p.Changes
+		if s.cfg.KeepTargetEdits {
+			s.emit(r)
+			return nil
+		}
+	}
+	s.apply(ctx, &r, p, tgt, p.Changes)
+	s.emit(r)
+	return r.Err
+}
+
+// scoped re-reads the scope's entities, patches the source and plans and
+// applies the changes that touch them.
+func (s *state) scoped(ctx context.Context, scope Scope, first time.Time, zxid int64) {
+	s.n++
+	r := Round{N: s.n, Reason: ReasonChange, Started: s.cfg.Now(), Frozen: s.frozen(), Zxid: zxid}
+	r.Entities = scope.Entities()
+	part, err := s.read(ctx, &scope)
+	if err != nil {
+		r.Err = fmt.Errorf("re-reading %d changed entities: %w", scope.Size(), err)
+		s.emit(r)
+		return
+	}
+	s.source = Patch(s.source, scope, part)
+	r.Zxid = max(r.Zxid, zxidOf(part))
+	p, tgt, err := s.planFor(ctx, s.source)
+	if err != nil {
+		r.Err = err
+		s.emit(r)
+		return
+	}
+	d := scope.decode()
+	var changes []plan.Change
+	for _, c := range p.Changes {
+		if d.covers(c) {
+			changes = append(changes, c)
+		}
+	}
+	for _, b := range p.Blockers {
+		if b.Change != nil && d.covers(*b.Change) {
+			r.Blockers = append(r.Blockers, b)
+		}
+	}
+	s.apply(ctx, &r, p, tgt, changes)
+	if !first.IsZero() {
+		r.Lag = s.cfg.Now().Sub(first)
+	}
+	s.emit(r)
+}
+
+func (s *state) planFor(ctx context.Context, src *snapshot.Snapshot) (*plan.Plan, *snapshot.Snapshot, error) {
+	tgt, err := s.cfg.Stages.ReadTarget(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the target: %w", err)
+	}
+	p, err := s.cfg.Stages.Plan(src, tgt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("planning: %w", err)
+	}
+	return p, tgt, nil
+}
+
+// apply sends changes (a subset of p's) unless frozen.
+func (s *state) apply(ctx context.Context, r *Round, p *plan.Plan, target *snapshot.Snapshot, changes []plan.Change) {
+	r.Changes = changes
+	if len(changes) == 0 || r.Frozen {
+		return
+	}
+	sub := *p
+	sub.Changes = changes
+	out, err := s.cfg.Stages.Apply(ctx, &sub, target, *r)
+	r.Outcome = out
+	if err != nil {
+		r.Err = fmt.Errorf("applying: %w", err)
+	}
+}
+
+func zxidOf(s *snapshot.Snapshot) int64 {
+	return max(s.Read.StartZxid, s.Read.ZxidMax)
+}

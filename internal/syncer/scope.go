@@ -1,0 +1,265 @@
+package syncer
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
+	"github.com/zkmigrate/zkmigrate/internal/zkread"
+)
+
+// Scope is the set of source entities one round re-reads and plans for.
+// Names are as ZooKeeper spells them (sanitized entity names).
+type Scope struct {
+	Topics  map[string]bool // topic names (assignment, configs, pending deletion)
+	Brokers map[string]bool // /config/brokers children: an id or <default>
+	Users   map[string]bool // /config/users children: quotas, their clients' quotas, SCRAM
+	Clients map[string]bool // /config/clients children
+	IPs     map[string]bool // /config/ips children
+	ACLs    map[aclResource]bool
+}
+
+type aclResource struct{ Type, Pattern, Name string }
+
+// NewScope gathers entities into a scope.
+func NewScope(entities []zkfeed.Entity) Scope {
+	s := Scope{Topics: map[string]bool{}, Brokers: map[string]bool{}, Users: map[string]bool{}, Clients: map[string]bool{}, IPs: map[string]bool{}, ACLs: map[aclResource]bool{}}
+	for _, e := range entities {
+		s.Add(e)
+	}
+	return s
+}
+
+// Add puts one entity in the scope.
+func (s Scope) Add(e zkfeed.Entity) {
+	switch e.Kind {
+	case zkfeed.Topic, zkfeed.Deletion:
+		s.Topics[e.Name] = true
+	case zkfeed.Config:
+		typ, rest, _ := strings.Cut(e.Name, "/")
+		name, _, _ := strings.Cut(rest, "/") // users/<u>/clients/<c>: all of <u> is read again
+		switch typ {
+		case "topics":
+			s.Topics[name] = true
+		case "brokers":
+			s.Brokers[name] = true
+		case "users":
+			s.Users[name] = true
+		case "clients":
+			s.Clients[name] = true
+		case "ips":
+			s.IPs[name] = true
+		}
+	case zkfeed.ACL:
+		parts := strings.SplitN(e.Name, ":", 3)
+		if len(parts) == 3 {
+			s.ACLs[aclResource{parts[0], parts[1], parts[2]}] = true
+		}
+	}
+}
+
+// Empty reports whether the scope names nothing.
+func (s Scope) Empty() bool {
+	return len(s.Topics)+len(s.Brokers)+len(s.Users)+len(s.Clients)+len(s.IPs)+len(s.ACLs) == 0
+}
+
+// Size is how many entities the scope names.
+func (s Scope) Size() int {
+	return len(s.Topics) + len(s.Brokers) + len(s.Users) + len(s.Clients) + len(s.IPs) + len(s.ACLs)
+}
+
+// scopedSource lets zkread read only the scope's entities: it filters the
+// listings that enumerate entities and passes everything else through (the
+// brokers, the cluster id, the features), so zkread.Read over it returns a
+// snapshot holding exactly the scope's entities as they are now.
+type scopedSource struct {
+	zkread.Source
+	scope Scope
+}
+
+// keep decides which children of p a scoped read lists; nil keeps all.
+func (s scopedSource) keep(p string) func(name string) bool {
+	in := func(m map[string]bool) func(string) bool { return func(n string) bool { return m[n] } }
+	none := func(string) bool { return false }
+	switch p {
+	case "/brokers/topics", "/config/topics", "/admin/delete_topics":
+		return in(s.scope.Topics)
+	case "/config/brokers":
+		return in(s.scope.Brokers)
+	case "/config/users":
+		return in(s.scope.Users)
+	case "/config/clients":
+		return in(s.scope.Clients)
+	case "/config/ips":
+		return in(s.scope.IPs)
+	case "/delegation_token/tokens", "/consumers":
+		return none
+	}
+	for _, root := range []struct{ dir, pattern string }{{"/kafka-acl/", zkread.PatternLiteral}, {"/kafka-acl-extended/prefixed/", zkread.PatternPrefixed}} {
+		if typ, ok := strings.CutPrefix(p, root.dir); ok && !strings.Contains(typ, "/") {
+			rt, _ := zkread.CanonicalResourceType(typ)
+			return func(n string) bool { return s.scope.ACLs[aclResource{rt, root.pattern, n}] }
+		}
+	}
+	return nil
+}
+
+func (s scopedSource) Children(p string) ([]string, error) {
+	names, err := s.Source.Children(p)
+	if err != nil {
+		return nil, err
+	}
+	if keep := s.keep(p); keep != nil {
+		names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !keep(n) })
+	}
+	return names, nil
+}
+
+// LastZxid passes the source's, when it has one, so the scoped read
+// records the zxid it reflects.
+func (s scopedSource) LastZxid() int64 {
+	if z, ok := s.Source.(zkread.ZxidSource); ok {
+		return z.LastZxid()
+	}
+	return 0
+}
+
+// InFlight passes the source's hint.
+func (s scopedSource) InFlight() int {
+	if h, ok := s.Source.(zkread.InFlightHint); ok {
+		return h.InFlight()
+	}
+	return 0
+}
+
+var (
+	_ zkread.ZxidSource   = scopedSource{}
+	_ zkread.InFlightHint = scopedSource{}
+)
+
+// decoded is the scope with entity names decoded as the snapshot holds them.
+type decoded struct {
+	topics, brokers, users, clients, ips map[string]bool
+	acls                                 map[aclResource]bool
+}
+
+func (s Scope) decode() decoded {
+	dec := func(m map[string]bool, defaultAs string) map[string]bool {
+		out := map[string]bool{}
+		for n := range m {
+			switch {
+			case n == zkread.DefaultEntity:
+				out[defaultAs] = true
+			default:
+				if d, err := zkread.Desanitize(n); err == nil {
+					out[d] = true
+				}
+				out[n] = true
+			}
+		}
+		return out
+	}
+	topics := map[string]bool{}
+	for n := range s.Topics {
+		topics[n] = true
+	}
+	return decoded{topics: topics, brokers: dec(s.Brokers, ""), users: dec(s.Users, defaultMark), clients: dec(s.Clients, defaultMark), ips: dec(s.IPs, defaultMark), acls: s.ACLs}
+}
+
+// defaultMark stands for a <default> quota entity component in decoded names.
+const defaultMark = "\x00default"
+
+func componentName(c snapshot.EntityComponent) string {
+	if c.Default {
+		return defaultMark
+	}
+	return c.Name
+}
+
+// inQuota reports whether a quota entity belongs to the scope: a user
+// entity (alone or with a client) by its user, a client or IP entity alone
+// by its name.
+func (d decoded) inQuota(e snapshot.QuotaEntity) bool {
+	if len(e) == 0 {
+		return false
+	}
+	switch e[0].Type {
+	case snapshot.EntityUser:
+		return d.users[componentName(e[0])]
+	case snapshot.EntityClientID:
+		return d.clients[componentName(e[0])]
+	case snapshot.EntityIP:
+		return d.ips[componentName(e[0])]
+	}
+	return false
+}
+
+// Patch returns full with the scope's entities replaced by those of part,
+// a scoped read of the same source: entities part lacks are gone now.
+func Patch(full *snapshot.Snapshot, scope Scope, part *snapshot.Snapshot) *snapshot.Snapshot {
+	d := scope.decode()
+	out := *full
+	out.Topics = append(slices.DeleteFunc(slices.Clone(full.Topics), func(t snapshot.Topic) bool { return d.topics[t.Name] }), part.Topics...)
+	out.PendingDeletes = append(slices.DeleteFunc(slices.Clone(full.PendingDeletes), func(t string) bool { return d.topics[t] }), part.PendingDeletes...)
+	out.BrokerConfigs = append(slices.DeleteFunc(slices.Clone(full.BrokerConfigs), func(b snapshot.BrokerConfig) bool { return d.brokers[b.Broker] }), part.BrokerConfigs...)
+	out.Quotas = append(slices.DeleteFunc(slices.Clone(full.Quotas), func(q snapshot.Quota) bool { return d.inQuota(q.Entity) }), part.Quotas...)
+	out.ScramUsers = append(slices.DeleteFunc(slices.Clone(full.ScramUsers), func(u snapshot.ScramUser) bool { return d.users[u.Name] }), part.ScramUsers...)
+	out.ACLs = append(slices.DeleteFunc(slices.Clone(full.ACLs), func(a snapshot.ACL) bool {
+		return d.acls[aclResource{a.ResourceType, a.PatternType, a.ResourceName}]
+	}), part.ACLs...)
+	out.Brokers = part.Brokers
+	out.Read = part.Read
+	// Findings of the scoped read join the full read's (a finding about an
+	// entity fixed since stays until the next full read).
+	out.Findings = slices.Clone(full.Findings)
+	for _, f := range part.Findings {
+		if !slices.ContainsFunc(out.Findings, func(g snapshot.Finding) bool { return g.ID == f.ID && g.Resource == f.Resource }) {
+			out.Findings = append(out.Findings, f)
+		}
+	}
+	out.Sort()
+	return &out
+}
+
+// covers reports whether a change touches an entity in the scope.
+func (d decoded) covers(c plan.Change) bool {
+	r := c.Resource
+	switch r.Type {
+	case "topic":
+		return d.topics[r.Name]
+	case "broker":
+		return d.brokers[r.Name]
+	case "quota":
+		return d.inQuota(r.Entity)
+	case "acl":
+		return r.ACL != nil && d.acls[aclResource{r.ACL.ResourceType, r.ACL.PatternType, r.ACL.ResourceName}]
+	case "user":
+		return d.users[r.Name]
+	}
+	return false
+}
+
+// Entities lists the scope's entities, sorted, as the feed names them.
+func (s Scope) Entities() []zkfeed.Entity {
+	var out []zkfeed.Entity
+	add := func(k zkfeed.Kind, prefix string, m map[string]bool) {
+		for _, n := range slices.Sorted(maps.Keys(m)) {
+			out = append(out, zkfeed.Entity{Kind: k, Name: prefix + n})
+		}
+	}
+	add(zkfeed.Topic, "", s.Topics)
+	add(zkfeed.Config, "brokers/", s.Brokers)
+	add(zkfeed.Config, "users/", s.Users)
+	add(zkfeed.Config, "clients/", s.Clients)
+	add(zkfeed.Config, "ips/", s.IPs)
+	acls := slices.SortedFunc(maps.Keys(s.ACLs), func(a, b aclResource) int {
+		return strings.Compare(a.Type+":"+a.Pattern+":"+a.Name, b.Type+":"+b.Pattern+":"+b.Name)
+	})
+	for _, a := range acls {
+		out = append(out, zkfeed.Entity{Kind: zkfeed.ACL, Name: a.Type + ":" + a.Pattern + ":" + a.Name})
+	}
+	return out
+}
