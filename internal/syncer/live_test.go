@@ -110,7 +110,10 @@ func TestLiveSync(t *testing.T) {
 		do   func() error
 		kind plan.Kind
 	}{
-		{"create topic", func() error { _, err := source.Admin.CreateTopic(ctx, 2, 1, map[string]*string{"retention.ms": ptr("7200000")}, topic); return err }, plan.KindTopic},
+		{"create topic", func() error {
+			_, err := source.Admin.CreateTopic(ctx, 2, 1, map[string]*string{"retention.ms": ptr("7200000")}, topic)
+			return err
+		}, plan.KindTopic},
 		{"alter topic config", func() error {
 			r, err := source.Admin.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Name: "cleanup.policy", Value: ptr("compact")}}, topic)
 			if err == nil {
@@ -118,7 +121,10 @@ func TestLiveSync(t *testing.T) {
 			}
 			return err
 		}, plan.KindTopicConfig},
-		{"add partitions", func() error { r, err := source.Admin.CreatePartitions(ctx, 1, topic); return errors.Join(err, r.Error()) }, plan.KindPartitions},
+		{"add partitions", func() error {
+			r, err := source.Admin.CreatePartitions(ctx, 1, topic)
+			return errors.Join(err, r.Error())
+		}, plan.KindPartitions},
 		{"ACL", func() error {
 			r, err := source.Admin.CreateACLs(ctx, kadm.NewACLs().Topics(topic).ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:"+user).AllowHosts().Operations(kadm.OpRead))
 			if err == nil {

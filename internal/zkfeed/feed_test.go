@@ -17,13 +17,13 @@ import (
 // feed's own logic (sequence tracking, re-arming, lost watches). The live
 // test proves the feed against Kafka writing a real ZooKeeper.
 type memZK struct {
-	mu      sync.Mutex
-	data    map[string][]byte
-	zxid    int64
-	czxid   map[string]int64
-	child   map[string][]chan error
-	watch   map[string][]chan error
-	seq     map[string]int
+	mu    sync.Mutex
+	data  map[string][]byte
+	zxid  int64
+	czxid map[string]int64
+	child map[string][]chan error
+	watch map[string][]chan error
+	seq   map[string]int
 }
 
 func newMemZK(paths ...string) *memZK {
