@@ -48,8 +48,8 @@ func (f *applyFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.settle, "verify-timeout", 60*time.Second, "after applying, re-read the target until it shows every applied change (KRaft brokers learn of changes asynchronously), at most this `DURATION`; changes it still does not show are named and the exit code is 3; 0 skips the check")
 }
 
-const applyUsage = `Usage: migrate apply --plan plan.json (--zookeeper ... | --snapshot FILE) --bootstrap-server ... [flags]
-       migrate apply (--zookeeper ... | --snapshot FILE) --bootstrap-server ... [plan flags]
+const applyUsage = `Usage: migrate apply --plan plan.json (--zookeeper ... | --zk-data-dir DIR | --snapshot FILE) --bootstrap-server ... [flags]
+       migrate apply (--zookeeper ... | --zk-data-dir DIR | --snapshot FILE) --bootstrap-server ... [plan flags]
 
 Apply a plan through the admin protocol: batched, validated server-side
 first, retried on retriable errors, results per resource. Re-running is

@@ -44,7 +44,7 @@ func (f *checkFlags) register(fs *pflag.FlagSet) {
 	f.audit.register(fs)
 }
 
-const checkUsage = `Usage: migrate check (--zookeeper ... | --snapshot FILE) [--broker-config server.properties]...
+const checkUsage = `Usage: migrate check (--zookeeper ... | --zk-data-dir DIR | --snapshot FILE) [--broker-config server.properties]...
                      [--password-encoder-secret-file FILE] [--scram-credentials FILE]
                      [--policy FILE] [--target-version 4.0|4.1] [-o text|json|markdown]
                      [--fail-on error|warning|info|none]

@@ -288,7 +288,7 @@ func (a policyAdapter) Evaluate(action, topic, principal string, pre, post *plan
 	return plan.Verdict{Allowed: d.Allowed, Rule: d.Rule, Message: d.Message}
 }
 
-const planUsage = `Usage: migrate plan (--zookeeper ... | --snapshot FILE) (--bootstrap-server ... | --target-snapshot FILE) [flags]
+const planUsage = `Usage: migrate plan (--zookeeper ... | --zk-data-dir DIR | --snapshot FILE) (--bootstrap-server ... | --target-snapshot FILE) [flags]
 
 Compute the changes that bring the target in line with the source, show them
 as a diff (+ create, ~ update, - delete), and optionally save them for apply.

@@ -14,6 +14,8 @@ const snapshotUsage = `Usage: migrate snapshot (--zookeeper host:port[,host:port
                         [--zk-auth @FILE] [--zk-tls-config-file FILE]
                         [--broker-config server.properties]... [--password-encoder-secret-file FILE]
                         [--full] [-o text|json] [--out FILE]
+       migrate snapshot --zk-data-dir DIR [--zk-data-log-dir DIR] [--zk-chroot /kafka]
+                        [--zk-zxid ZXID | --zk-time TIME] [flags]
 
 Reads the legacy cluster's whole metadata from ZooKeeper (read only) into a
 snapshot: brokers, topics and assignments, topic/broker/client configs,
@@ -21,6 +23,14 @@ quotas, SCRAM users (by reference), ACLs, delegation tokens, pending
 deletions and reassignments, /controller, /migration, /feature. Secrets are
 never printed or saved, only referenced. --out saves the snapshot for later
 commands (--snapshot FILE); -o json prints it.
+
+--zk-data-dir reads ZooKeeper's own files instead, offline (a backup, an
+air-gapped copy, a stopped ensemble member): the newest valid snapshot at or
+before the point wanted, then the transaction logs replayed onto it, to the
+newest consistent point or to --zk-zxid / --zk-time (checksums verified;
+plain, gzip and snappy snapshots of ZooKeeper 3.4-3.9). A damaged or
+truncated log tail is a warning finding naming the file and offset, and the
+last consistent point before it is read. The files are never written.
 
 `
 

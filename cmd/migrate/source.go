@@ -24,7 +24,7 @@ func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 func (l *stringList) Type() string       { return "stringList" }
 
 // sourceFlags are the source flags every command shares: a live ZooKeeper
-// ensemble or a saved snapshot, plus the brokers' static config files and
+// ensemble, an offline ZooKeeper data directory or a saved snapshot, plus the brokers' static config files and
 // the password encoder secret.
 type sourceFlags struct {
 	zookeeper         string
@@ -39,6 +39,7 @@ type sourceFlags struct {
 	noMultiRead       bool
 	zkTimeout         time.Duration
 	quiet             bool
+	disk              zkDiskFlags
 }
 
 func (f *sourceFlags) register(fs *pflag.FlagSet) {
@@ -47,6 +48,7 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.zkTLSConfigFile, "zk-tls-config-file", "", "Kafka-format ZooKeeper TLS config `FILE` (zookeeper.ssl.* keys; JKS, PKCS12 or PEM stores)")
 	fs.Var(&f.brokerConfigs, "broker-config", "a broker's server.properties `FILE` (repeatable); secrets in it are kept by reference")
 	fs.StringVar(&f.encoderSecretFile, "password-encoder-secret-file", "", "`FILE` holding password.encoder.secret, to decrypt dynamic broker passwords in memory")
+	f.disk.register(fs)
 	fs.StringVar(&f.snapshotFile, "snapshot", "", "read a saved snapshot `FILE` instead of ZooKeeper")
 	fs.BoolVar(&f.full, "full", false, "full read for audits: also partition state, old /consumers groups, notification queues")
 	fs.IntVar(&f.workers, "zk-requests-in-flight", 0, fmt.Sprintf("`N` ZooKeeper reads kept in flight, spread over the sessions (default %d with multiRead, else %d)", zkconn.MultiInFlight, zkread.DefaultWorkers))
@@ -60,12 +62,14 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 // usage error stops a command before its audit trail records a run.
 func (f *sourceFlags) validate() error {
 	switch {
-	case f.zookeeper == "" && f.snapshotFile == "":
-		return errors.New("give the source: --zookeeper host:port[/chroot] or --snapshot FILE")
+	case f.zookeeper == "" && f.snapshotFile == "" && !f.disk.set():
+		return errors.New("give the source: --zookeeper host:port[/chroot], --zk-data-dir DIR or --snapshot FILE")
 	case f.zookeeper != "" && f.snapshotFile != "":
 		return errors.New("give --zookeeper or --snapshot, not both")
+	case f.disk.set() && (f.zookeeper != "" || f.snapshotFile != ""):
+		return errors.New("give --zk-data-dir, --zookeeper or --snapshot: one source, not several")
 	}
-	return nil
+	return f.disk.validate()
 }
 
 // load reads the source: ZooKeeper or the snapshot file, then the
@@ -107,6 +111,11 @@ func (f *sourceFlags) load(ctx context.Context, progress io.Writer) (*snapshot.S
 			s.Findings = append(s.Findings, snapshot.Finding{ID: "encoder-secret-unused", Severity: snapshot.SeverityInfo, Resource: f.snapshotFile,
 				Message: "a snapshot file holds broker passwords by reference only, so the password encoder secret cannot decrypt them",
 				Fix:     "read from --zookeeper to resolve encrypted broker passwords"})
+		}
+	} else if f.disk.set() {
+		var err error
+		if s, err = f.disk.read(ctx, zkread.Options{Full: f.full, EncoderSecrets: dedupe(secrets)}); err != nil {
+			return nil, err
 		}
 	} else {
 		if f.zkTimeout <= 0 {

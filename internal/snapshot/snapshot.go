@@ -68,6 +68,20 @@ type ReadInfo struct {
 	StartZxid int64    `json:"start_zxid,omitempty"`
 	Changed   []string `json:"changed,omitempty"` // paths modified during the read
 	Znodes    int      `json:"znodes,omitempty"`  // znodes read
+	// Offline is set for a read of ZooKeeper's own files (--zk-data-dir).
+	Offline *OfflineRead `json:"offline,omitempty"`
+}
+
+// OfflineRead records where an offline read of a ZooKeeper data directory
+// came from and which point in its history it shows.
+type OfflineRead struct {
+	DataDir  string `json:"data_dir"`            // the version-2 folder holding the snapshots
+	LogDir   string `json:"log_dir,omitempty"`   // the transaction logs' folder, when apart
+	Chroot   string `json:"chroot,omitempty"`    // the Kafka chroot read
+	Snapshot string `json:"snapshot"`            // the snapshot file the replay started from
+	Zxid     int64  `json:"zxid"`                // the last transaction applied
+	ZxidTime string `json:"zxid_time,omitempty"` // its time (RFC 3339), when a transaction was applied
+	Applied  int    `json:"applied,omitempty"`   // transactions replayed after the snapshot
 }
 
 // Controller is /controller (ZooKeeper) or the active controller (Kafka).

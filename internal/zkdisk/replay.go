@@ -470,3 +470,13 @@ func zxidFromName(name, prefix string) (int64, bool) {
 }
 
 func fileBase(p string) string { return filepath.Base(p) }
+
+// Source is a replayed tree as zkread reads it; its LastZxid is the point
+// read, which zkread records as the read's start zxid.
+type Source struct {
+	*zktree.Tree
+	Zxid int64
+}
+
+// LastZxid returns the zxid the tree is at.
+func (s Source) LastZxid() int64 { return s.Zxid }

@@ -28,8 +28,8 @@ const (
 
 // Ephemeral owners ZooKeeper uses for containers and TTL nodes (EphemeralType).
 const (
-	containerOwner = int64(-1 << 63)      // 0x8000000000000000
-	ttlOwnerBits   = int64(-0x100 << 48)  // 0xff00000000000000
+	containerOwner = int64(-1 << 63)       // 0x8000000000000000
+	ttlOwnerBits   = int64(-0x100 << 48)   // 0xff00000000000000
 	ttlMask        = int64(0xffffffffffff) // the TTL in ms
 )
 
