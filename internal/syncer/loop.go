@@ -37,6 +37,11 @@ type Config struct {
 	// Freeze, when it is closed, stops all writes to the target: from then
 	// on rounds only report what changed on the source.
 	Freeze <-chan struct{}
+	// Confirm, when set, is asked before the first round applies its plan
+	// (the operator reviews it); false stops Run with ErrDeclined before
+	// anything is sent. Later rounds apply without asking: following the
+	// source is what sync is for.
+	Confirm func(p *plan.Plan) bool
 	// KeepTargetEdits leaves target-side edits of synced objects found by
 	// reconciliation alone (reported); by default they are set back.
 	KeepTargetEdits bool
@@ -80,8 +85,11 @@ type Round struct {
 	// the round's apply finishing (change rounds).
 	Lag     time.Duration
 	Changes []plan.Change // planned and sent (or, frozen, what would be)
-	// Drift are changes a reconciliation found that no notification
-	// announced: missed changes, or edits made on the target.
+	// Missed are changes a reconciliation found that the source made
+	// without a notification reaching the feed (there should be none).
+	Missed []plan.Change
+	// Drift are the other changes a reconciliation found: the target was
+	// edited, or an earlier round did not finish.
 	Drift    []plan.Change
 	Blockers []plan.Blocker
 	Outcome  Outcome
@@ -91,6 +99,9 @@ type Round struct {
 
 // ErrStopped is returned by Run when its context ends.
 var ErrStopped = errors.New("syncer: stopped")
+
+// ErrDeclined is returned by Run when Confirm declined the first plan.
+var ErrDeclined = errors.New("syncer: the first plan was declined")
 
 // Run runs the first full round, then follows the feed until ctx is done,
 // sending every round to rounds (which it never closes). A failed round is
@@ -104,7 +115,7 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 		cfg.Now = time.Now
 	}
 	s := &state{cfg: cfg, rounds: rounds}
-	if err := s.full(ctx, ReasonInitial); err != nil && s.source == nil {
+	if err := s.full(ctx, ReasonInitial); err != nil && (s.source == nil || errors.Is(err, ErrDeclined)) {
 		return err
 	}
 	retry := time.NewTimer(time.Hour)
@@ -221,6 +232,7 @@ func (s *state) read(ctx context.Context, scope *Scope) (*snapshot.Snapshot, err
 func (s *state) full(ctx context.Context, reason string) error {
 	s.n++
 	r := Round{N: s.n, Reason: reason, Started: s.cfg.Now(), Frozen: s.frozen()}
+	before := s.source
 	src, err := s.read(ctx, nil)
 	if err != nil {
 		r.Err = fmt.Errorf("reading the source: %w", err)
@@ -236,14 +248,20 @@ func (s *state) full(ctx context.Context, reason string) error {
 		return err
 	}
 	r.Blockers = p.Blockers
-	if reason == ReasonReconcile {
-		r.Drift = p.Changes
+	changes := p.Changes
+	if reason == ReasonReconcile && before != nil {
+		r.Missed, r.Drift = splitDrift(p.Changes, sourceChanges(before, src))
 		if s.cfg.KeepTargetEdits {
-			s.emit(r)
-			return nil
+			changes = r.Missed
 		}
 	}
-	s.apply(ctx, &r, p, tgt, p.Changes)
+	if reason == ReasonInitial && s.cfg.Confirm != nil && len(p.Changes) > 0 && !r.Frozen && !s.cfg.Confirm(p) {
+		r.Changes = p.Changes
+		r.Err = ErrDeclined
+		s.emit(r)
+		return ErrDeclined
+	}
+	s.apply(ctx, &r, p, tgt, changes)
 	s.emit(r)
 	return r.Err
 }

@@ -1,0 +1,218 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/syncer"
+)
+
+// SyncText writes one line per sync round, and, for a round that saw
+// changes while frozen or found drift, a line per change with its fields.
+// Values of sensitive fields never appear (plan.Fields holds references).
+func SyncText(w io.Writer, r syncer.Round) error {
+	ew := &errWriter{w: w}
+	ew.printf("%s %s\n", r.Finished.Format("15:04:05.000"), syncHeadline(r))
+	if r.Err != nil {
+		ew.printf("  error: %v\n", r.Err)
+	}
+	detail := func(prefix string, cs []plan.Change) {
+		for i := range cs {
+			c := &cs[i]
+			ew.printf("  %s %s %s %s\n", prefix, c.Action, c.Kind, plan.Label(c))
+			fs, err := plan.Fields(c)
+			if err != nil {
+				ew.printf("    %v\n", err)
+				continue
+			}
+			for _, f := range fs {
+				if f.Mark() == "=" {
+					continue
+				}
+				ew.printf("    %s %s: %s → %s\n", f.Mark(), f.Key, fieldValue(f, f.Before), fieldValue(f, f.After))
+			}
+		}
+	}
+	switch {
+	case r.Frozen && len(r.Changes) > 0:
+		detail("changed after the cut:", r.Changes)
+	default:
+		detail("missed (no notification):", r.Missed)
+		detail("drift (target edited or unfinished):", r.Drift)
+	}
+	for _, b := range r.Blockers {
+		if r.Reason == syncer.ReasonChange {
+			ew.printf("  blocked %s %s: %s\n", b.Kind, b.Resource, b.Reason)
+		}
+	}
+	return ew.flush()
+}
+
+func fieldValue(f plan.Field, v *string) string {
+	switch {
+	case v == nil:
+		return "(unset)"
+	case f.Sensitive && *v == "":
+		return "(secret)"
+	case f.Sensitive:
+		return "(secret " + *v + ")"
+	}
+	return *v
+}
+
+func syncHeadline(r syncer.Round) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "round %d %s", r.N, r.Reason)
+	if len(r.Entities) > 0 {
+		names := make([]string, 0, min(len(r.Entities), 3))
+		for _, e := range r.Entities[:min(len(r.Entities), 3)] {
+			names = append(names, e.String())
+		}
+		fmt.Fprintf(&b, " [%s", strings.Join(names, ", "))
+		if len(r.Entities) > 3 {
+			fmt.Fprintf(&b, " and %d more", len(r.Entities)-3)
+		}
+		b.WriteString("]")
+	}
+	switch {
+	case r.Err != nil:
+		b.WriteString(": failed")
+	case r.Frozen && len(r.Changes) > 0:
+		fmt.Fprintf(&b, ": FROZEN, the source changed after the cut (%s, not applied)", plural(len(r.Changes), "change"))
+	case r.Frozen:
+		b.WriteString(": frozen, nothing to report")
+	case len(r.Changes) == 0:
+		b.WriteString(": in step")
+	default:
+		fmt.Fprintf(&b, ": %d applied", r.Outcome.Applied)
+		if r.Outcome.Failed > 0 {
+			fmt.Fprintf(&b, ", %d failed", r.Outcome.Failed)
+		}
+		if r.Outcome.Unverified > 0 {
+			fmt.Fprintf(&b, ", %d unverified", r.Outcome.Unverified)
+		}
+	}
+	if len(r.Missed) > 0 {
+		fmt.Fprintf(&b, "; %s the source made without a notification (missed)", plural(len(r.Missed), "change"))
+	}
+	if len(r.Drift) > 0 {
+		fmt.Fprintf(&b, "; %s on the target (drift)", plural(len(r.Drift), "difference"))
+	}
+	if r.Lag > 0 {
+		fmt.Fprintf(&b, "; lag %s", r.Lag.Round(time.Millisecond))
+	}
+	if r.Zxid > 0 {
+		fmt.Fprintf(&b, "; zxid 0x%x", r.Zxid)
+	}
+	return b.String()
+}
+
+// SyncStatus is the periodic status line of a sync without a terminal.
+type SyncStatus struct {
+	Since                   time.Time
+	Rounds, Applied, Failed int
+	Missed, Drift           int
+	Frozen                  bool
+	LastZxid                int64
+	LastLag, MaxLag         time.Duration
+}
+
+// Add counts one round.
+func (s *SyncStatus) Add(r syncer.Round) {
+	s.Rounds++
+	s.Applied += r.Outcome.Applied
+	s.Failed += r.Outcome.Failed
+	s.Missed += len(r.Missed)
+	s.Drift += len(r.Drift)
+	s.Frozen = r.Frozen
+	s.LastZxid = max(s.LastZxid, r.Zxid)
+	if r.Lag > 0 {
+		s.LastLag, s.MaxLag = r.Lag, max(s.MaxLag, r.Lag)
+	}
+}
+
+// SyncStatusText writes the status line.
+func SyncStatusText(w io.Writer, now time.Time, s SyncStatus) error {
+	state := "in step"
+	if s.Frozen {
+		state = "frozen"
+	}
+	_, err := fmt.Fprintf(w, "%s status: %s for %s; %d rounds, %d applied, %d failed, %d missed, %d drift; lag last %s max %s; zxid 0x%x\n",
+		now.Format("15:04:05.000"), state, now.Sub(s.Since).Round(time.Second), s.Rounds, s.Applied, s.Failed, s.Missed, s.Drift,
+		s.LastLag.Round(time.Millisecond), s.MaxLag.Round(time.Millisecond), s.LastZxid)
+	return err
+}
+
+// syncRoundJSON is one round as a JSON line.
+type syncRoundJSON struct {
+	Event      string         `json:"event"` // "round"
+	N          int            `json:"round"`
+	Reason     string         `json:"reason"`
+	Entities   []string       `json:"entities,omitempty"`
+	Zxid       int64          `json:"zxid,omitempty"`
+	Started    time.Time      `json:"started"`
+	Finished   time.Time      `json:"finished"`
+	LagMS      float64        `json:"lag_ms,omitempty"`
+	Frozen     bool           `json:"frozen,omitempty"`
+	Changes    []syncChange   `json:"changes,omitempty"`
+	Missed     []syncChange   `json:"missed,omitempty"`
+	Drift      []syncChange   `json:"drift,omitempty"`
+	Blocked    []plan.Blocker `json:"blocked,omitempty"`
+	Applied    int            `json:"applied"`
+	Failed     int            `json:"failed"`
+	Unverified int            `json:"unverified,omitempty"`
+	Error      string         `json:"error,omitempty"`
+}
+
+type syncChange struct {
+	ID     string       `json:"id"`
+	Kind   plan.Kind    `json:"kind"`
+	Action plan.Action  `json:"action"`
+	Fields []plan.Field `json:"fields,omitempty"`
+}
+
+func syncChanges(cs []plan.Change) []syncChange {
+	out := make([]syncChange, 0, len(cs))
+	for i := range cs {
+		fs, _ := plan.Fields(&cs[i])
+		out = append(out, syncChange{ID: cs[i].ID, Kind: cs[i].Kind, Action: cs[i].Action, Fields: fs})
+	}
+	return out
+}
+
+// SyncJSON writes one round as one line of JSON.
+func SyncJSON(w io.Writer, r syncer.Round) error {
+	j := syncRoundJSON{Event: "round", N: r.N, Reason: r.Reason, Zxid: r.Zxid, Started: r.Started.UTC(), Finished: r.Finished.UTC(),
+		Frozen: r.Frozen, Applied: r.Outcome.Applied, Failed: r.Outcome.Failed, Unverified: r.Outcome.Unverified}
+	for _, e := range r.Entities {
+		j.Entities = append(j.Entities, e.String())
+	}
+	if r.Lag > 0 {
+		j.LagMS = float64(r.Lag.Microseconds()) / 1000
+	}
+	if len(r.Changes) > 0 {
+		j.Changes = syncChanges(r.Changes)
+	}
+	if len(r.Missed) > 0 {
+		j.Missed = syncChanges(r.Missed)
+	}
+	if len(r.Drift) > 0 {
+		j.Drift = syncChanges(r.Drift)
+	}
+	if r.Reason == syncer.ReasonChange {
+		j.Blocked = r.Blockers
+	}
+	if r.Err != nil {
+		j.Error = r.Err.Error()
+	}
+	b, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}

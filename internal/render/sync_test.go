@@ -1,0 +1,63 @@
+package render_test
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/render"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/syncer"
+	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
+)
+
+func syncRounds() []syncer.Round {
+	t0 := time.Date(2026, 12, 1, 14, 0, 0, 0, time.UTC)
+	cfgChange := plan.Change{ID: "topic-config:orders", Kind: plan.KindTopicConfig, Action: plan.ActionUpdate,
+		Resource: plan.Resource{Type: "topic", Name: "orders"},
+		Before:   &plan.State{Configs: []snapshot.Config{{Key: "cleanup.policy", Value: "delete"}}},
+		After:    &plan.State{Configs: []snapshot.Config{{Key: "cleanup.policy", Value: "compact"}}}}
+	sec := secret.New("zookeeper:/config/brokers/<default>#ssl.keystore.password", "hunter2-sync")
+	pwChange := plan.Change{ID: "broker-config:<default>", Kind: plan.KindBrokerConfig, Action: plan.ActionUpdate,
+		Resource: plan.Resource{Type: "broker", Name: ""},
+		After:    &plan.State{Configs: []snapshot.Config{{Key: "ssl.keystore.password", Sensitive: true, Secret: &sec}}}}
+	return []syncer.Round{
+		{N: 1, Reason: syncer.ReasonInitial, Started: t0, Finished: t0.Add(time.Second), Zxid: 0x1a2b, Changes: []plan.Change{cfgChange}, Outcome: syncer.Outcome{Applied: 1}},
+		{N: 2, Reason: syncer.ReasonChange, Started: t0, Finished: t0.Add(2 * time.Second), Zxid: 0x1a30, Lag: 41 * time.Millisecond,
+			Entities: []zkfeed.Entity{{Kind: zkfeed.Topic, Name: "orders"}}, Changes: []plan.Change{cfgChange}, Outcome: syncer.Outcome{Applied: 1}},
+		{N: 3, Reason: syncer.ReasonChange, Started: t0, Finished: t0.Add(3 * time.Second), Entities: []zkfeed.Entity{{Kind: zkfeed.Config, Name: "topics/a"}, {Kind: zkfeed.Config, Name: "topics/b"}, {Kind: zkfeed.Config, Name: "topics/c"}, {Kind: zkfeed.Config, Name: "topics/d"}}},
+		{N: 4, Reason: syncer.ReasonReconcile, Started: t0, Finished: t0.Add(4 * time.Second), Changes: []plan.Change{cfgChange, pwChange}, Missed: []plan.Change{cfgChange}, Drift: []plan.Change{pwChange}, Outcome: syncer.Outcome{Applied: 1, Failed: 1}},
+		{N: 5, Reason: syncer.ReasonChange, Started: t0, Finished: t0.Add(5 * time.Second), Frozen: true, Entities: []zkfeed.Entity{{Kind: zkfeed.Topic, Name: "orders"}}, Changes: []plan.Change{cfgChange, pwChange}},
+		{N: 6, Reason: syncer.ReasonResync, Started: t0, Finished: t0.Add(6 * time.Second), Err: errors.New("reading the target: no answer from 127.0.0.1:29092")},
+	}
+}
+
+func TestSyncGolden(t *testing.T) {
+	var text, js bytes.Buffer
+	var st render.SyncStatus
+	st.Since = time.Date(2026, 12, 1, 14, 0, 0, 0, time.UTC)
+	for _, r := range syncRounds() {
+		if err := render.SyncText(&text, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := render.SyncJSON(&js, r); err != nil {
+			t.Fatal(err)
+		}
+		st.Add(r)
+	}
+	if err := render.SyncStatusText(&text, st.Since.Add(time.Minute), st); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, filepath.Join("testdata", "sync.txt"), text.String())
+	golden(t, filepath.Join("testdata", "sync.jsonl"), js.String())
+	for _, out := range []string{text.String(), js.String()} {
+		if strings.Contains(out, "hunter2-sync") {
+			t.Fatal("a secret value reached the sync output")
+		}
+	}
+}
