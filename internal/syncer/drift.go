@@ -102,4 +102,3 @@ func splitDrift(changes []plan.Change, missed decoded) (fromSource, onTarget []p
 	}
 	return fromSource, onTarget
 }
-
