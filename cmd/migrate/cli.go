@@ -72,6 +72,7 @@ func (c *cli) root() *cobra.Command {
 		c.newAuditCmd(),
 		c.newPolicyCmd(),
 		c.newDemoCmd(),
+		c.newBootstrapCmd(),
 	)
 	root.InitDefaultCompletionCmd()
 	if cc, _, err := root.Find([]string{"completion"}); err == nil && cc != root {

@@ -1,0 +1,697 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/zkmigrate/zkmigrate/internal/audit"
+	"github.com/zkmigrate/zkmigrate/internal/kraftcheckpoint"
+	"github.com/zkmigrate/zkmigrate/internal/props"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/zkconn"
+	"github.com/zkmigrate/zkmigrate/internal/zkread"
+)
+
+const bootstrapUsage = `Usage: migrate bootstrap --zookeeper host:port[,host:port][/chroot] [--zk-auth @FILE]
+                         (--metadata-dir DIR... | --in FILE --out FILE)
+                         [--principals REGEXP] [--dry-run] [-o text|json]
+       migrate bootstrap --show FILE [-o text|json]
+
+Seeds a freshly formatted, never-started KRaft cluster with the source's
+SCRAM credentials, so that every SCRAM user keeps its password: ZooKeeper
+holds each credential as salt, StoredKey, ServerKey and iterations, exactly
+what KRaft's UserScramCredentialRecord holds, and a KRaft controller whose
+metadata log is empty replays the records of its bootstrap.checkpoint (the
+file 'kafka-storage format' writes) at its first start. The tool never
+learns a password; the admin protocol cannot carry these credentials.
+
+For each --metadata-dir (the metadata log directory of every controller of
+the quorum, as formatted), it reads bootstrap.checkpoint, keeps every record
+in it (metadata.version and the other feature levels, users added with
+--add-scram), adds one UserScramCredentialRecord per source credential, and
+writes the file back atomically (same directory, fsync, rename; mode 0600,
+the original owner). A user and mechanism already in the checkpoint (the
+admin user from --add-scram) is kept as it is and reported; the source's
+credential for it is not added. A credential already added by an earlier
+run is such a user, so running it again adds nothing.
+
+It refuses, before writing anything:
+  - a directory whose metadata log already holds records
+    (__cluster_metadata-0 has a non-empty .log or a snapshot): the
+    controller has started, and a bootstrap checkpoint is read only into an
+    empty log; too late: carry the users with plan/apply --scram-credentials
+    or have them reset their passwords;
+  - directories whose meta.properties name different cluster ids;
+  - a checkpoint it cannot parse completely (CRC mismatch, truncation, a
+    record type or version it does not know), or a metadata.version before
+    3.5-IV2 (no SCRAM records).
+
+--in FILE --out FILE work on a checkpoint file instead (no started-cluster
+or cluster-id check: the file alone does not say). --show FILE lists a
+checkpoint's records: kinds, counts, feature levels, SCRAM users and
+mechanisms. Output, --show and the audit trail name users and mechanisms,
+never salts or keys; the audit records which users were seeded into which
+file and the file's SHA-256.
+
+A snapshot file (--snapshot) holds SCRAM credentials by reference only, never
+their keys, so the source is a live ZooKeeper (read only, never written).
+
+Cutover order: kafka-storage format every controller (with --add-scram for
+the admin user) → migrate bootstrap --metadata-dir each → start the
+controllers and brokers → migrate plan / apply for everything else →
+migrate plan shows nothing for the seeded users. See docs/bootstrap.md.
+
+Exit codes: 0 written, or nothing to add (or --dry-run / --show); 1 error,
+nothing written; 3 partial: some source credentials could not be read
+(named) and the others were written, or a later --metadata-dir could not be
+written after an earlier one was (run it again: it adds only what is
+missing).
+
+`
+
+func init() {
+	for name, group := range map[string]string{"metadata-dir": groupTarget, "in": groupTarget, "show": groupOutput, "dry-run": groupSafety} {
+		flagGroups[name] = group
+	}
+}
+
+// bootstrapFlags are migrate bootstrap's flags.
+type bootstrapFlags struct {
+	src        sourceFlags
+	dirs       stringList
+	in, out    string
+	show       string
+	principals string
+	dryRun     bool
+	output     string
+	audit      auditFlags
+}
+
+func (f *bootstrapFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.src.zookeeper, "zookeeper", "", "source ZooKeeper `host:port[,host:port][/chroot]` (read only; never written)")
+	fs.StringVar(&f.src.zkAuth, "zk-auth", "", "ZooKeeper auth `scheme:credentials`, e.g. digest:user:password, or @FILE holding it")
+	fs.StringVar(&f.src.zkTLSConfigFile, "zk-tls-config-file", "", "Kafka-format ZooKeeper TLS config `FILE` (zookeeper.ssl.* keys; JKS, PKCS12 or PEM stores)")
+	fs.DurationVar(&f.src.zkTimeout, "zk-timeout", 15*time.Second, "bound on connecting to ZooKeeper and on waiting for each answer")
+	fs.StringVar(&f.src.snapshotFile, "snapshot", "", "not accepted: a snapshot `FILE` holds SCRAM credentials by reference only (no keys); give --zookeeper")
+	fs.Var(&f.dirs, "metadata-dir", "a controller's metadata log `DIR`, formatted by kafka-storage and never started (repeatable: every controller of the quorum)")
+	fs.StringVar(&f.in, "in", "", "read this bootstrap checkpoint `FILE` instead of --metadata-dir (with --out)")
+	fs.StringVar(&f.out, "out", "", "write the extended checkpoint to `FILE` (with --in; may be the same file)")
+	fs.StringVar(&f.principals, "principals", "", "only SCRAM users whose principal (User:alice) matches this `REGEXP`")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "report what would be added; write nothing")
+	fs.StringVar(&f.show, "show", "", "list the records of this bootstrap checkpoint `FILE` (or a --metadata-dir's) and exit")
+	outputFlag(fs, &f.output, "output: text or json", "text", "json")
+	f.audit.register(fs)
+}
+
+func (c *cli) newBootstrapCmd() *cobra.Command {
+	var f bootstrapFlags
+	cmd := c.command("bootstrap", "seed a fresh, never-started KRaft cluster with the source's SCRAM credentials: every user keeps its password", bootstrapUsage,
+		func(ctx context.Context, e *env, args []string) int { return runBootstrap(ctx, e, &f, args) })
+	f.register(cmd.Flags())
+	return cmd
+}
+
+// validate checks the flags without reading anything.
+func (f *bootstrapFlags) validate(args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected argument %q", args[0])
+	}
+	if f.output != "text" && f.output != "json" {
+		return fmt.Errorf("-o %q: want text or json", f.output)
+	}
+	if f.show != "" {
+		if f.src.zookeeper != "" || len(f.dirs) > 0 || f.in != "" || f.out != "" || f.dryRun {
+			return errors.New("--show FILE lists a checkpoint and takes no other input or target")
+		}
+		return nil
+	}
+	if f.src.snapshotFile != "" {
+		return fmt.Errorf("--snapshot %s: a snapshot file holds SCRAM credentials by reference only, never their salt and keys; bootstrap reads them from ZooKeeper: give --zookeeper host:port[/chroot]", f.src.snapshotFile)
+	}
+	if f.src.zookeeper == "" {
+		return errors.New("give the source: --zookeeper host:port[/chroot]")
+	}
+	if f.src.zkTimeout <= 0 {
+		return fmt.Errorf("--zk-timeout %s: want a positive duration", f.src.zkTimeout)
+	}
+	switch {
+	case len(f.dirs) > 0 && (f.in != "" || f.out != ""):
+		return errors.New("give --metadata-dir DIR..., or --in FILE --out FILE, not both")
+	case len(f.dirs) == 0 && f.in == "":
+		return errors.New("give the target: --metadata-dir DIR (every controller's), or --in FILE --out FILE")
+	case f.in != "" && f.out == "" && !f.dryRun:
+		return errors.New("--in needs --out FILE (the same file to change it in place)")
+	}
+	if _, err := regexp.Compile(f.principals); err != nil {
+		return fmt.Errorf("--principals %q: %v", f.principals, err)
+	}
+	return nil
+}
+
+// bootTarget is one checkpoint to extend.
+type bootTarget struct {
+	Dir             string     `json:"metadata_dir,omitempty"`
+	File            string     `json:"file"`
+	Out             string     `json:"out"`
+	ClusterID       string     `json:"cluster_id,omitempty"`
+	NodeID          string     `json:"node_id,omitempty"`
+	MetadataVersion int16      `json:"metadata_version_level"`
+	Records         int        `json:"records_before"`
+	Added           []bootUser `json:"added"`
+	Kept            []bootUser `json:"kept"`
+	Written         bool       `json:"written"`
+	SHA256          string     `json:"sha256,omitempty"`
+
+	cp     *kraftcheckpoint.Checkpoint
+	data   []byte
+	origin os.FileInfo
+}
+
+// bootUser names a credential: the user and mechanism, never its keys.
+type bootUser struct {
+	User       string `json:"user"`
+	Mechanism  string `json:"mechanism"`
+	Iterations int32  `json:"iterations"`
+}
+
+func (u bootUser) String() string { return "User:" + u.User + " " + u.Mechanism }
+
+// bootResult is what a run did, for -o json.
+type bootResult struct {
+	DryRun    bool         `json:"dry_run"`
+	Source    string       `json:"source"`
+	ClusterID string       `json:"source_cluster_id,omitempty"`
+	Found     int          `json:"source_credentials"`
+	Skipped   []string     `json:"skipped,omitempty"` // source credentials that could not be read (znode and reason)
+	Targets   []bootTarget `json:"targets"`
+}
+
+func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string) int {
+	if err := f.validate(args); err != nil {
+		return fail(e, "bootstrap", err)
+	}
+	if f.show != "" {
+		return showCheckpoint(e, f.show, f.output)
+	}
+	// The targets first: a refusal costs no ZooKeeper session.
+	targets, err := loadBootTargets(f)
+	if err != nil {
+		return fail(e, "bootstrap", err)
+	}
+	rec := f.audit.begin(ctx, e, "bootstrap")
+	finish := func(outcome string, code int) int {
+		rec.finish(ctx, e, outcome, code)
+		return code
+	}
+	res := &bootResult{DryRun: f.dryRun, Source: f.src.zookeeper}
+	creds, err := readSourceScram(ctx, f, res)
+	if err != nil {
+		fail(e, "bootstrap", err)
+		return finish("error", exitError)
+	}
+	if rec.ok() {
+		for _, c := range creds {
+			rec.run.AddSecrets(secretForms(c)...) // belt and braces: scrubbed should one ever reach the audit
+		}
+		_ = rec.run.SetEndpoints(ctx, audit.Endpoint{Kind: snapshot.SourceZooKeeper, Address: f.src.zookeeper, ClusterID: res.ClusterID},
+			audit.Endpoint{Kind: "bootstrap-checkpoint", Address: targetFiles(targets), ClusterID: targets[0].ClusterID})
+	}
+	for i := range targets {
+		if err := targets[i].extend(creds, time.Now()); err != nil {
+			fail(e, "bootstrap", err)
+			return finish("error", exitError)
+		}
+	}
+	code := exitOK
+	if len(res.Skipped) > 0 {
+		code = exitPartial
+	}
+	var writeErr error
+	if !f.dryRun {
+		for i := range targets {
+			t := &targets[i]
+			if len(t.Added) == 0 {
+				continue
+			}
+			if err := writeCheckpoint(t.Out, t.data, t.origin); err != nil {
+				writeErr = fmt.Errorf("write %s: %v", t.Out, err)
+				break
+			}
+			t.Written = true
+		}
+	}
+	res.Targets = targets
+	if rec.ok() {
+		recordBootstrap(ctx, rec.run, res)
+	}
+	if f.output == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(res)
+	} else {
+		writeBootstrapText(e.stdout, res)
+	}
+	if writeErr != nil {
+		fail(e, "bootstrap", writeErr)
+		if targets[0].Written {
+			return finish("partial", exitPartial)
+		}
+		return finish("error", exitError)
+	}
+	outcome := "bootstrapped"
+	switch {
+	case f.dryRun:
+		outcome = "dry-run"
+	case code == exitPartial:
+		outcome = "partial"
+	}
+	return finish(outcome, code)
+}
+
+func targetFiles(ts []bootTarget) string {
+	var fs []string
+	for _, t := range ts {
+		fs = append(fs, t.Out)
+	}
+	return strings.Join(fs, ",")
+}
+
+// loadBootTargets reads and checks every target checkpoint: each
+// --metadata-dir formatted and never started, one cluster id across them,
+// every checkpoint parsed completely.
+func loadBootTargets(f *bootstrapFlags) ([]bootTarget, error) {
+	var ts []bootTarget
+	if f.in != "" {
+		t := bootTarget{File: f.in, Out: f.out}
+		if t.Out == "" {
+			t.Out = f.in
+		}
+		if err := t.load(); err != nil {
+			return nil, err
+		}
+		return append(ts, t), nil
+	}
+	seen := map[string]bool{}
+	for _, d := range f.dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, err
+		}
+		if seen[abs] {
+			return nil, fmt.Errorf("--metadata-dir %s is given twice", d)
+		}
+		seen[abs] = true
+		t := bootTarget{Dir: d, File: filepath.Join(d, kraftcheckpoint.FileName)}
+		t.Out = t.File
+		if err := checkMetadataDir(&t); err != nil {
+			return nil, err
+		}
+		if err := t.load(); err != nil {
+			return nil, err
+		}
+		if len(ts) > 0 && t.ClusterID != ts[0].ClusterID {
+			return nil, fmt.Errorf("--metadata-dir %s has cluster id %s but %s has %s: these controllers are not of one cluster", d, t.ClusterID, ts[0].Dir, ts[0].ClusterID)
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+// bootstrapSnapshotName is the snapshot `kafka-storage format` writes into
+// __cluster_metadata-0 of a dynamic quorum's controller before any start.
+const bootstrapSnapshotName = "00000000000000000000-0000000000.checkpoint"
+
+// checkMetadataDir checks that dir is a formatted metadata log directory
+// whose log holds no record yet, and reads its meta.properties.
+func checkMetadataDir(t *bootTarget) error {
+	dir := t.Dir
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("--metadata-dir %s: %v", dir, errors.Unwrap(err))
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("--metadata-dir %s is not a directory", dir)
+	}
+	mp := filepath.Join(dir, "meta.properties")
+	p, err := props.Load(mp)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("--metadata-dir %s has no meta.properties: not formatted (run kafka-storage format first)", dir)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %v", mp, err)
+	}
+	for _, en := range p.Entries {
+		switch en.Key {
+		case "cluster.id":
+			t.ClusterID = en.Value
+		case "node.id":
+			t.NodeID = en.Value
+		}
+	}
+	if t.ClusterID == "" {
+		return fmt.Errorf("%s has no cluster.id", mp)
+	}
+	logDir := filepath.Join(dir, "__cluster_metadata-0")
+	entries, err := os.ReadDir(logDir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s: %v", logDir, err)
+	}
+	for _, en := range entries {
+		name := en.Name()
+		info, err := en.Info()
+		if err != nil {
+			return fmt.Errorf("%s: %v", filepath.Join(logDir, name), err)
+		}
+		started := strings.HasSuffix(name, ".log") && info.Size() > 0 ||
+			strings.HasSuffix(name, ".checkpoint") && name != bootstrapSnapshotName
+		if started {
+			return fmt.Errorf("--metadata-dir %s: the metadata log already holds records (%s, %d bytes): this controller has started, "+
+				"and Kafka replays a bootstrap checkpoint only into an empty metadata log, so it is too late to bootstrap; "+
+				"carry the SCRAM users with plan/apply --scram-credentials or have them reset their passwords (--scram-resets), or format a fresh cluster",
+				dir, filepath.Join("__cluster_metadata-0", name), info.Size())
+		}
+	}
+	return nil
+}
+
+// load reads and parses the target's checkpoint.
+func (t *bootTarget) load() error {
+	st, err := os.Stat(t.File)
+	if errors.Is(err, os.ErrNotExist) && t.Dir != "" {
+		return fmt.Errorf("--metadata-dir %s has no %s: format it with kafka-storage format (Kafka 3.3 or later)", t.Dir, kraftcheckpoint.FileName)
+	}
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(t.File)
+	if err != nil {
+		return err
+	}
+	cp, err := kraftcheckpoint.Parse(data)
+	if err != nil {
+		return fmt.Errorf("%s: %v; nothing was written", t.File, strings.TrimPrefix(err.Error(), "kraftcheckpoint: "))
+	}
+	mv, ok := cp.MetadataVersion()
+	if !ok {
+		return fmt.Errorf("%s sets no metadata.version (not a bootstrap checkpoint kafka-storage wrote)", t.File)
+	}
+	if mv < kraftcheckpoint.MinScramMetadataVersion {
+		return fmt.Errorf("%s: metadata.version level %d has no SCRAM records (3.5-IV2, level %d, or later); format with a later --release-version",
+			t.File, mv, kraftcheckpoint.MinScramMetadataVersion)
+	}
+	t.cp, t.origin, t.MetadataVersion, t.Records = cp, st, mv, len(cp.Records())
+	return nil
+}
+
+// readSourceScram reads the source's SCRAM credentials with their keys,
+// filtered by --principals. Credentials that cannot be read are named in
+// res.Skipped.
+func readSourceScram(ctx context.Context, f *bootstrapFlags, res *bootResult) ([]kraftcheckpoint.ScramCredential, error) {
+	conn, addr, closeConn, err := openBootstrapSource(ctx, &f.src)
+	if err != nil {
+		return nil, err
+	}
+	defer closeConn()
+	res.Source = addr
+	if d, _, err := conn.Get("/cluster/id"); err == nil {
+		res.ClusterID, _ = zkread.ParseClusterID(d)
+	}
+	users, findings, err := zkread.ReadScramKeys(conn)
+	if err != nil {
+		return nil, err
+	}
+	re := regexp.MustCompile(f.principals) // checked by validate
+	for _, fd := range findings {
+		res.Skipped = append(res.Skipped, fd.Resource+": "+fd.Message)
+	}
+	var out []kraftcheckpoint.ScramCredential
+	for _, u := range users {
+		if !re.MatchString("User:" + u.User) {
+			continue
+		}
+		m, _ := kraftcheckpoint.ParseMechanism(u.Mechanism)
+		c := kraftcheckpoint.ScramCredential{Name: u.User, Mechanism: m, Salt: u.Credential.Salt, StoredKey: u.Credential.StoredKey,
+			ServerKey: u.Credential.ServerKey, Iterations: u.Credential.Iterations}
+		if err := c.Validate(); err != nil {
+			res.Skipped = append(res.Skipped, u.Path+": "+err.Error())
+			continue
+		}
+		out = append(out, c)
+	}
+	res.Found = len(out)
+	return out, nil
+}
+
+// openBootstrapSource connects to the source ZooKeeper (read only). Tests
+// replace it with a captured tree.
+var openBootstrapSource = func(ctx context.Context, f *sourceFlags) (zkread.Source, string, func(), error) {
+	conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile,
+		ConnectTimeout: f.zkTimeout, RequestTimeout: f.zkTimeout, RetryTimeout: f.zkTimeout})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return conn, conn.Address(), conn.Close, nil
+}
+
+// extend works out what the checkpoint gets: every credential whose user
+// and mechanism it does not hold yet; the others are kept as they are.
+func (t *bootTarget) extend(creds []kraftcheckpoint.ScramCredential, now time.Time) error {
+	type um struct {
+		user string
+		m    kraftcheckpoint.Mechanism
+	}
+	have := map[um]bool{}
+	for _, c := range t.cp.Scram() {
+		have[um{c.Name, c.Mechanism}] = true
+	}
+	var add []kraftcheckpoint.ScramCredential
+	t.Added, t.Kept = []bootUser{}, []bootUser{}
+	for _, c := range creds {
+		u := bootUser{User: c.Name, Mechanism: c.Mechanism.String(), Iterations: c.Iterations}
+		if have[um{c.Name, c.Mechanism}] {
+			t.Kept = append(t.Kept, u)
+			continue
+		}
+		add = append(add, c)
+		t.Added = append(t.Added, u)
+	}
+	if len(add) == 0 {
+		t.data = t.cp.Bytes()
+	} else {
+		data, err := t.cp.Append(add, now)
+		if err != nil {
+			return fmt.Errorf("%s: %v", t.File, err)
+		}
+		if _, err := kraftcheckpoint.Parse(data); err != nil { // never write what would not read back
+			return fmt.Errorf("%s: the extended checkpoint does not parse: %v", t.File, err)
+		}
+		t.data = data
+	}
+	sum := sha256.Sum256(t.data)
+	t.SHA256 = hex.EncodeToString(sum[:])
+	return nil
+}
+
+// writeCheckpoint writes data to path atomically: a temporary file in the
+// same directory, mode 0600, owned as the file it replaces, synced, renamed
+// over it, and the directory synced.
+func writeCheckpoint(path string, data []byte, origin os.FileInfo) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".zkmigrate-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if st, ok := statOf(origin); ok && int(st.Uid) != os.Geteuid() {
+		// Kafka reads the file as the user that owns its directory.
+		if err := tmp.Chown(int(st.Uid), int(st.Gid)); err != nil {
+			tmp.Close()
+			return fmt.Errorf("cannot give the new file the owner of the old one (uid %d), whom Kafka runs as: %v", st.Uid, err)
+		}
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// secretForms are a credential's key bytes as they could be spelled (hex,
+// base64), for the audit trail's scrubber.
+func secretForms(c kraftcheckpoint.ScramCredential) []string {
+	var out []string
+	for _, b := range [][]byte{c.Salt, c.StoredKey, c.ServerKey} {
+		out = append(out, hex.EncodeToString(b), base64.StdEncoding.EncodeToString(b), base64.RawStdEncoding.EncodeToString(b))
+	}
+	return out
+}
+
+// recordBootstrap records in the audit trail which users were seeded into
+// (or kept in) which file, and the written file's SHA-256.
+func recordBootstrap(ctx context.Context, run *audit.Run, res *bootResult) {
+	verb := "seeded"
+	if res.DryRun {
+		verb = "would-seed"
+	}
+	for _, s := range res.Skipped {
+		_ = run.Note(ctx, "bootstrap-skipped", s)
+	}
+	for _, t := range res.Targets {
+		for _, u := range t.Added {
+			_ = run.Note(ctx, "bootstrap-"+verb, fmt.Sprintf("%s (%d iterations) into %s", u, u.Iterations, t.Out))
+		}
+		for _, u := range t.Kept {
+			_ = run.Note(ctx, "bootstrap-kept", fmt.Sprintf("%s already in %s: kept as it is, the source's not added", u, t.Out))
+		}
+		if t.Written {
+			_ = run.Note(ctx, "bootstrap-file", fmt.Sprintf("%s sha256:%s (%d records added)", t.Out, t.SHA256, len(t.Added)))
+		}
+	}
+}
+
+func writeBootstrapText(w io.Writer, res *bootResult) {
+	src := res.Source
+	if res.ClusterID != "" {
+		src += " (cluster id " + res.ClusterID + ")"
+	}
+	fmt.Fprintf(w, "Source ZooKeeper %s: %d SCRAM credential(s)\n", src, res.Found)
+	for _, s := range res.Skipped {
+		fmt.Fprintf(w, "  skipped  %s\n", s)
+	}
+	for _, t := range res.Targets {
+		fmt.Fprintf(w, "\n%s", t.Out)
+		if t.ClusterID != "" {
+			fmt.Fprintf(w, " (cluster id %s, node %s)", t.ClusterID, orNone(t.NodeID))
+		}
+		fmt.Fprintf(w, ": metadata.version level %d, %d record(s)\n", t.MetadataVersion, t.Records)
+		for _, u := range t.Kept {
+			fmt.Fprintf(w, "  keep     %s: already in the checkpoint, kept as it is (the source's is not added)\n", u)
+		}
+		for _, u := range t.Added {
+			fmt.Fprintf(w, "  add      %s (%d iterations)\n", u, u.Iterations)
+		}
+		switch {
+		case len(t.Added) == 0:
+			fmt.Fprintln(w, "  nothing to add; the file is left as it is")
+		case res.DryRun:
+			fmt.Fprintf(w, "  dry run: would add %d record(s); nothing written\n", len(t.Added))
+		case t.Written:
+			fmt.Fprintf(w, "  wrote %d record(s) more; sha256 %s\n", len(t.Added), t.SHA256)
+		default:
+			fmt.Fprintln(w, "  not written")
+		}
+	}
+	if !res.DryRun {
+		fmt.Fprintln(w, "\nNext: start the controllers (every one bootstrapped), then the brokers; then migrate plan / apply for the rest.")
+	}
+}
+
+// showCheckpoint is --show: the records of a checkpoint by kind, the
+// feature levels and the SCRAM users and mechanisms, never key bytes.
+func showCheckpoint(e *env, path, output string) int {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, kraftcheckpoint.FileName)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fail(e, "bootstrap", err)
+	}
+	cp, err := kraftcheckpoint.Parse(data)
+	if err != nil {
+		return fail(e, "bootstrap", fmt.Errorf("%s: %v", path, strings.TrimPrefix(err.Error(), "kraftcheckpoint: ")))
+	}
+	type kind struct {
+		Type  string `json:"type"`
+		Count int    `json:"count"`
+	}
+	type feature struct {
+		Name  string `json:"name"`
+		Level int16  `json:"level"`
+	}
+	var out struct {
+		File     string     `json:"file"`
+		Batches  int        `json:"batches"`
+		Records  int        `json:"records"`
+		Kinds    []kind     `json:"kinds"`
+		Features []feature  `json:"features"`
+		Scram    []bootUser `json:"scram_users"`
+	}
+	out.File, out.Batches, out.Kinds, out.Features, out.Scram = path, len(cp.Batches), []kind{}, []feature{}, []bootUser{}
+	idx := map[string]int{}
+	for _, r := range cp.Records() {
+		n := kraftcheckpoint.RecordTypeName(r.Type)
+		if _, ok := idx[n]; !ok {
+			idx[n] = len(out.Kinds)
+			out.Kinds = append(out.Kinds, kind{Type: n})
+		}
+		out.Kinds[idx[n]].Count++
+		out.Records++
+	}
+	for _, f := range cp.Features() {
+		out.Features = append(out.Features, feature{f.Name, f.Level})
+	}
+	for _, c := range cp.Scram() {
+		out.Scram = append(out.Scram, bootUser{User: c.Name, Mechanism: c.Mechanism.String(), Iterations: c.Iterations})
+	}
+	if output == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(out)
+		return exitOK
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "%s: %d records in %d batches (snapshot header and footer not counted)\n", path, out.Records, out.Batches)
+	for _, k := range out.Kinds {
+		fmt.Fprintf(w, "  %-28s %d\n", k.Type, k.Count)
+	}
+	fmt.Fprintln(w, "Feature levels:")
+	for _, f := range out.Features {
+		fmt.Fprintf(w, "  %-34s %d\n", f.Name, f.Level)
+	}
+	fmt.Fprintf(w, "SCRAM credentials (%d; keys never shown):\n", len(out.Scram))
+	for _, u := range out.Scram {
+		fmt.Fprintf(w, "  %s (%d iterations)\n", u, u.Iterations)
+	}
+	return exitOK
+}
+
+func statOf(fi os.FileInfo) (*syscall.Stat_t, bool) {
+	if fi == nil {
+		return nil, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return st, ok
+}
