@@ -24,10 +24,11 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/props"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkconn"
+	"github.com/zkmigrate/zkmigrate/internal/zkdisk"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
 )
 
-const bootstrapUsage = `Usage: migrate bootstrap --zookeeper host:port[,host:port][/chroot] [--zk-auth @FILE]
+const bootstrapUsage = `Usage: migrate bootstrap (--zookeeper host:port[,host:port][/chroot] [--zk-auth @FILE] | --zk-data-dir DIR)
                          (--metadata-dir DIR... | --in FILE --out FILE)
                          [--principals REGEXP] [--dry-run] [-o text|json]
        migrate bootstrap --show FILE [-o text|json]
@@ -69,7 +70,8 @@ never salts or keys; the audit records which users were seeded into which
 file and the file's SHA-256.
 
 A snapshot file (--snapshot) holds SCRAM credentials by reference only, never
-their keys, so the source is a live ZooKeeper (read only, never written).
+their keys, so the source is a live ZooKeeper (read only, never written) or
+ZooKeeper's own data directory (--zk-data-dir, offline).
 
 Cutover order: kafka-storage format every controller (with --add-scram for
 the admin user) → migrate bootstrap --metadata-dir each → start the
@@ -107,7 +109,8 @@ func (f *bootstrapFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.src.zkAuth, "zk-auth", "", "ZooKeeper auth `scheme:credentials`, e.g. digest:user:password, or @FILE holding it")
 	fs.StringVar(&f.src.zkTLSConfigFile, "zk-tls-config-file", "", "Kafka-format ZooKeeper TLS config `FILE` (zookeeper.ssl.* keys; JKS, PKCS12 or PEM stores)")
 	fs.DurationVar(&f.src.zkTimeout, "zk-timeout", 15*time.Second, "bound on connecting to ZooKeeper and on waiting for each answer")
-	fs.StringVar(&f.src.snapshotFile, "snapshot", "", "not accepted: a snapshot `FILE` holds SCRAM credentials by reference only (no keys); give --zookeeper")
+	f.src.disk.register(fs)
+	fs.StringVar(&f.src.snapshotFile, "snapshot", "", "not accepted: a snapshot `FILE` holds SCRAM credentials by reference only (no keys); give --zookeeper or --zk-data-dir")
 	fs.Var(&f.dirs, "metadata-dir", "a controller's metadata log `DIR`, formatted by kafka-storage and never started (repeatable: every controller of the quorum)")
 	fs.StringVar(&f.in, "in", "", "read this bootstrap checkpoint `FILE` instead of --metadata-dir (with --out)")
 	fs.StringVar(&f.out, "out", "", "write the extended checkpoint to `FILE` (with --in; may be the same file)")
@@ -141,10 +144,16 @@ func (f *bootstrapFlags) validate(args []string) error {
 		return nil
 	}
 	if f.src.snapshotFile != "" {
-		return fmt.Errorf("--snapshot %s: a snapshot file holds SCRAM credentials by reference only, never their salt and keys; bootstrap reads them from ZooKeeper: give --zookeeper host:port[/chroot]", f.src.snapshotFile)
+		return fmt.Errorf("--snapshot %s: a snapshot file holds SCRAM credentials by reference only, never their salt and keys; bootstrap reads them from ZooKeeper: give --zookeeper host:port[/chroot], or --zk-data-dir DIR (ZooKeeper's own files)", f.src.snapshotFile)
 	}
-	if f.src.zookeeper == "" {
-		return errors.New("give the source: --zookeeper host:port[/chroot]")
+	switch {
+	case f.src.zookeeper == "" && !f.src.disk.set():
+		return errors.New("give the source: --zookeeper host:port[/chroot] or --zk-data-dir DIR")
+	case f.src.zookeeper != "" && f.src.disk.set():
+		return errors.New("give --zookeeper or --zk-data-dir, not both")
+	}
+	if err := f.src.disk.validate(); err != nil {
+		return err
 	}
 	if f.src.zkTimeout <= 0 {
 		return fmt.Errorf("--zk-timeout %s: want a positive duration", f.src.zkTimeout)
@@ -460,6 +469,22 @@ func readSourceScram(ctx context.Context, f *bootstrapFlags, res *bootResult) ([
 // openBootstrapSource connects to the source ZooKeeper (read only). Tests
 // replace it with a captured tree.
 var openBootstrapSource = func(ctx context.Context, f *sourceFlags) (zkread.Source, string, func(), error) {
+	if f.disk.set() {
+		res, err := zkdisk.Read(zkdisk.Options{DataDir: f.disk.dataDir, LogDir: f.disk.logDir, Zxid: f.disk.zxid, Time: f.disk.at})
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("--zk-data-dir: %w", err)
+		}
+		if len(res.Warnings) > 0 {
+			w := res.Warnings[0]
+			return nil, "", nil, fmt.Errorf("--zk-data-dir: %s: %s (offset %d); bootstrap reads only an undamaged data directory", w.File, w.Message, w.Offset)
+		}
+		tree, err := res.Tree(f.disk.chroot)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		dir, _ := filepath.Abs(res.SnapDir)
+		return tree, dir + f.disk.chroot + fmt.Sprintf(" at zxid %#x", res.Zxid), func() {}, nil
+	}
 	conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile,
 		ConnectTimeout: f.zkTimeout, RequestTimeout: f.zkTimeout, RetryTimeout: f.zkTimeout})
 	if err != nil {
@@ -594,7 +619,7 @@ func writeBootstrapText(w io.Writer, res *bootResult) {
 	for _, t := range res.Targets {
 		fmt.Fprintf(w, "\n%s", t.Out)
 		if t.ClusterID != "" {
-			fmt.Fprintf(w, " (cluster id %s, node %s)", t.ClusterID, orNone(t.NodeID))
+			fmt.Fprintf(w, " (cluster id %s, node %s)", t.ClusterID, t.NodeID)
 		}
 		fmt.Fprintf(w, ": metadata.version level %d, %d record(s)\n", t.MetadataVersion, t.Records)
 		for _, u := range t.Kept {

@@ -361,3 +361,29 @@ func TestBootstrapDryRunAndFiles(t *testing.T) {
 		t.Errorf("--show of a truncated file: exit %d %s", code, errs)
 	}
 }
+
+// TestBootstrapFromZKDataDir: ZooKeeper's own files (the test bed's
+// ZooKeeper 3.8.4 data dir, written by the Kafka 3.9 legacy run) are a
+// source too, offline; the credentials carry the test bed's passwords.
+func TestBootstrapFromZKDataDir(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.checkpoint")
+	code, stdout, errs := runMigrate(t, "bootstrap", "--zk-data-dir", zkDataFixture, "--in", kafka41Checkpoint, "--out", out, "--no-audit")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, errs)
+	}
+	c := parseFile(t, out)
+	if len(c.Scram()) != 8 {
+		t.Errorf("%d SCRAM records, want 2 of Kafka's and 6 from the data dir", len(c.Scram()))
+	}
+	for _, dc := range demoCreds(t) {
+		i := slices.IndexFunc(c.Scram(), func(s kraftcheckpoint.ScramCredential) bool {
+			return s.Name == dc.User && s.Mechanism.String() == dc.Mechanism
+		})
+		if i < 0 || !derives(t, c.Scram()[i], dc.Password) {
+			t.Errorf("%s %s does not carry the test bed's password", dc.User, dc.Mechanism)
+		}
+	}
+	if !strings.Contains(stdout, "at zxid 0x") {
+		t.Errorf("the source is not named with its zxid:\n%s", stdout)
+	}
+}
