@@ -2,6 +2,7 @@ package kafkaconn
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -53,8 +54,9 @@ func TestTLSStoresDial(t *testing.T) {
 		"PEM file": "ssl.keystore.type=PEM\nssl.keystore.location=" + st["client.pem"] + "\n",
 		"PEM strings": "ssl.keystore.type=PEM\nssl.keystore.key=" + pemOneLine(keyPEM(t, p.clientKey)) +
 			"\nssl.keystore.certificate.chain=" + pemOneLine(certPEM(p.client)) + "\n",
-		"PKCS12": "ssl.keystore.type=PKCS12\nssl.keystore.location=" + st["client.p12"] + "\nssl.keystore.password=" + storePass + "\n",
-		"JKS":    "ssl.keystore.type=JKS\nssl.keystore.location=" + st["client.jks"] + "\nssl.keystore.password=" + storePass + "\nssl.key.password=" + keyPass + "\n",
+		"PEM encrypted PKCS#8": "ssl.keystore.type=PEM\nssl.keystore.location=" + st["client-enc.pem"] + "\nssl.key.password=" + keyPass + "\n",
+		"PKCS12":               "ssl.keystore.type=PKCS12\nssl.keystore.location=" + st["client.p12"] + "\nssl.keystore.password=" + storePass + "\n",
+		"JKS":                  "ssl.keystore.type=JKS\nssl.keystore.location=" + st["client.jks"] + "\nssl.keystore.password=" + storePass + "\nssl.key.password=" + keyPass + "\n",
 	}
 	for tn, trust := range trusts {
 		for kn, key := range keys {
@@ -171,7 +173,7 @@ func TestBrokenStores(t *testing.T) {
 		name, body, err string
 	}{
 		{"missing file", "ssl.truststore.type=PEM\nssl.truststore.location=" + missing,
-			"kafkaconn: DIR/client.properties:3: ssl.truststore.location: cannot read truststore: no such file or directory"},
+			"kafkaconn: DIR/client.properties:3: ssl.truststore.location: cannot read truststore " + missing + ": no such file or directory"},
 		{"PEM read as JKS", "ssl.truststore.location=" + st["trust.pem"],
 			"kafkaconn: DIR/client.properties:2: ssl.truststore.location: JKS truststore " + st["trust.pem"] + ": not a JKS keystore (the file is PEM; set ssl.truststore.type=PEM)"},
 		{"JKS wrong password", "ssl.truststore.location=" + st["trust.jks"] + "\nssl.truststore.password=wrong",
@@ -179,9 +181,9 @@ func TestBrokenStores(t *testing.T) {
 		{"JKS truncated", "ssl.truststore.location=" + p.write(t, "short.jks", []byte{0xfe, 0xed, 0xfe, 0xed, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2, 0}),
 			"kafkaconn: DIR/client.properties:2: ssl.truststore.location: JKS truststore " + p.dir + "/short.jks: truncated JKS file"},
 		{"JKS keystore as truststore", "ssl.truststore.location=" + st["client.jks"],
-			"kafkaconn: DIR/client.properties:2: ssl.truststore.location: truststore holds no certificates"},
+			"kafkaconn: DIR/client.properties:2: ssl.truststore.location: JKS truststore " + st["client.jks"] + ": holds no trusted certificates"},
 		{"JKS keystore as truststore with password", "ssl.truststore.location=" + st["client.jks"] + "\nssl.truststore.password=" + storePass,
-			"kafkaconn: DIR/client.properties:2: ssl.truststore.location: truststore holds no certificates"},
+			"kafkaconn: DIR/client.properties:2: ssl.truststore.location: JKS truststore " + st["client.jks"] + ": holds no trusted certificates"},
 		{"JKS keystore without password", "ssl.keystore.location=" + st["client.jks"],
 			"kafkaconn: DIR/client.properties:2: ssl.keystore.location: JKS keystore " + st["client.jks"] + ": integrity check failed: the password is not set"},
 		{"PKCS12 wrong password", "ssl.truststore.type=PKCS12\nssl.truststore.location=" + st["trust.p12"] + "\nssl.truststore.password=wrong",
@@ -202,8 +204,13 @@ func TestBrokenStores(t *testing.T) {
 			"kafkaconn: DIR/client.properties:3: ssl.keystore.key: ssl.keystore.key and ssl.keystore.certificate.chain must both be set"},
 		{"keystore PEM without key", "ssl.keystore.type=PEM\nssl.keystore.location=" + st["trust.pem"],
 			"kafkaconn: DIR/client.properties:3: ssl.keystore.location: PEM keystore " + st["trust.pem"] + ": no PEM private key found"},
-		{"encrypted PKCS8", "ssl.keystore.type=PEM\nssl.keystore.location=" + p.write(t, "enc.pem", append([]byte("-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n"), certPEM(p.client)...)),
-			"kafkaconn: DIR/client.properties:3: ssl.keystore.location: PEM keystore " + p.dir + "/enc.pem: encrypted PKCS#8 keys are not supported; decrypt it (openssl pkcs8) or use a PKCS12 keystore"},
+		{"corrupt encrypted PKCS8", "ssl.keystore.type=PEM\nssl.keystore.location=" + p.write(t, "enc.pem", append([]byte("-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n"), certPEM(p.client)...)),
+			"kafkaconn: DIR/client.properties:3: ssl.keystore.location: PEM keystore " + p.dir + "/enc.pem: bad encrypted private key: not PKCS#8 EncryptedPrivateKeyInfo DER"},
+		{"encrypted PKCS8 wrong key password", "ssl.keystore.type=PEM\nssl.keystore.location=" + st["client-enc.pem"] + "\nssl.key.password=wrong",
+			"kafkaconn: DIR/client.properties:3: ssl.keystore.location: PEM keystore " + st["client-enc.pem"] + ": cannot decrypt the private key (wrong ssl.key.password?)"},
+		{"PEM key of another certificate", "ssl.keystore.type=PEM\nssl.keystore.key=" + pemOneLine(keyPEM(t, p.serverName.PrivateKey.(*ecdsa.PrivateKey))) +
+			"\nssl.keystore.certificate.chain=" + pemOneLine(certPEM(p.client)),
+			`kafkaconn: DIR/client.properties:3: ssl.keystore.key: the private key does not match the certificate "CN=migrator,OU=ops"`},
 		{"bad endpoint algorithm", "ssl.endpoint.identification.algorithm=dns",
 			`kafkaconn: DIR/client.properties:2: ssl.endpoint.identification.algorithm: "dns" is not supported (want https or empty)`},
 		{"bad enabled protocols", "ssl.enabled.protocols=TLSv1.2,SSLv3",

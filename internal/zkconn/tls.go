@@ -1,24 +1,15 @@
 package zkconn
 
 import (
-	"bytes"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"github.com/zkmigrate/zkmigrate/internal/jks"
-	"os"
 	"path/filepath"
 	"strings"
 
-	keystore "github.com/pavlo-v-chernykh/keystore-go/v4"
+	"github.com/zkmigrate/zkmigrate/internal/keystore"
 	"github.com/zkmigrate/zkmigrate/internal/props"
-	"software.sslmate.com/src/go-pkcs12"
 )
 
 // Store is a key or trust store named in a ZooKeeper TLS config file.
@@ -74,9 +65,7 @@ func ParseTLSSettings(f *props.File) (*TLSSettings, error) {
 				st.Type = "JKS"
 			}
 		}
-		switch st.Type {
-		case "JKS", "PKCS12", "PEM":
-		default:
+		if !keystore.Supported(st.Type) {
 			return nil, fmt.Errorf("zkconn: %s: unsupported store type %q (JKS, PKCS12 or PEM)", f.Where("zookeeper.ssl."+kind+".type"), st.Type)
 		}
 		if kind == "keystore" {
@@ -226,241 +215,25 @@ func (s *TLSSettings) Config() (*tls.Config, error) {
 	return cfg, nil
 }
 
-func storeErr(st *Store, what string, err error) error {
-	msg := what
-	if err != nil {
-		msg += ": " + err.Error()
-	}
-	return fmt.Errorf("zkconn: %s: %s store %s: %s", st.Where, st.Type, st.Location, msg)
+// keyStore returns st as the keystore package reads it: ZooKeeper opens
+// the key with the store password.
+func (st *Store) keyStore(kind string) keystore.Store {
+	return keystore.Store{Path: st.Location, Type: st.Type, Password: st.Password, KeyPassword: st.Password,
+		TypeSetting: "zookeeper.ssl." + kind + ".type", KeyPasswordSetting: "zookeeper.ssl." + kind + ".password"}
 }
 
 func loadKeyStore(st *Store) (tls.Certificate, error) {
-	data, err := os.ReadFile(st.Location)
+	cert, err := st.keyStore("keystore").Key()
 	if err != nil {
-		return tls.Certificate{}, fmt.Errorf("zkconn: %s: key store: %w", st.Where, err)
-	}
-	cert, err := ParseKeyStore(data, st.Type, st.Password)
-	if err != nil {
-		return tls.Certificate{}, storeErr(st, "no usable key", err)
+		return tls.Certificate{}, fmt.Errorf("zkconn: %s: %v", st.Where, err)
 	}
 	return cert, nil
 }
 
 func loadTrustStore(st *Store) (*x509.CertPool, error) {
-	data, err := os.ReadFile(st.Location)
+	certs, err := st.keyStore("truststore").Trust()
 	if err != nil {
-		return nil, fmt.Errorf("zkconn: %s: trust store: %w", st.Where, err)
+		return nil, fmt.Errorf("zkconn: %s: %v", st.Where, err)
 	}
-	certs, err := ParseTrustStore(data, st.Type, st.Password)
-	if err != nil {
-		return nil, storeErr(st, "no trusted certificates", err)
-	}
-	pool := x509.NewCertPool()
-	for _, c := range certs {
-		pool.AddCert(c)
-	}
-	return pool, nil
-}
-
-// ParseKeyStore reads a client key and certificate chain from a JKS, PKCS12
-// or PEM key store (the first private-key entry). Errors never contain the
-// password.
-func ParseKeyStore(data []byte, typ, password string) (tls.Certificate, error) {
-	var out tls.Certificate
-	switch strings.ToUpper(typ) {
-	case "JKS":
-		ks, err := loadJKS(data, password)
-		if err != nil {
-			return out, err
-		}
-		for _, a := range ks.Aliases() {
-			if !ks.IsPrivateKeyEntry(a) {
-				continue
-			}
-			e, err := ks.GetPrivateKeyEntry(a, []byte(password))
-			if err != nil {
-				return out, fmt.Errorf("key %q: wrong key password (%v)", a, err)
-			}
-			key, err := x509.ParsePKCS8PrivateKey(e.PrivateKey)
-			if err != nil {
-				return out, fmt.Errorf("key %q: %v", a, err)
-			}
-			out.PrivateKey = key
-			for _, c := range e.CertificateChain {
-				out.Certificate = append(out.Certificate, c.Content)
-			}
-			return finishCert(out)
-		}
-		return out, errors.New("no private key entry")
-	case "PKCS12":
-		key, cert, cas, err := pkcs12.DecodeChain(data, password)
-		if err != nil {
-			return out, fmt.Errorf("bad PKCS12 or wrong password (%v)", err)
-		}
-		out.PrivateKey = key
-		out.Certificate = append(out.Certificate, cert.Raw)
-		for _, c := range cas {
-			out.Certificate = append(out.Certificate, c.Raw)
-		}
-		return finishCert(out)
-	case "PEM":
-		for rest := data; ; {
-			var b *pem.Block
-			b, rest = pem.Decode(rest)
-			if b == nil {
-				break
-			}
-			switch b.Type {
-			case "CERTIFICATE":
-				out.Certificate = append(out.Certificate, b.Bytes)
-			case "PRIVATE KEY":
-				k, err := x509.ParsePKCS8PrivateKey(b.Bytes)
-				if err != nil {
-					return out, err
-				}
-				out.PrivateKey = k
-			case "RSA PRIVATE KEY":
-				k, err := x509.ParsePKCS1PrivateKey(b.Bytes)
-				if err != nil {
-					return out, err
-				}
-				out.PrivateKey = k
-			case "EC PRIVATE KEY":
-				k, err := x509.ParseECPrivateKey(b.Bytes)
-				if err != nil {
-					return out, err
-				}
-				out.PrivateKey = k
-			case "ENCRYPTED PRIVATE KEY":
-				der, err := decryptPKCS8(b.Bytes, password)
-				if err != nil {
-					return out, err
-				}
-				k, err := x509.ParsePKCS8PrivateKey(der)
-				if err != nil {
-					return out, fmt.Errorf("encrypted private key: wrong password? (%v)", err)
-				}
-				out.PrivateKey = k
-			}
-		}
-		if out.PrivateKey == nil {
-			return out, errors.New("no PRIVATE KEY block")
-		}
-		return finishCert(out)
-	}
-	return out, fmt.Errorf("unsupported store type %q", typ)
-}
-
-// loadJKS checks a JKS file's structure (keystore-go trusts its lengths)
-// and loads it with password.
-func loadJKS(data []byte, password string) (keystore.KeyStore, error) {
-	ks := keystore.New()
-	if _, err := jks.Walk(data); err != nil {
-		return ks, fmt.Errorf("bad JKS (%v)", err)
-	}
-	if err := ks.Load(bytes.NewReader(data), []byte(password)); err != nil {
-		return ks, fmt.Errorf("bad JKS or wrong password (%v)", err)
-	}
-	return ks, nil
-}
-
-func finishCert(c tls.Certificate) (tls.Certificate, error) {
-	if len(c.Certificate) == 0 {
-		return c, errors.New("no certificate with the key")
-	}
-	leaf, err := x509.ParseCertificate(c.Certificate[0])
-	if err != nil {
-		return c, err
-	}
-	if !publicKeyMatches(leaf.PublicKey, c.PrivateKey) {
-		return c, errors.New("the private key does not match the certificate")
-	}
-	c.Leaf = leaf
-	return c, nil
-}
-
-func publicKeyMatches(pub crypto.PublicKey, priv crypto.PrivateKey) bool {
-	switch k := priv.(type) {
-	case *rsa.PrivateKey:
-		return k.PublicKey.Equal(pub)
-	case *ecdsa.PrivateKey:
-		return k.PublicKey.Equal(pub)
-	case ed25519.PrivateKey:
-		return k.Public().(ed25519.PublicKey).Equal(pub)
-	}
-	return false
-}
-
-// ParseTrustStore reads the trusted certificates of a JKS, PKCS12 or PEM
-// trust store.
-func ParseTrustStore(data []byte, typ, password string) ([]*x509.Certificate, error) {
-	var out []*x509.Certificate
-	switch strings.ToUpper(typ) {
-	case "JKS":
-		ks, err := loadJKS(data, password)
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range ks.Aliases() {
-			var raw [][]byte
-			switch {
-			case ks.IsTrustedCertificateEntry(a):
-				e, err := ks.GetTrustedCertificateEntry(a)
-				if err != nil {
-					return nil, err
-				}
-				raw = [][]byte{e.Certificate.Content}
-			case ks.IsPrivateKeyEntry(a):
-				chain, err := ks.GetPrivateKeyEntryCertificateChain(a)
-				if err != nil {
-					return nil, err
-				}
-				for _, c := range chain {
-					raw = append(raw, c.Content)
-				}
-			}
-			for _, r := range raw {
-				c, err := x509.ParseCertificate(r)
-				if err != nil {
-					return nil, fmt.Errorf("certificate %q: %v", a, err)
-				}
-				out = append(out, c)
-			}
-		}
-	case "PKCS12":
-		certs, err := pkcs12.DecodeTrustStore(data, password)
-		if err != nil || len(certs) == 0 {
-			_, cert, cas, err2 := pkcs12.DecodeChain(data, password)
-			if err2 != nil {
-				if err == nil {
-					err = err2
-				}
-				return nil, fmt.Errorf("bad PKCS12 or wrong password (%v)", err)
-			}
-			certs = append([]*x509.Certificate{cert}, cas...)
-		}
-		out = certs
-	case "PEM":
-		for rest := data; ; {
-			var b *pem.Block
-			b, rest = pem.Decode(rest)
-			if b == nil {
-				break
-			}
-			if b.Type != "CERTIFICATE" {
-				continue
-			}
-			c, err := x509.ParseCertificate(b.Bytes)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, c)
-		}
-	default:
-		return nil, fmt.Errorf("unsupported store type %q", typ)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no certificates")
-	}
-	return out, nil
+	return keystore.Pool(certs), nil
 }

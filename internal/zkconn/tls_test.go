@@ -1,18 +1,13 @@
 package zkconn
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
@@ -20,10 +15,9 @@ import (
 	"testing"
 	"time"
 
-	keystore "github.com/pavlo-v-chernykh/keystore-go/v4"
 	"github.com/zkmigrate/zkmigrate/internal/props"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
-	"software.sslmate.com/src/go-pkcs12"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/testpki"
 )
 
 const storePass = "st0re-pass-Ü"
@@ -34,47 +28,15 @@ const storePassProps = `st0re-pass-\u00DC`
 
 type pki struct {
 	ca                 *x509.Certificate
-	caKey              *ecdsa.PrivateKey
 	server, client     *x509.Certificate
 	serverKey, clientK *ecdsa.PrivateKey
 }
 
-func newCert(t *testing.T, cn string, parent *x509.Certificate, parentKey *ecdsa.PrivateKey, isCA bool, hosts ...string) (*x509.Certificate, *ecdsa.PrivateKey) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: cn},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), BasicConstraintsValid: true, IsCA: isCA,
-		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}}
-	for _, h := range hosts {
-		if ip := net.ParseIP(h); ip != nil {
-			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
-		} else {
-			tmpl.DNSNames = append(tmpl.DNSNames, h)
-		}
-	}
-	if parent == nil {
-		parent, parentKey = tmpl, key
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, key
-}
-
 func newPKI(t *testing.T, serverHost string) *pki {
-	p := &pki{}
-	p.ca, p.caKey = newCert(t, "test-ca", nil, nil, true)
-	p.server, p.serverKey = newCert(t, "zk-server", p.ca, p.caKey, false, serverHost)
-	p.client, p.clientK = newCert(t, "zk-client", p.ca, p.caKey, false)
+	ca := testpki.NewCA(t, "test-ca")
+	p := &pki{ca: ca.Cert}
+	p.server, p.serverKey = ca.Issue(t, pkix.Name{CommonName: "zk-server"}, serverHost)
+	p.client, p.clientK = ca.Issue(t, pkix.Name{CommonName: "zk-client"})
 	return p
 }
 
@@ -82,49 +44,12 @@ func newPKI(t *testing.T, serverHost string) *pki {
 // format and returns their paths.
 func writeStores(t *testing.T, dir string, p *pki, typ string) (ks, ts string) {
 	t.Helper()
-	keyDER, err := x509.MarshalPKCS8PrivateKey(p.clientK)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ksData, tsData []byte
-	switch typ {
-	case "PEM":
-		ksData = append(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.client.Raw})...)
-		tsData = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.ca.Raw})
-	case "PKCS12":
-		if ksData, err = pkcs12.Modern.Encode(p.clientK, p.client, []*x509.Certificate{p.ca}, storePass); err != nil {
-			t.Fatal(err)
-		}
-		if tsData, err = pkcs12.Modern.EncodeTrustStore([]*x509.Certificate{p.ca}, storePass); err != nil {
-			t.Fatal(err)
-		}
-	case "JKS":
-		k := keystore.New()
-		if err := k.SetPrivateKeyEntry("client", keystore.PrivateKeyEntry{CreationTime: time.Now(), PrivateKey: keyDER,
-			CertificateChain: []keystore.Certificate{{Type: "X509", Content: p.client.Raw}, {Type: "X509", Content: p.ca.Raw}}}, []byte(storePass)); err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		if err := k.Store(&b, []byte(storePass)); err != nil {
-			t.Fatal(err)
-		}
-		ksData = bytes.Clone(b.Bytes())
-		tr := keystore.New()
-		if err := tr.SetTrustedCertificateEntry("ca", keystore.TrustedCertificateEntry{CreationTime: time.Now(), Certificate: keystore.Certificate{Type: "X509", Content: p.ca.Raw}}); err != nil {
-			t.Fatal(err)
-		}
-		b.Reset()
-		if err := tr.Store(&b, []byte(storePass)); err != nil {
-			t.Fatal(err)
-		}
-		tsData = b.Bytes()
-	}
 	ext := map[string]string{"PEM": ".pem", "PKCS12": ".p12", "JKS": ".jks"}[typ]
 	ks, ts = filepath.Join(dir, "client"+ext), filepath.Join(dir, "trust"+ext)
-	if err := os.WriteFile(ks, ksData, 0o600); err != nil {
+	if err := os.WriteFile(ks, testpki.KeyStore(t, typ, p.clientK, []*x509.Certificate{p.client, p.ca}, storePass, storePass), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(ts, tsData, 0o600); err != nil {
+	if err := os.WriteFile(ts, testpki.TrustStore(t, typ, storePass, p.ca), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return ks, ts
@@ -303,28 +228,6 @@ func FuzzParseTLSSettings(f *testing.F) {
 	})
 }
 
-func FuzzParseStores(f *testing.F) {
-	p := newPKI(&testing.T{}, "localhost")
-	for _, typ := range []string{"PEM", "PKCS12", "JKS"} {
-		dir, _ := os.MkdirTemp("", "zkconn-fuzz")
-		ks, ts := writeStores(&testing.T{}, dir, p, typ)
-		for _, file := range []string{ks, ts} {
-			b, _ := os.ReadFile(file)
-			f.Add(b, typ)
-		}
-		os.RemoveAll(dir)
-	}
-	f.Fuzz(func(t *testing.T, data []byte, typ string) {
-		if strings.EqualFold(typ, "PKCS12") {
-			// go-pkcs12 runs whatever PBKDF iteration count the input says:
-			// mutated counts make runs slow, not interesting.
-			return
-		}
-		_, _ = ParseKeyStore(data, typ, storePass)
-		_, _ = ParseTrustStore(data, typ, storePass)
-	})
-}
-
 // TestTLSReadEndToEnd reads the test bed's ZooKeeper through a mutual-TLS
 // terminating proxy (as a ZooKeeper secureClientPort would serve it), with
 // and without multiRead, and gets the same snapshot as a plain read.
@@ -381,5 +284,34 @@ func TestTLSReadEndToEnd(t *testing.T) {
 			break
 		}
 		c.Close()
+	}
+}
+
+// A store that cannot be read names the config file:line, the store file
+// and, when the file is of another format, the type setting to change.
+func TestStoreErrorsNameTheFiles(t *testing.T) {
+	p := newPKI(t, "localhost")
+	dir := t.TempDir()
+	_, ts := writeStores(t, dir, p, "PEM")
+	tests := []struct{ name, conf, want string }{
+		{"missing key store", "zookeeper.ssl.client.enable=true\nzookeeper.ssl.keystore.location=" + dir + "/none.jks\n",
+			"zkconn: DIR/zk-tls.properties:2: cannot read keystore DIR/none.jks: no such file or directory"},
+		{"PEM typed JKS", "zookeeper.ssl.client.enable=true\nzookeeper.ssl.truststore.location=" + ts + "\nzookeeper.ssl.truststore.type=JKS\nzookeeper.ssl.truststore.password=" + storePassProps + "\n",
+			"zkconn: DIR/zk-tls.properties:2: JKS truststore DIR/trust.pem: not a JKS keystore (the file is PEM; set zookeeper.ssl.truststore.type=PEM)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(dir, "zk-tls.properties")
+			if err := os.WriteFile(file, []byte(tt.conf), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadTLSConfig(file)
+			if err == nil {
+				t.Fatalf("no error, want %q", tt.want)
+			}
+			if got := strings.ReplaceAll(err.Error(), dir, "DIR"); got != tt.want {
+				t.Errorf("error:\n got %s\nwant %s", got, tt.want)
+			}
+		})
 	}
 }

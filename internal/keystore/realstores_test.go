@@ -1,4 +1,4 @@
-package zkconn
+package keystore
 
 import (
 	"os"
@@ -49,21 +49,21 @@ func TestStoresFromRealTools(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := ParseKeyStore(ks, typ, pass)
+			c, err := ParseKey(ks, typ, pass, pass)
 			if err != nil {
 				t.Fatalf("key store: %v", err)
 			}
 			if c.Leaf.Subject.CommonName != "zk-client-"+typ {
 				t.Errorf("leaf %q", c.Leaf.Subject.CommonName)
 			}
-			if _, err := ParseKeyStore(ks, typ, "wrong-password"); err == nil {
+			if _, err := ParseKey(ks, typ, "wrong-password", "wrong-password"); err == nil {
 				t.Error("wrong password accepted")
 			}
 			ts, err := os.ReadFile(filepath.Join(dir, "trust-"+typ))
 			if err != nil {
 				t.Fatal(err)
 			}
-			certs, err := ParseTrustStore(ts, typ, pass)
+			certs, err := ParseTrust(ts, typ, pass)
 			if err != nil || len(certs) != 1 || certs[0].Subject.CommonName != "zk-client-"+typ {
 				t.Fatalf("trust store: %d certs, %v", len(certs), err)
 			}

@@ -1,27 +1,23 @@
-// Package jks walks Java KeyStore (JKS) files with every length checked
-// against the data, so that a corrupt or hostile file is an error, never a
-// huge allocation. kafkaconn and zkconn check a file with Walk before
-// handing it to keystore-go (whose Load trusts the lengths), and read
-// trust stores that have no password with it, as Java does.
-package jks
+package keystore
 
 import (
 	"errors"
 	"fmt"
 )
 
-// Entry is one keystore entry.
-type Entry struct {
+// jksEntry is one JKS entry.
+type jksEntry struct {
 	Alias   string
 	Trusted bool     // a trusted-certificate entry (tag 2); else a private key entry (tag 1)
 	Certs   [][]byte // DER: the trusted certificate, or the private key's chain
 }
 
-// Walk reads a JKS file's entries without checking its keyed SHA-1 digest
-// (as Java's KeyStore.load does with a null password): magic, version,
-// entry count, then entries. It never allocates more than the data holds.
-func Walk(data []byte) ([]Entry, error) {
-	r := &reader{b: data}
+// walkJKS reads a JKS file's entries without checking its keyed SHA-1
+// digest (as Java's KeyStore.load does with a null password): magic,
+// version, entry count, then entries. Every length is checked against the
+// data, so a corrupt or hostile file is an error, never a huge allocation.
+func walkJKS(data []byte) ([]jksEntry, error) {
+	r := &jksReader{b: data}
 	if r.u32() != 0xfeedfeed {
 		return nil, errors.New("not a JKS keystore")
 	}
@@ -30,7 +26,7 @@ func Walk(data []byte) ([]Entry, error) {
 		return nil, fmt.Errorf("unsupported JKS version %d", version)
 	}
 	n := r.u32()
-	var out []Entry
+	var out []jksEntry
 	cert := func() []byte {
 		if version == 2 {
 			r.utf() // certificate type, "X.509"
@@ -39,7 +35,7 @@ func Walk(data []byte) ([]Entry, error) {
 	}
 	for i := uint32(0); i < n && r.err == nil; i++ {
 		tag := r.u32()
-		e := Entry{Alias: r.utf()}
+		e := jksEntry{Alias: r.utf()}
 		r.bytes(8) // creation time
 		switch tag {
 		case 1:
@@ -64,12 +60,12 @@ func Walk(data []byte) ([]Entry, error) {
 	return out, nil
 }
 
-type reader struct {
+type jksReader struct {
 	b   []byte
 	err error
 }
 
-func (r *reader) bytes(n int) []byte {
+func (r *jksReader) bytes(n int) []byte {
 	if r.err != nil {
 		return nil
 	}
@@ -82,7 +78,7 @@ func (r *reader) bytes(n int) []byte {
 	return out
 }
 
-func (r *reader) u32() uint32 {
+func (r *jksReader) u32() uint32 {
 	b := r.bytes(4)
 	if b == nil {
 		return 0
@@ -90,7 +86,7 @@ func (r *reader) u32() uint32 {
 	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
 }
 
-func (r *reader) utf() string {
+func (r *jksReader) utf() string {
 	b := r.bytes(2)
 	if b == nil {
 		return ""

@@ -1,4 +1,4 @@
-package zkconn
+package keystore
 
 import (
 	"crypto/aes"
@@ -48,12 +48,16 @@ type pbkdf2Params struct {
 	PRF        pkix.AlgorithmIdentifier `asn1:"optional"`
 }
 
+// errWrongPassword is decryptPKCS8's error when the padding shows a wrong
+// password.
+var errWrongPassword = errors.New("encrypted private key: wrong password")
+
 // decryptPKCS8 decrypts an "ENCRYPTED PRIVATE KEY" (PBES2 with PBKDF2 and
 // AES-CBC or 3DES-CBC) to the DER of the plain PKCS#8 key.
 func decryptPKCS8(der []byte, password string) ([]byte, error) {
 	var info encryptedPrivateKeyInfo
 	if _, err := asn1.Unmarshal(der, &info); err != nil {
-		return nil, fmt.Errorf("bad encrypted private key: %v", err)
+		return nil, errors.New("bad encrypted private key: not PKCS#8 EncryptedPrivateKeyInfo DER")
 	}
 	if !info.Algorithm.Algorithm.Equal(oidPBES2) {
 		return nil, fmt.Errorf("encrypted private key: unsupported scheme %v (only PBES2)", info.Algorithm.Algorithm)
@@ -122,11 +126,11 @@ func decryptPKCS8(der []byte, password string) ([]byte, error) {
 	cipher.NewCBCDecrypter(block, iv).CryptBlocks(plain, ct)
 	n := int(plain[len(plain)-1])
 	if n == 0 || n > bs {
-		return nil, errors.New("encrypted private key: wrong password")
+		return nil, errWrongPassword
 	}
 	for _, b := range plain[len(plain)-n:] {
 		if int(b) != n {
-			return nil, errors.New("encrypted private key: wrong password")
+			return nil, errWrongPassword
 		}
 	}
 	return plain[:len(plain)-n], nil

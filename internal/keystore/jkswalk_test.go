@@ -1,4 +1,4 @@
-package jks
+package keystore
 
 import (
 	"bytes"
@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// build writes a JKS v2 body (without the trailing digest) of trusted certs.
-func build(certs ...[]byte) []byte {
+// buildJKS writes a JKS v2 body (without the trailing digest) of trusted certs.
+func buildJKS(certs ...[]byte) []byte {
 	var b bytes.Buffer
 	w := func(v any) { _ = binary.Write(&b, binary.BigEndian, v) }
 	w(uint32(0xfeedfeed))
@@ -27,30 +27,30 @@ func build(certs ...[]byte) []byte {
 	return b.Bytes()
 }
 
-func TestWalk(t *testing.T) {
-	es, err := Walk(build([]byte("cert-one"), []byte("cert-two")))
+func TestWalkJKS(t *testing.T) {
+	es, err := walkJKS(buildJKS([]byte("cert-one"), []byte("cert-two")))
 	if err != nil || len(es) != 2 || !es[1].Trusted || string(es[1].Certs[0]) != "cert-two" || es[0].Alias != "a" {
-		t.Fatalf("Walk = %+v, %v", es, err)
+		t.Fatalf("walkJKS = %+v, %v", es, err)
 	}
 	for name, data := range map[string][]byte{
 		"empty":     nil,
 		"not jks":   []byte("PK\x03\x04 not a keystore"),
-		"truncated": build([]byte("cert-one"))[:30],
+		"truncated": buildJKS([]byte("cert-one"))[:30],
 		// A private key entry announcing 2^32-1 chain certificates in a
 		// tiny file: must fail, not allocate.
-		"huge chain": append(build()[:8], []byte{0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 'a', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff}...),
-		"huge count": append(build()[:8], 0xff, 0xff, 0xff, 0xff),
+		"huge chain": append(buildJKS()[:8], []byte{0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 'a', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff}...),
+		"huge count": append(buildJKS()[:8], 0xff, 0xff, 0xff, 0xff),
 	} {
-		if _, err := Walk(data); err == nil {
-			t.Errorf("%s: Walk succeeded", name)
+		if _, err := walkJKS(data); err == nil {
+			t.Errorf("%s: walkJKS succeeded", name)
 		}
 	}
 }
 
-func FuzzWalk(f *testing.F) {
-	f.Add(build([]byte("x")))
+func FuzzWalkJKS(f *testing.F) {
+	f.Add(buildJKS([]byte("x")))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		es, err := Walk(data)
+		es, err := walkJKS(data)
 		if err != nil {
 			return
 		}
