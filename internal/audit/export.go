@@ -109,13 +109,18 @@ func (s *Store) Export(ctx context.Context, runID int64) (*RunExport, error) {
 	}
 	err = q(`SELECT at, fingerprint, changes, blockers, findings, counts, plan_json FROM plans WHERE run_id = ? ORDER BY seq`, func(rows *sql.Rows) error {
 		var p PlanRecord
-		var at, counts, pj string
-		if err := rows.Scan(&at, &p.Fingerprint, &p.Changes, &p.Blockers, &p.Findings, &counts, &pj); err != nil {
+		var at, counts string
+		var stored []byte
+		if err := rows.Scan(&at, &p.Fingerprint, &p.Changes, &p.Blockers, &p.Findings, &counts, &stored); err != nil {
 			return err
 		}
 		p.At = parseTime(at)
 		_ = json.Unmarshal([]byte(counts), &p.Counts)
-		if json.Valid([]byte(pj)) {
+		pj, err := planJSONBytes(stored)
+		if err != nil {
+			return err
+		}
+		if json.Valid(pj) {
 			p.JSON = json.RawMessage(pj)
 		}
 		x.Plan = &p

@@ -292,7 +292,7 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan) error {
 	now := timestamp(r.s.now())
 	_, err := r.writeLocked(ctx, func(w *writer) error {
 		if _, err := w.insert("plans", []string{"run_id", "at", "fingerprint", "changes", "blockers", "findings", "counts", "plan_json"},
-			r.id, now, rp.Fingerprint, len(rp.Changes), len(rp.Blockers), len(rp.Findings), string(counts), jsonText(strings.TrimSuffix(pj.String(), "\n"))); err != nil {
+			r.id, now, rp.Fingerprint, len(rp.Changes), len(rp.Blockers), len(rp.Findings), string(counts), zstdJSON(strings.TrimSuffix(pj.String(), "\n"))); err != nil {
 			return err
 		}
 		// The JSON is written: let its tens of megabytes go while the

@@ -90,6 +90,15 @@ func TestSecretsNeverStored(t *testing.T) {
 			}
 			all = append(all, b...)
 		}
+		// The plan JSON is stored zstd-compressed: search it decompressed
+		// too, or a secret in it would hide from the scan.
+		pj := storedPlanJSON(t, path)
+		for _, present := range []string{"scram-credentials:alice/SCRAM-SHA-256", "log.retention.ms", "jaas-inline"} {
+			if !bytes.Contains(pj, []byte(present)) {
+				t.Errorf("%s: %q not found in the decompressed plan JSON: the scan would be hollow", when, present)
+			}
+		}
+		all = append(all, pj...)
 		// The scan must be able to see what was recorded.
 		for _, present := range []string{"scram-credentials:alice/SCRAM-SHA-256", "log.retention.ms", "604800000", "INVALID_REQUEST", "zk1:2181"} {
 			if !bytes.Contains(all, []byte(present)) {
@@ -214,15 +223,45 @@ func TestRecordPlanJSONIsJSON(t *testing.T) {
 	if err := r.RecordPlan(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	var pj string
-	if err := rawDB(t, path).QueryRow(`SELECT plan_json FROM plans`).Scan(&pj); err != nil {
-		t.Fatal(err)
-	}
+	pj := storedPlanJSON(t, path)
 	var got plan.Plan
-	if err := json.Unmarshal([]byte(pj), &got); err != nil {
+	if err := json.Unmarshal(pj, &got); err != nil {
 		t.Fatalf("stored plan JSON does not decode: %v\n%s", err, pj)
 	}
 	if n := len(got.Findings); n != 2 || got.Findings[1].Message != "config value ends with token=" || got.Findings[1].Fix != "check it" {
 		t.Errorf("stored findings = %+v, want the two recorded", got.Findings)
 	}
+}
+
+// storedPlanJSON reads every plans row's plan_json straight from the file
+// and returns them decompressed, one after another.
+func storedPlanJSON(t *testing.T, path string) []byte {
+	t.Helper()
+	rows, err := rawDB(t, path).Query(`SELECT plan_json FROM plans ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var all []byte
+	for rows.Next() {
+		var stored []byte
+		if err := rows.Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(stored, planMagic) {
+			t.Errorf("plan_json is not stored zstd-compressed: %.40q", stored)
+		}
+		pj, err := planJSONBytes(stored)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, pj...)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(all) == 0 {
+		t.Fatal("no plan JSON stored: the scan would be hollow")
+	}
+	return all
 }
