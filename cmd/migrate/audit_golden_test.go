@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"database/sql"
 	"flag"
 	"os"
@@ -74,6 +75,33 @@ func TestAuditGolden(t *testing.T) {
 		}
 		db.Close()
 	}
+	// One byte changed inside the stored (zstd-compressed) plan JSON.
+	tamperedPlan := filepath.Join(t.TempDir(), "audit.db")
+	{
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(tamperedPlan, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		db, err := sql.Open("sqlite3", "file:"+tamperedPlan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var blob []byte
+		if err := db.QueryRow(`SELECT plan_json FROM plans WHERE run_id = 1`).Scan(&blob); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(blob, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
+			t.Fatalf("the plan JSON is not stored zstd-compressed: %.40q", blob)
+		}
+		blob[len(blob)/2] ^= 0x01
+		if _, err := db.Exec(`UPDATE plans SET plan_json = ? WHERE run_id = 1`, blob); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+	}
 	tests := []struct {
 		golden string
 		args   []string
@@ -84,6 +112,7 @@ func TestAuditGolden(t *testing.T) {
 		{"show-failed.golden", []string{"audit", "show", "1", "--status", "failed", "--audit-db", path}, exitOK},
 		{"verify.golden", []string{"audit", "verify", "--audit-db", path}, exitOK},
 		{"verify-tampered.golden", []string{"audit", "verify", "--audit-db", tampered}, exitPartial},
+		{"verify-tampered-plan.golden", []string{"audit", "verify", "--audit-db", tamperedPlan}, exitPartial},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {

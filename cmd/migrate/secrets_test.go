@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,8 +15,8 @@ import (
 // A target that returns password-type values in clear (kfake does; so may
 // a misconfigured or older broker) never has them reach any output or
 // file: seeded values are searched for in every byte of stdout and stderr
-// of plan (text, JSON, --out) and apply, in the plan file and in the audit
-// database with its WAL.
+// of plan (text, JSON, --out) and apply, in the plan file, in the audit
+// database with its WAL, and in every plan recorded there, decompressed.
 func TestTargetClearSecretsNeverLeak(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -56,23 +58,35 @@ func TestTargetClearSecretsNeverLeak(t *testing.T) {
 	if !strings.Contains(streams[0], "orders") {
 		t.Fatalf("the plan does not touch topic orders; the test proves nothing:\n%s", streams[0])
 	}
-	files, _ := filepath.Glob(db + "*")
-	files = append(files, planFile)
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	// Every byte of the plan file and of the audit database with its WAL,
+	// and every recorded plan decompressed (a compressed blob would hide a
+	// secret from a byte search).
+	where := []string{planFile}
+	b, err := os.ReadFile(planFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	streams = append(streams, string(b))
+	files, plans := auditDBContents(t, db)
+	for f, b := range files {
+		where = append(where, f)
 		streams = append(streams, string(b))
+	}
+	for i, pj := range plans {
+		if !bytes.Contains(pj, []byte(`"orders"`)) {
+			t.Errorf("recorded plan %d does not mention topic orders: the search in it proves nothing:\n%.300s", i, pj)
+		}
+		where = append(where, fmt.Sprintf("%s: recorded plan %d (decompressed)", db, i))
+		streams = append(streams, string(pj))
 	}
 	for _, needle := range seeds {
 		for i, s := range streams {
 			if strings.Contains(s, needle) {
-				where := "a command's output"
+				w := "a command's output"
 				if i >= 6 {
-					where = files[i-6]
+					w = where[i-6]
 				}
-				t.Errorf("%s holds the seeded secret %q", where, needle)
+				t.Errorf("%s holds the seeded secret %q", w, needle)
 			}
 		}
 	}

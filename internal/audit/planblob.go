@@ -54,7 +54,7 @@ func planJSONBytes(stored []byte) ([]byte, error) {
 	defer dec.Close()
 	out, err := dec.DecodeAll(stored, nil)
 	if err != nil {
-		return nil, fmt.Errorf("stored plan JSON: %v", err)
+		return nil, fmt.Errorf("stored plan JSON does not decompress (the database was changed or damaged; migrate audit verify finds the row): %v", err)
 	}
 	if len(out) == 0 {
 		return nil, errors.New("stored plan JSON: empty")

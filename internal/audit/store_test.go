@@ -1,7 +1,9 @@
 package audit
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -187,6 +189,26 @@ func TestUpgradeFromEveryOlderVersion(t *testing.T) {
 				res, err = s.Verify(ctx, head)
 				if err != nil || !res.OK || res.Runs != 2 {
 					t.Fatalf("Verify after a new run = %+v, %v; want intact, 2 runs", res, err)
+				}
+				// The fixture's run holds its plan as plain JSON text (written
+				// before plans were compressed), the new run a zstd blob, side
+				// by side; both export as the JSON recorded.
+				oldForm := "text"
+				if src == "built" {
+					oldForm = "blob" // built with today's insert
+				}
+				for _, r := range []struct {
+					id   int64
+					form string
+				}{{runs[0].ID, oldForm}, {id, "blob"}} {
+					var form string
+					if err := s.r.QueryRowContext(ctx, `SELECT typeof(plan_json) FROM plans WHERE run_id = ?`, r.id).Scan(&form); err != nil || form != r.form {
+						t.Errorf("run %d: plan_json stored as %q, %v; want %s", r.id, form, err, r.form)
+					}
+					x, err := s.Export(ctx, r.id)
+					if err != nil || x.Plan == nil || !json.Valid(x.Plan.JSON) || !bytes.Contains(x.Plan.JSON, []byte(`"changes"`)) {
+						t.Errorf("Export(run %d) of a %s plan = %+v, %v; want its plan JSON", r.id, r.form, x, err)
+					}
 				}
 				// Version 3: signed receipts and abandoned runs.
 				key, err := GenerateKey(filepath.Join(t.TempDir(), "k"))

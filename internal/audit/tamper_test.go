@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"os/exec"
@@ -287,5 +288,69 @@ func deleteFrom(t *testing.T, db *sql.DB, cut int64) {
 	mustExec(t, db, `PRAGMA foreign_keys = OFF`)
 	for _, tbl := range chainTables {
 		mustExec(t, db, `DELETE FROM `+tbl+` WHERE seq >= ?`, cut)
+	}
+}
+
+// A plan's JSON is stored zstd-compressed; the row hash covers the stored
+// bytes, so one byte changed inside the compressed blob (still a zstd frame
+// by its magic, still the same length) breaks the chain at that plans row,
+// and the break names the table and the run.
+func TestVerifyDetectsTamperedPlanBlob(t *testing.T) {
+	ctx := context.Background()
+	base, _, _ := tamperBase(t)
+	for _, at := range []struct {
+		name string
+		pos  func(n int) int
+	}{
+		{"first byte after the magic", func(int) int { return len(planMagic) }},
+		{"middle", func(n int) int { return n / 2 }},
+		{"last byte", func(n int) int { return n - 1 }},
+	} {
+		t.Run(at.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "audit.db")
+			copyFile(t, base, path)
+			db := rawDB(t, path)
+			var seq, runID int64
+			var blob []byte
+			if err := db.QueryRow(`SELECT seq, run_id, plan_json FROM plans WHERE run_id = 2`).Scan(&seq, &runID, &blob); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(blob, planMagic) || len(blob) < 16 {
+				t.Fatalf("plan_json of run 2 is not a zstd blob: %.40q", blob)
+			}
+			i := at.pos(len(blob))
+			blob[i] ^= 0x01
+			mustExec(t, db, `UPDATE plans SET plan_json = ? WHERE seq = ?`, blob, seq)
+			db.Close()
+			s, err := Open(ctx, path)
+			if err != nil {
+				t.Fatalf("Open of the tampered file: %v", err)
+			}
+			defer s.Close()
+			res, err := s.Verify(ctx, "")
+			if err != nil {
+				t.Fatalf("Verify: %v", err)
+			}
+			if res.OK || res.Broken == nil {
+				t.Fatalf("Verify after changing byte %d of %d of the plan blob = %+v; want a broken link", i, len(blob), res)
+			}
+			b := res.Broken
+			if b.Seq != seq || b.Table != "plans" || b.RunID != runID || !strings.Contains(b.Reason, "does not match its content") {
+				t.Errorf("broken link = %+v; want seq %d in plans of run %d, content mismatch", b, seq, runID)
+			}
+			if msg := b.String(); !strings.Contains(msg, "(plans, run 2)") {
+				t.Errorf("break message %q does not name the plans row and run 2", msg)
+			}
+			// Export does not hand out a changed plan as if it were the
+			// recorded one: the frame's checksum fails, and the error names
+			// the run.
+			if x, err := s.Export(ctx, runID); err == nil || !strings.Contains(err.Error(), "export run 2: stored plan JSON") {
+				var got string
+				if x != nil && x.Plan != nil {
+					got = string(x.Plan.JSON)
+				}
+				t.Errorf("Export(run 2) of a changed plan blob: err %v, plan %.80q; want an error naming run 2's stored plan JSON", err, got)
+			}
+		})
 	}
 }
