@@ -79,31 +79,13 @@ func (f *sourceFlags) load(ctx context.Context, progress io.Writer) (*snapshot.S
 	if err := f.validate(); err != nil {
 		return nil, err
 	}
-	var statics []*zkread.Static
-	var secrets []string
-	if f.encoderSecretFile != "" {
-		b, err := os.ReadFile(f.encoderSecretFile)
-		if err != nil {
-			return nil, fmt.Errorf("--password-encoder-secret-file: %w", err)
-		}
-		s := strings.TrimRight(string(b), "\r\n")
-		if s == "" {
-			return nil, fmt.Errorf("--password-encoder-secret-file %s is empty", f.encoderSecretFile)
-		}
-		secrets = append(secrets, s)
-	}
-	for _, file := range f.brokerConfigs {
-		st, err := zkread.ReadStatic(file)
-		if err != nil {
-			return nil, err
-		}
-		statics = append(statics, st)
-		secrets = append(secrets, st.EncoderSecrets...)
+	statics, secrets, err := f.staticsAndSecrets()
+	if err != nil {
+		return nil, err
 	}
 
 	var s *snapshot.Snapshot
 	if f.snapshotFile != "" {
-		var err error
 		if s, err = snapshot.Load(f.snapshotFile); err != nil {
 			return nil, err
 		}
@@ -113,21 +95,21 @@ func (f *sourceFlags) load(ctx context.Context, progress io.Writer) (*snapshot.S
 				Fix:     "read from --zookeeper to resolve encrypted broker passwords"})
 		}
 	} else if f.disk.set() {
-		var err error
-		if s, err = f.disk.read(ctx, zkread.Options{Full: f.full, EncoderSecrets: dedupe(secrets)}); err != nil {
+		if s, err = f.disk.read(ctx, zkread.Options{Full: f.full, EncoderSecrets: secrets}); err != nil {
 			return nil, err
 		}
 	} else {
-		if f.zkTimeout <= 0 {
-			return nil, fmt.Errorf("--zk-timeout %s: want a positive duration", f.zkTimeout)
+		opt, err := f.zkOptions()
+		if err != nil {
+			return nil, err
 		}
-		conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile, ConnectTimeout: f.zkTimeout, RequestTimeout: f.zkTimeout, RetryTimeout: f.zkTimeout, Connections: f.connections, NoMultiRead: f.noMultiRead})
+		conn, err := zkconn.Dial(ctx, opt)
 		if err != nil {
 			return nil, err
 		}
 		defer conn.Close()
 		p := zkMeter(progress)
-		s, err = zkread.Read(ctx, conn, zkread.Options{Full: f.full, Workers: f.workers, EncoderSecrets: dedupe(secrets),
+		s, err = zkread.Read(ctx, conn, zkread.Options{Full: f.full, Workers: f.workers, EncoderSecrets: secrets,
 			Address: conn.Address(), Progress: p.update})
 		p.clear()
 		if err != nil {
@@ -140,6 +122,42 @@ func (f *sourceFlags) load(ctx context.Context, progress io.Writer) (*snapshot.S
 	applyStatic(s, statics)
 	s.Sort()
 	return s, nil
+}
+
+// staticsAndSecrets reads the --broker-config files and the password
+// encoder secrets (--password-encoder-secret-file, then each file's own).
+func (f *sourceFlags) staticsAndSecrets() ([]*zkread.Static, []string, error) {
+	var statics []*zkread.Static
+	var secrets []string
+	if f.encoderSecretFile != "" {
+		b, err := os.ReadFile(f.encoderSecretFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--password-encoder-secret-file: %w", err)
+		}
+		s := strings.TrimRight(string(b), "\r\n")
+		if s == "" {
+			return nil, nil, fmt.Errorf("--password-encoder-secret-file %s is empty", f.encoderSecretFile)
+		}
+		secrets = append(secrets, s)
+	}
+	for _, file := range f.brokerConfigs {
+		st, err := zkread.ReadStatic(file)
+		if err != nil {
+			return nil, nil, err
+		}
+		statics = append(statics, st)
+		secrets = append(secrets, st.EncoderSecrets...)
+	}
+	return statics, dedupe(secrets), nil
+}
+
+// zkOptions are the connection options the ZooKeeper flags give.
+func (f *sourceFlags) zkOptions() (zkconn.Options, error) {
+	if f.zkTimeout <= 0 {
+		return zkconn.Options{}, fmt.Errorf("--zk-timeout %s: want a positive duration", f.zkTimeout)
+	}
+	return zkconn.Options{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile, ConnectTimeout: f.zkTimeout,
+		RequestTimeout: f.zkTimeout, RetryTimeout: f.zkTimeout, Connections: f.connections, NoMultiRead: f.noMultiRead}, nil
 }
 
 // applyStatic puts the --broker-config files into the snapshot, replacing a
