@@ -61,7 +61,7 @@ func (r *reviewScreen) detailLines() []string {
 	c := it.ch
 	st := s.action(c.Action)
 	out := []string{st.Render(actionSymbol(c.Action)+" "+string(c.Action)+" "+string(c.Kind)+" "+displayName(c)) +
-		s.Subtle.Render(" · "+c.RPC+" · id "+c.ID)}
+		s.Subtle.Render(" · "+rpcOf(c)+" · id "+c.ID)}
 	switch {
 	case !it.selectable:
 		for _, l := range r.wrap("[!] not selectable: " + it.reason) {

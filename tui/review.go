@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 )
 
@@ -157,8 +158,8 @@ func newReview(c *Common, p *plan.Plan, purpose string) *reviewScreen {
 			g.actions[it.ch.Action]++
 			r.actions[it.ch.Action]++
 		}
-		if it.ch.RPC != "" && !contains(g.rpcs, it.ch.RPC) {
-			g.rpcs = append(g.rpcs, it.ch.RPC)
+		if rpc := rpcOf(it.ch); !contains(g.rpcs, rpc) {
+			g.rpcs = append(g.rpcs, rpc)
 		}
 	}
 	// Rows: every group with items, then blockers, then findings.
@@ -207,9 +208,18 @@ func contains(ss []string, s string) bool {
 	return false
 }
 
+// rpcOf names the admin RPC apply sends for c, or says why there is none.
+func rpcOf(c *plan.Change) string {
+	rpc, err := apply.RPCOf(c)
+	if err != nil {
+		return "no RPC: " + err.Error()
+	}
+	return rpc
+}
+
 // changeSearch is the lowercase text a change matches the search against.
 func changeSearch(c *plan.Change) string {
-	parts := []string{string(c.Kind), string(c.Action), displayName(c), c.Resource.Name, c.RPC}
+	parts := []string{string(c.Kind), string(c.Action), displayName(c), c.Resource.Name, rpcOf(c)}
 	if a := c.Resource.ACL; a != nil {
 		parts = append(parts, a.Principal, a.Operation, a.Permission, a.Host)
 	}

@@ -267,5 +267,5 @@ func summary(c *plan.Change) string {
 		}
 		return "remove credential"
 	}
-	return c.RPC
+	return rpcOf(c)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -143,11 +144,11 @@ func TestApplyValidateOnlyChangesNothing(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	validatable := map[string]bool{plan.RPCCreateTopics: true, plan.RPCCreatePartitions: true, plan.RPCIncrementalAlter: true, plan.RPCAlterClientQuotas: true}
+	validatable := map[string]bool{apply.RPCCreateTopics: true, apply.RPCCreatePartitions: true, apply.RPCIncrementalAlter: true, apply.RPCAlterClientQuotas: true}
 	p := decodePlan(t, mustPlan(t, args))
 	rpc := map[string]string{}
 	for _, c := range p.Changes {
-		rpc[c.ID] = c.RPC
+		rpc[c.ID], _ = apply.RPCOf(&c)
 	}
 	if len(res.Results) != len(p.Changes) {
 		t.Errorf("%d results for %d changes", len(res.Results), len(p.Changes))

@@ -33,20 +33,20 @@ func auditFixture(t *testing.T) (path, receipt string) {
 	}
 	p := &plan.Plan{Fingerprint: "fp"}
 	for _, n := range []string{"a", "b", "c"} {
-		p.Changes = append(p.Changes, plan.Change{ID: "topic:" + n, Kind: plan.KindTopic, Action: plan.ActionCreate, RPC: plan.RPCCreateTopics,
+		p.Changes = append(p.Changes, plan.Change{ID: "topic:" + n, Kind: plan.KindTopic, Action: plan.ActionCreate,
 			Resource: plan.Resource{Type: "topic", Name: n}, After: &plan.State{Partitions: 1, ReplicationFactor: 1}})
 	}
-	p.Changes = append(p.Changes, plan.Change{ID: "acl:x", Kind: plan.KindACL, Action: plan.ActionCreate, RPC: plan.RPCCreateACLs,
+	p.Changes = append(p.Changes, plan.Change{ID: "acl:x", Kind: plan.KindACL, Action: plan.ActionCreate,
 		Resource: plan.Resource{Type: "acl", Name: "x"}, After: &plan.State{Present: true}})
 	o := r.Observer()
 	o.Observe(apply.RunStarted{Plan: p, Total: 3})
 	o.Observe(apply.ChangeSkipped{Change: &p.Changes[2], Reason: "already-applied"})
-	o.Observe(apply.BatchSent{Batch: 1, RPC: plan.RPCCreateTopics, Version: -1, Broker: -1, Changes: []*plan.Change{&p.Changes[0], &p.Changes[1]}})
-	o.Observe(apply.BatchDone{Batch: 1, RPC: plan.RPCCreateTopics, Version: 7, Broker: 1, Duration: 3 * time.Millisecond})
+	o.Observe(apply.BatchSent{Batch: 1, RPC: apply.RPCCreateTopics, Version: -1, Broker: -1, Changes: []*plan.Change{&p.Changes[0], &p.Changes[1]}})
+	o.Observe(apply.BatchDone{Batch: 1, RPC: apply.RPCCreateTopics, Version: 7, Broker: 1, Duration: 3 * time.Millisecond})
 	o.Observe(apply.ResourceResult{Change: &p.Changes[0]})
 	o.Observe(apply.ResourceResult{Change: &p.Changes[1], ErrorCode: 44, ErrorName: "POLICY_VIOLATION", Message: "denied", Err: errors.New("denied")})
-	o.Observe(apply.BatchSent{Batch: 2, RPC: plan.RPCCreateACLs, Version: -1, Broker: -1, Changes: []*plan.Change{&p.Changes[3]}})
-	o.Observe(apply.BatchDone{Batch: 2, RPC: plan.RPCCreateACLs, Version: 3, Broker: 2, Duration: time.Millisecond})
+	o.Observe(apply.BatchSent{Batch: 2, RPC: apply.RPCCreateACLs, Version: -1, Broker: -1, Changes: []*plan.Change{&p.Changes[3]}})
+	o.Observe(apply.BatchDone{Batch: 2, RPC: apply.RPCCreateACLs, Version: 3, Broker: 2, Duration: time.Millisecond})
 	o.Observe(apply.ResourceResult{Change: &p.Changes[3]})
 	o.Observe(apply.RunFinished{Succeeded: 2, Failed: 1, Skipped: 1})
 	receipt, err = r.Finish(ctx, "partial", exitPartial)

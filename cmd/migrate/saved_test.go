@@ -119,7 +119,7 @@ func TestApplyRefusesEditedPlans(t *testing.T) {
 		{"ACL granting User:mallory All on Cluster added", reseal(func(p *plan.Plan) {
 			res := plan.Resource{Type: "acl", Name: mallory.String(), ACL: &mallory}
 			p.Changes = append(p.Changes, plan.Change{ID: plan.ChangeID(plan.KindACL, res), Kind: plan.KindACL, Action: plan.ActionCreate,
-				Resource: res, RPC: plan.RPCCreateACLs, After: &plan.State{Present: true}})
+				Resource: res, After: &plan.State{Present: true}})
 		}), "", []string{"acl:Allow User:mallory All on Cluster:LITERAL:kafka-cluster from *", "would not plan"}},
 		{"SCRAM reference in a plain topic's config", reseal(func(p *plan.Plan) {
 			c := findChange(t, p, "topic:payments")
@@ -143,7 +143,7 @@ func TestApplyRefusesEditedPlans(t *testing.T) {
 		{"internal topic added", reseal(func(p *plan.Plan) {
 			res := plan.Resource{Type: "topic", Name: "__consumer_offsets"}
 			p.Changes = append(p.Changes, plan.Change{ID: plan.ChangeID(plan.KindTopic, res), Kind: plan.KindTopic, Action: plan.ActionCreate,
-				Resource: res, RPC: plan.RPCCreateTopics, After: &plan.State{Partitions: 50, ReplicationFactor: 1}})
+				Resource: res, After: &plan.State{Partitions: 50, ReplicationFactor: 1}})
 		}), "", []string{"topic:__consumer_offsets", "Kafka-internal topic"}},
 		{"format 1 (an older version's file)", reseal(func(p *plan.Plan) { p.Format = 1 }), "",
 			[]string{"field format: 1 was written by an older zkmigrate"}},
@@ -233,13 +233,13 @@ func TestBrokerPasswordCannotBeRerouted(t *testing.T) {
 		change plan.Change
 	}{
 		{"to broker 2", plan.Change{ID: "broker-config:2", Kind: plan.KindBrokerConfig, Action: plan.ActionUpdate,
-			Resource: plan.Resource{Type: "broker", Name: "2"}, RPC: plan.RPCIncrementalAlter,
+			Resource: plan.Resource{Type: "broker", Name: "2"},
 			Before: &plan.State{}, After: &plan.State{Configs: []snapshot.Config{{Key: key, Sensitive: true, Secret: &moved}}}}},
 		{"to broker 2 under another key", plan.Change{ID: "broker-config:2", Kind: plan.KindBrokerConfig, Action: plan.ActionUpdate,
-			Resource: plan.Resource{Type: "broker", Name: "2"}, RPC: plan.RPCIncrementalAlter,
+			Resource: plan.Resource{Type: "broker", Name: "2"},
 			Before: &plan.State{}, After: &plan.State{Configs: []snapshot.Config{{Key: "ssl.truststore.password", Sensitive: true, Secret: &moved}}}}},
 		{"into a topic config", plan.Change{ID: "topic-config:orders", Kind: plan.KindTopicConfig, Action: plan.ActionUpdate,
-			Resource: plan.Resource{Type: "topic", Name: "orders"}, RPC: plan.RPCIncrementalAlter,
+			Resource: plan.Resource{Type: "topic", Name: "orders"},
 			Before: &plan.State{}, After: &plan.State{Configs: []snapshot.Config{{Key: key, Sensitive: true, Secret: &moved}}}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -38,14 +38,17 @@ const ReasonNotSent = "not-sent"
 
 // BatchSent reports one RPC about to be sent, carrying several changes.
 type BatchSent struct {
-	Batch        int // sequence number within the run
+	Batch        int // sequence number of the request within the run, from 1
 	RPC          string
 	Version      int16 // API version when known, else -1
 	Broker       int32 // broker node id the request goes to, -1 when chosen by the client
 	ValidateOnly bool
 	Changes      []*plan.Change
 	Time         time.Time
-	Attempt      int
+	// Attempt counts the requests for these changes: 1 for the first (and
+	// for a validate-only preflight), 2 and on for retries of retriable
+	// failures, each a Batch of its own.
+	Attempt int
 }
 
 // BatchDone reports the end of one RPC.
@@ -56,13 +59,13 @@ type BatchDone struct {
 	Broker   int32
 	Duration time.Duration
 	Err      error // the request as a whole failed (network, auth); per-resource errors are in ResourceResult
-	Attempt  int
+	Attempt  int   // as in its BatchSent
 }
 
 // ResourceResult is the outcome for one change.
 type ResourceResult struct {
 	Change       *plan.Change
-	Batch        int
+	Batch        int // the request whose response decided the outcome (BatchSent.Batch)
 	ValidateOnly bool
 	ErrorCode    int16  // Kafka error code, 0 on success
 	ErrorName    string // e.g. POLICY_VIOLATION

@@ -90,7 +90,8 @@ func TestApplyValidateOnlySendsOnlyValidatable(t *testing.T) {
 	for _, e := range ev.es {
 		if s, ok := e.(apply.ChangeSkipped); ok && s.Reason == apply.ReasonNotValidated {
 			notValidated++
-			if s.Detail != "not validated: would send "+s.Change.RPC {
+			rpc, err := apply.RPCOf(s.Change)
+			if err != nil || s.Detail != "not validated: would send "+rpc {
 				t.Errorf("%s: detail %q", s.Change.ID, s.Detail)
 			}
 		}

@@ -119,56 +119,27 @@ func Stale(p *plan.Plan, target *snapshot.Snapshot) error {
 	return nil
 }
 
-// rpcOf is the RPC each kind and action must use.
-func rpcOf(c *plan.Change) string {
-	switch c.Kind {
-	case plan.KindTopic:
-		if c.Action == plan.ActionDelete {
-			return plan.RPCDeleteTopics
-		}
-		return plan.RPCCreateTopics
-	case plan.KindPartitions:
-		return plan.RPCCreatePartitions
-	case plan.KindReassignment:
-		return plan.RPCAlterReassignments
-	case plan.KindTopicConfig, plan.KindBrokerConfig:
-		return plan.RPCIncrementalAlter
-	case plan.KindQuota:
-		return plan.RPCAlterClientQuotas
-	case plan.KindACL:
-		if c.Action == plan.ActionDelete {
-			return plan.RPCDeleteACLs
-		}
-		return plan.RPCCreateACLs
-	case plan.KindScramUser:
-		return plan.RPCAlterUserScramCredRPC
-	}
-	return ""
-}
-
 // Validate checks that a plan (possibly read from a file someone edited)
-// is one apply can carry out: known kinds and RPCs, and the states each
-// needs. The error names the first bad change.
+// is one apply can carry out: known kinds, an RPC for each change's action,
+// and the states each needs. The error names the first bad change.
 func Validate(p *plan.Plan) error {
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		bad := func(why string) error { return fmt.Errorf("plan change %d (%s): %s", i+1, c.ID, why) }
-		want := rpcOf(c)
-		switch {
-		case want == "":
-			return bad(fmt.Sprintf("unknown kind %q", c.Kind))
-		case c.RPC != want:
-			return bad(fmt.Sprintf("RPC %q does not carry a %s %s (want %s)", c.RPC, c.Kind, c.Action, want))
-		case c.Action != plan.ActionDelete && c.After == nil:
+		k, err := kindSpecOf(c.Kind)
+		if err != nil {
+			return bad(err.Error())
+		}
+		if _, err := rpcFor(c); err != nil {
+			return bad(err.Error())
+		}
+		if c.Action != plan.ActionDelete && c.After == nil {
 			return bad("no after-state")
-		case (c.Kind == plan.KindTopicConfig || c.Kind == plan.KindBrokerConfig || c.Kind == plan.KindQuota || c.Kind == plan.KindPartitions) && c.Before == nil:
-			return bad("no before-state")
-		case c.Kind == plan.KindACL && c.Resource.ACL == nil:
-			return bad("no ACL")
-		case c.Kind == plan.KindQuota && len(c.Resource.Entity) == 0:
-			return bad("no quota entity")
-		case c.Kind == plan.KindScramUser && (c.After.Password == nil || c.Resource.Mechanism == ""):
-			return bad("no password reference or mechanism")
+		}
+		if k.valid != nil {
+			if why := k.valid(c); why != "" {
+				return bad(why)
+			}
 		}
 		if why := validResource(c); why != "" {
 			return bad(why)
@@ -176,17 +147,11 @@ func Validate(p *plan.Plan) error {
 		if why := validStates(c); why != "" {
 			return bad(why)
 		}
-		if why := validSecrets(c); why != "" {
+		if why := validSecrets(c, k); why != "" {
 			return bad(why)
 		}
 	}
 	return nil
-}
-
-// resourceTypes is the resource type each kind changes.
-var resourceTypes = map[plan.Kind]string{
-	plan.KindTopic: "topic", plan.KindPartitions: "topic", plan.KindReassignment: "topic", plan.KindTopicConfig: "topic",
-	plan.KindBrokerConfig: "broker", plan.KindQuota: "quota", plan.KindACL: "acl", plan.KindScramUser: "user",
 }
 
 // validResource checks that a change names its resource consistently and
@@ -194,9 +159,12 @@ var resourceTypes = map[plan.Kind]string{
 // alters or deletes.
 func validResource(c *plan.Change) string {
 	r := c.Resource
+	want, err := plan.ResourceType(c.Kind)
 	switch {
-	case r.Type != resourceTypes[c.Kind]:
-		return fmt.Sprintf("resource type %q is not what a %s change touches (%s)", r.Type, c.Kind, resourceTypes[c.Kind])
+	case err != nil:
+		return err.Error()
+	case r.Type != want:
+		return fmt.Sprintf("resource type %q is not what a %s change touches (%s)", r.Type, c.Kind, want)
 	case r.Type == "topic" && snapshot.IsInternalTopic(r.Name):
 		return fmt.Sprintf("%s is a Kafka-internal topic, which is never created, altered or deleted", r.Name)
 	case (r.Type == "topic" || r.Type == "user") && r.Name == "":
@@ -208,7 +176,7 @@ func validResource(c *plan.Change) string {
 }
 
 // validStates checks the numbers of a change's states: no negative counts
-// or broker ids, and a partitions change that adds partitions.
+// or broker ids.
 func validStates(c *plan.Change) string {
 	for _, st := range []*plan.State{c.Before, c.After} {
 		if st == nil {
@@ -230,9 +198,6 @@ func validStates(c *plan.Change) string {
 			}
 		}
 	}
-	if c.Kind == plan.KindPartitions && c.After.Partitions <= c.Before.Partitions {
-		return fmt.Sprintf("a partitions change from %d to %d partitions adds none", c.Before.Partitions, c.After.Partitions)
-	}
 	return ""
 }
 
@@ -242,12 +207,12 @@ func validStates(c *plan.Change) string {
 // (and a topic's for that topic), never a SCRAM reference in a config. The
 // reference is resolved again from the inputs of this run (see
 // SecretResolver); this refuses an edited plan early, by name.
-func validSecrets(c *plan.Change) string {
+func validSecrets(c *plan.Change, k *kindSpec) string {
 	if c.After == nil {
 		return ""
 	}
 	if pw := c.After.Password; pw != nil {
-		if c.Kind != plan.KindScramUser {
+		if !k.password {
 			return "a password in a " + string(c.Kind) + " change"
 		}
 		if want := "scram-credentials:" + c.Resource.Name + "/" + c.Resource.Mechanism; pw.Ref() != want {
@@ -317,10 +282,16 @@ func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snaps
 	if len(stale) > 0 {
 		return Result{}, &StaleError{Resources: stale}
 	}
+	r.rpcs = make(map[*plan.Change]*rpc, len(todo))
 	for _, c := range todo {
 		if err := r.checkSecrets(c); err != nil {
 			return Result{}, err
 		}
+		x, err := rpcFor(c)
+		if err != nil { // Validate refused it already
+			return Result{}, fmt.Errorf("plan change %s: %v", c.ID, err)
+		}
+		r.rpcs[c] = x
 	}
 	r.obs.Observe(RunStarted{Time: o.Now(), Plan: p, ValidateOnly: o.ValidateOnly, Total: len(todo)})
 	for _, c := range done {
@@ -335,13 +306,14 @@ func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snaps
 		}
 		if o.ValidateOnly {
 			ofKind = slices.DeleteFunc(ofKind, func(c *plan.Change) bool {
-				if hasValidateOnly(c.RPC) {
+				x := r.rpcs[c]
+				if x.validateOnly {
 					return false
 				}
 				r.mu.Lock()
 				r.res.NotValidated++
 				r.mu.Unlock()
-				r.skip(c, ReasonNotValidated, "not validated: would send "+c.RPC)
+				r.skip(c, ReasonNotValidated, "not validated: would send "+x.name)
 				return true
 			})
 		}
@@ -351,7 +323,7 @@ func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snaps
 		if r.halted(ctx, ofKind) {
 			continue
 		}
-		r.runKind(ctx, ofKind)
+		r.runKind(ctx, kindSpecs[k], ofKind)
 	}
 	r.res.Canceled = ctx.Err() != nil
 	r.obs.Observe(RunFinished{Time: o.Now(), Succeeded: r.res.Succeeded, Failed: r.res.Failed, Skipped: r.res.Skipped, NotValidated: r.res.NotValidated,
@@ -360,9 +332,10 @@ func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snaps
 }
 
 type runner struct {
-	cl  Requester
-	o   Options
-	obs *syncObserver
+	cl   Requester
+	o    Options
+	obs  *syncObserver
+	rpcs map[*plan.Change]*rpc // the RPC that carries each change to send
 
 	mu      sync.Mutex
 	res     Result
@@ -420,8 +393,8 @@ func (r *runner) secret(c *plan.Change, key string, s *secret.Secret) (string, b
 }
 
 // runKind sends all changes of one kind, in batches, a few at a time.
-func (r *runner) runKind(ctx context.Context, cs []*plan.Change) {
-	batches := r.batches(cs)
+func (r *runner) runKind(ctx context.Context, k *kindSpec, cs []*plan.Change) {
+	batches := r.batches(k, cs)
 	sem := make(chan struct{}, r.o.MaxInFlight)
 	var wg sync.WaitGroup
 	for i, b := range batches {
@@ -435,7 +408,7 @@ func (r *runner) runKind(ctx context.Context, cs []*plan.Change) {
 		go func(b []*plan.Change) {
 			defer func() { <-sem; wg.Done() }()
 			// A batch in flight is finished even when the user interrupts.
-			r.runBatch(context.WithoutCancel(ctx), b)
+			r.runBatch(context.WithoutCancel(ctx), k, b)
 		}(b)
 	}
 	wg.Wait()
@@ -483,16 +456,16 @@ func (r *runner) wait(ctx context.Context, n int) {
 	}
 }
 
-// batches splits one kind's changes into requests: by RPC, by size, by
-// records for CreateTopics, one broker per broker-config request, and one
-// change per user per SCRAM request.
-func (r *runner) batches(cs []*plan.Change) [][]*plan.Change {
+// batches splits one kind's changes into requests: by RPC and the kind's
+// batch key (one broker per broker-config request), by size, by records
+// (CreateTopics), and one change per user where the kind needs it (SCRAM).
+func (r *runner) batches(k *kindSpec, cs []*plan.Change) [][]*plan.Change {
 	groups := map[string][]*plan.Change{}
 	var order []string
 	for _, c := range cs {
-		key := c.RPC
-		if c.Kind == plan.KindBrokerConfig {
-			key += "/" + c.Resource.Name
+		key := r.rpcs[c].name
+		if k.batchKey != nil {
+			key += "/" + k.batchKey(c)
 		}
 		if _, ok := groups[key]; !ok {
 			order = append(order, key)
@@ -512,10 +485,10 @@ func (r *runner) batches(cs []*plan.Change) [][]*plan.Change {
 		}
 		for _, c := range groups[key] {
 			rec := 1
-			if c.Kind == plan.KindTopic && c.After != nil {
-				rec += int(c.After.Partitions) + len(c.After.Configs)
+			if k.records != nil {
+				rec = k.records(c)
 			}
-			if len(cur) >= r.o.BatchSize || records+rec > maxRecordsPerRequest || (c.Kind == plan.KindScramUser && users[c.Resource.Name]) {
+			if len(cur) >= r.o.BatchSize || records+rec > maxRecordsPerRequest || (k.onePerUser && users[c.Resource.Name]) {
 				flush()
 			}
 			cur = append(cur, c)
@@ -534,15 +507,19 @@ type outcome struct {
 }
 
 // runBatch sends one batch: a validate-only preflight where the RPC has one,
-// then the real request, retrying retriable failures with backoff.
-func (r *runner) runBatch(ctx context.Context, b []*plan.Change) {
+// then the real request, retrying retriable failures with backoff. Each
+// request is a batch of its own in the events (BatchSent.Batch); Attempt
+// counts the real requests for these changes (1, then 2... for retries;
+// the preflight is attempt 1 with ValidateOnly).
+func (r *runner) runBatch(ctx context.Context, k *kindSpec, b []*plan.Change) {
+	x := r.rpcs[b[0]]
 	pending := b
-	if !r.o.ValidateOnly && !r.o.NoPreflight && hasValidateOnly(b[0].RPC) {
-		res := r.send(ctx, pending, true)
+	if !r.o.ValidateOnly && !r.o.NoPreflight && x.validateOnly {
+		res, no := r.send(ctx, x, pending, true, 1)
 		var ok []*plan.Change
 		for i, c := range pending {
 			if res[i].code != 0 {
-				r.report(c, res[i], true)
+				r.report(c, res[i], true, no)
 				continue
 			}
 			ok = append(ok, c)
@@ -551,7 +528,7 @@ func (r *runner) runBatch(ctx context.Context, b []*plan.Change) {
 	}
 	backoff := r.o.Backoff
 	for attempt := 1; len(pending) > 0; attempt++ {
-		res := r.send(ctx, pending, r.o.ValidateOnly)
+		res, no := r.send(ctx, x, pending, r.o.ValidateOnly, attempt)
 		var retry []*plan.Change
 		for i, c := range pending {
 			o := res[i]
@@ -559,10 +536,10 @@ func (r *runner) runBatch(ctx context.Context, b []*plan.Change) {
 				retry = append(retry, c)
 				continue
 			}
-			if attempt > 1 && alreadyDone(c, o.code) {
+			if attempt > 1 && o.code != 0 && k.alreadyDone != nil && k.alreadyDone(c, o.code) {
 				o = outcome{} // an earlier attempt went through before its response was lost
 			}
-			r.report(c, o, r.o.ValidateOnly)
+			r.report(c, o, r.o.ValidateOnly, no)
 		}
 		pending = retry
 		if len(pending) > 0 {
@@ -570,18 +547,6 @@ func (r *runner) runBatch(ctx context.Context, b []*plan.Change) {
 			backoff *= 2
 		}
 	}
-}
-
-// alreadyDone recognises the error a retried create gets when its first
-// attempt succeeded but the response was lost.
-func alreadyDone(c *plan.Change, code int16) bool {
-	switch code {
-	case kerr.TopicAlreadyExists.Code:
-		return c.Kind == plan.KindTopic && c.Action == plan.ActionCreate
-	case kerr.UnknownTopicOrPartition.Code:
-		return c.Kind == plan.KindTopic && c.Action == plan.ActionDelete
-	}
-	return false
 }
 
 // unanswered reports whether a request failed because the target did not
@@ -620,8 +585,8 @@ const (
 	noAnswer      int16 = -5
 )
 
-func (r *runner) report(c *plan.Change, o outcome, validate bool) {
-	rr := ResourceResult{Change: c, ValidateOnly: validate, ErrorCode: o.code, Message: o.msg}
+func (r *runner) report(c *plan.Change, o outcome, validate bool, batch int) {
+	rr := ResourceResult{Change: c, Batch: batch, ValidateOnly: validate, ErrorCode: o.code, Message: o.msg}
 	if o.code != 0 {
 		if o.code == requestFailed || o.code == noResult || o.code == refused || o.code == noAnswer {
 			rr.ErrorCode = -1
@@ -653,29 +618,21 @@ func (r *runner) report(c *plan.Change, o outcome, validate bool) {
 	r.obs.Observe(rr)
 }
 
-func hasValidateOnly(rpc string) bool {
-	switch rpc {
-	case plan.RPCCreateTopics, plan.RPCCreatePartitions, plan.RPCIncrementalAlter, plan.RPCAlterClientQuotas:
-		return true
-	}
-	return false
-}
-
 // send issues one request for the batch and maps the response to one
 // outcome per change, in order. A request that fails as a whole gives every
 // change the requestFailed outcome, which runBatch retries.
-func (r *runner) send(ctx context.Context, b []*plan.Change, validate bool) []outcome {
-	req, match := r.build(b, validate)
+func (r *runner) send(ctx context.Context, x *rpc, b []*plan.Change, validate bool, attempt int) ([]outcome, int) {
+	req, match := x.build(r, b, validate)
 	r.mu.Lock()
 	r.batchNo++
 	no := r.batchNo
 	r.mu.Unlock()
 	broker := int32(-1)
-	if b[0].Kind == plan.KindBrokerConfig && b[0].Resource.Name != "" {
-		fmt.Sscan(b[0].Resource.Name, &broker)
+	if k := kindSpecs[b[0].Kind]; k.broker != nil {
+		broker = k.broker(b[0])
 	}
 	start := r.o.Now()
-	r.obs.Observe(BatchSent{Batch: no, RPC: b[0].RPC, Version: -1, Broker: broker, ValidateOnly: validate, Changes: b, Time: start})
+	r.obs.Observe(BatchSent{Batch: no, RPC: x.name, Version: -1, Broker: broker, ValidateOnly: validate, Changes: b, Time: start, Attempt: attempt})
 	rctx, cancel := context.WithTimeout(ctx, time.Duration(r.o.TimeoutMillis+15000)*time.Millisecond)
 	shards := r.cl.RequestSharded(rctx, req)
 	cancel()
@@ -714,227 +671,14 @@ func (r *runner) send(ctx context.Context, b []*plan.Change, validate bool) []ou
 			if host == "" {
 				host = "the target"
 			}
-			msg = fmt.Sprintf("no answer from %s to %s: %v", host, b[0].RPC, reqErr)
+			msg = fmt.Sprintf("no answer from %s to %s: %v", host, x.name, reqErr)
 		}
 		for i := range out {
 			out[i] = outcome{code: code, msg: msg}
 		}
 	}
-	r.obs.Observe(BatchDone{Batch: no, RPC: b[0].RPC, Version: req.GetVersion(), Broker: broker, Duration: dur, Err: reqErr})
-	return out
-}
-
-// build makes the request for a batch and a function that reads the
-// response into per-change outcomes.
-func (r *runner) build(b []*plan.Change, validate bool) (kmsg.Request, func(kmsg.Response, []outcome)) {
-	byName := func(names []string) map[string]int {
-		m := make(map[string]int, len(names))
-		for i, n := range names {
-			m[n] = i
-		}
-		return m
-	}
-	names := make([]string, len(b))
-	for i, c := range b {
-		names[i] = c.Resource.Name
-	}
-	idx := byName(names)
-	set := func(out []outcome, name string, code int16, msg *string) {
-		if i, ok := idx[name]; ok {
-			out[i] = outcome{code: code, msg: deref(msg)}
-		}
-	}
-	switch b[0].RPC {
-	case plan.RPCCreateTopics:
-		req := kmsg.NewPtrCreateTopicsRequest()
-		req.TimeoutMillis, req.ValidateOnly = r.o.TimeoutMillis, validate
-		for _, c := range b {
-			t := kmsg.NewCreateTopicsRequestTopic()
-			t.Topic = c.Resource.Name
-			t.NumPartitions, t.ReplicationFactor = c.After.Partitions, int16(c.After.ReplicationFactor)
-			if c.After.Assignment != nil {
-				t.NumPartitions, t.ReplicationFactor = -1, -1
-				for p, rs := range c.After.Assignment {
-					a := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
-					a.Partition, a.Replicas = int32(p), rs
-					t.ReplicaAssignment = append(t.ReplicaAssignment, a)
-				}
-			}
-			for _, cf := range c.After.Configs {
-				tc := kmsg.NewCreateTopicsRequestTopicConfig()
-				tc.Name = cf.Key
-				v := r.value(c, cf)
-				tc.Value = &v
-				t.Configs = append(t.Configs, tc)
-			}
-			req.Topics = append(req.Topics, t)
-		}
-		return req, func(resp kmsg.Response, out []outcome) {
-			for _, t := range resp.(*kmsg.CreateTopicsResponse).Topics {
-				set(out, t.Topic, t.ErrorCode, t.ErrorMessage)
-			}
-		}
-	case plan.RPCDeleteTopics:
-		req := kmsg.NewPtrDeleteTopicsRequest()
-		req.TimeoutMillis = r.o.TimeoutMillis
-		for _, c := range b {
-			t := kmsg.NewDeleteTopicsRequestTopic()
-			name := c.Resource.Name
-			t.Topic = &name
-			req.Topics = append(req.Topics, t)
-			req.TopicNames = append(req.TopicNames, name)
-		}
-		return req, func(resp kmsg.Response, out []outcome) {
-			for _, t := range resp.(*kmsg.DeleteTopicsResponse).Topics {
-				set(out, deref(t.Topic), t.ErrorCode, t.ErrorMessage)
-			}
-		}
-	case plan.RPCCreatePartitions:
-		req := kmsg.NewPtrCreatePartitionsRequest()
-		req.TimeoutMillis, req.ValidateOnly = r.o.TimeoutMillis, validate
-		for _, c := range b {
-			t := kmsg.NewCreatePartitionsRequestTopic()
-			t.Topic, t.Count = c.Resource.Name, c.After.Partitions
-			for _, rs := range c.After.Assignment {
-				a := kmsg.NewCreatePartitionsRequestTopicAssignment()
-				a.Replicas = rs
-				t.Assignment = append(t.Assignment, a)
-			}
-			req.Topics = append(req.Topics, t)
-		}
-		return req, func(resp kmsg.Response, out []outcome) {
-			for _, t := range resp.(*kmsg.CreatePartitionsResponse).Topics {
-				set(out, t.Topic, t.ErrorCode, t.ErrorMessage)
-			}
-		}
-	case plan.RPCAlterReassignments:
-		req := kmsg.NewPtrAlterPartitionAssignmentsRequest()
-		req.TimeoutMillis = r.o.TimeoutMillis
-		for _, c := range b {
-			t := kmsg.NewAlterPartitionAssignmentsRequestTopic()
-			t.Topic = c.Resource.Name
-			for p, rs := range c.After.Assignment {
-				pp := kmsg.NewAlterPartitionAssignmentsRequestTopicPartition()
-				pp.Partition, pp.Replicas = int32(p), rs
-				t.Partitions = append(t.Partitions, pp)
-			}
-			req.Topics = append(req.Topics, t)
-		}
-		return req, func(resp kmsg.Response, out []outcome) {
-			rr := resp.(*kmsg.AlterPartitionAssignmentsResponse)
-			if rr.ErrorCode != 0 {
-				for i := range out {
-					out[i] = outcome{code: rr.ErrorCode, msg: deref(rr.ErrorMessage)}
-				}
-				return
-			}
-			for _, t := range rr.Topics {
-				for _, p := range t.Partitions {
-					if p.ErrorCode != 0 {
-						set(out, t.Topic, p.ErrorCode, ptr(fmt.Sprintf("partition %d: %s", p.Partition, deref(p.ErrorMessage))))
-					}
-				}
-			}
-		}
-	case plan.RPCIncrementalAlter:
-		req := kmsg.NewPtrIncrementalAlterConfigsRequest()
-		req.ValidateOnly = validate
-		for _, c := range b {
-			res := kmsg.NewIncrementalAlterConfigsRequestResource()
-			res.ResourceType = kmsg.ConfigResourceTypeTopic
-			if c.Kind == plan.KindBrokerConfig {
-				res.ResourceType = kmsg.ConfigResourceTypeBroker
-			}
-			res.ResourceName = c.Resource.Name
-			for _, cf := range c.After.Configs {
-				e := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-				e.Name, e.Op = cf.Key, kmsg.IncrementalAlterConfigOpSet
-				v := r.value(c, cf)
-				e.Value = &v
-				res.Configs = append(res.Configs, e)
-			}
-			for _, cf := range c.Before.Configs {
-				if !slices.ContainsFunc(c.After.Configs, func(a snapshot.Config) bool { return a.Key == cf.Key }) {
-					e := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-					e.Name, e.Op = cf.Key, kmsg.IncrementalAlterConfigOpDelete
-					res.Configs = append(res.Configs, e)
-				}
-			}
-			req.Resources = append(req.Resources, res)
-		}
-		return req, func(resp kmsg.Response, out []outcome) {
-			for _, res := range resp.(*kmsg.IncrementalAlterConfigsResponse).Resources {
-				set(out, res.ResourceName, res.ErrorCode, res.ErrorMessage)
-			}
-		}
-	case plan.RPCAlterClientQuotas:
-		req := kmsg.NewPtrAlterClientQuotasRequest()
-		req.ValidateOnly = validate
-		for _, c := range b {
-			e := kmsg.NewAlterClientQuotasRequestEntry()
-			e.Entity = quotaEntity(c.Resource.Entity)
-			for k, v := range c.After.Quota {
-				op := kmsg.NewAlterClientQuotasRequestEntryOp()
-				op.Key, op.Value = k, v
-				e.Ops = append(e.Ops, op)
-			}
-			for k := range c.Before.Quota {
-				if _, ok := c.After.Quota[k]; !ok {
-					op := kmsg.NewAlterClientQuotasRequestEntryOp()
-					op.Key, op.Remove = k, true
-					e.Ops = append(e.Ops, op)
-				}
-			}
-			slices.SortFunc(e.Ops, func(a, b kmsg.AlterClientQuotasRequestEntryOp) int { return strings.Compare(a.Key, b.Key) })
-			req.Entries = append(req.Entries, e)
-		}
-		return req, func(resp kmsg.Response, out []outcome) {
-			for _, e := range resp.(*kmsg.AlterClientQuotasResponse).Entries {
-				var ent snapshot.QuotaEntity
-				for _, c := range e.Entity {
-					ent = append(ent, snapshot.EntityComponent{Type: c.Type, Name: deref(c.Name), Default: c.Name == nil})
-				}
-				slices.SortStableFunc(ent, func(a, b snapshot.EntityComponent) int { return entityOrder(a.Type) - entityOrder(b.Type) })
-				set(out, ent.String(), e.ErrorCode, e.ErrorMessage)
-			}
-		}
-	case plan.RPCCreateACLs:
-		req := kmsg.NewPtrCreateACLsRequest()
-		for _, c := range b {
-			req.Creations = append(req.Creations, aclCreation(c.Resource.ACL))
-		}
-		return req, func(resp kmsg.Response, out []outcome) {
-			for i, res := range resp.(*kmsg.CreateACLsResponse).Results {
-				if i < len(out) {
-					out[i] = outcome{code: res.ErrorCode, msg: deref(res.ErrorMessage)}
-				}
-			}
-		}
-	case plan.RPCDeleteACLs:
-		req := kmsg.NewPtrDeleteACLsRequest()
-		for _, c := range b {
-			req.Filters = append(req.Filters, aclFilter(c.Resource.ACL))
-		}
-		return req, func(resp kmsg.Response, out []outcome) {
-			for i, res := range resp.(*kmsg.DeleteACLsResponse).Results {
-				if i < len(out) {
-					out[i] = outcome{code: res.ErrorCode, msg: deref(res.ErrorMessage)}
-				}
-			}
-		}
-	case plan.RPCAlterUserScramCredRPC:
-		req := kmsg.NewPtrAlterUserSCRAMCredentialsRequest()
-		for _, c := range b {
-			pw, _ := r.secret(c, plan.ScramKey, c.After.Password)
-			req.Upsertions = append(req.Upsertions, scramUpsertion(c.Resource.Name, c.Resource.Mechanism, c.After.Iterations, pw))
-		}
-		return req, func(resp kmsg.Response, out []outcome) {
-			for _, res := range resp.(*kmsg.AlterUserSCRAMCredentialsResponse).Results {
-				set(out, res.User, res.ErrorCode, res.ErrorMessage)
-			}
-		}
-	}
-	panic("apply: unknown RPC " + b[0].RPC) // unreachable: Run validates the plan first
+	r.obs.Observe(BatchDone{Batch: no, RPC: x.name, Version: req.GetVersion(), Broker: broker, Duration: dur, Err: reqErr, Attempt: attempt})
+	return out, no
 }
 
 func (r *runner) value(c *plan.Change, cf snapshot.Config) string {

@@ -337,9 +337,9 @@ func TestSecretsResolveOnlyWhereTheyWerePlanned(t *testing.T) {
 func TestApplyRefusesMalformedPlans(t *testing.T) {
 	_, cl, _ := cluster(t)
 	for name, edit := range map[string]func(c *plan.Change){
-		"unknown RPC":    func(c *plan.Change) { c.RPC = "FrobnicateTopics" },
-		"unknown kind":   func(c *plan.Change) { c.Kind = "gadget" },
-		"no after-state": func(c *plan.Change) { c.After = nil },
+		"an action its kind has no RPC for": func(c *plan.Change) { c.Action = plan.ActionUpdate },
+		"unknown kind":                      func(c *plan.Change) { c.Kind = "gadget" },
+		"no after-state":                    func(c *plan.Change) { c.After = nil },
 		"internal topic": func(c *plan.Change) {
 			c.Resource.Name, c.ID = "__consumer_offsets", "topic:__consumer_offsets"
 		},

@@ -95,7 +95,7 @@ func testPlan(n int) *plan.Plan {
 		name := fmt.Sprintf("orders-%05d", i)
 		p.Changes = append(p.Changes, plan.Change{
 			ID: "topic:" + name, Kind: plan.KindTopic, Action: plan.ActionCreate,
-			Resource: plan.Resource{Type: "topic", Name: name}, RPC: plan.RPCCreateTopics,
+			Resource: plan.Resource{Type: "topic", Name: name},
 			After: &plan.State{Partitions: 3, ReplicationFactor: 3,
 				Configs: []snapshot.Config{{Key: "retention.ms", Value: "86400000"}}},
 		})
@@ -124,8 +124,9 @@ func applyBatches(o apply.Observer, p *plan.Plan, size int, fail func(i int) boo
 		for j := i; j < i+size && j < len(p.Changes); j++ {
 			cs = append(cs, &p.Changes[j])
 		}
-		o.Observe(apply.BatchSent{Batch: batch, RPC: cs[0].RPC, Version: -1, Broker: -1, Changes: cs})
-		o.Observe(apply.BatchDone{Batch: batch, RPC: cs[0].RPC, Version: 7, Broker: 1, Duration: 1500 * time.Microsecond})
+		rpc, _ := apply.RPCOf(cs[0])
+		o.Observe(apply.BatchSent{Batch: batch, RPC: rpc, Version: -1, Broker: -1, Changes: cs})
+		o.Observe(apply.BatchDone{Batch: batch, RPC: rpc, Version: 7, Broker: 1, Duration: 1500 * time.Microsecond})
 		for k, c := range cs {
 			rr := apply.ResourceResult{Change: c}
 			if fail != nil && fail(i+k) {

@@ -57,9 +57,9 @@ func TestKillChild(t *testing.T) {
 		for j := i; j < i+10; j++ {
 			cs = append(cs, &p.Changes[j])
 		}
-		o.Observe(apply.BatchSent{Batch: batch, RPC: plan.RPCCreateTopics, Version: -1, Broker: -1, Changes: cs})
+		o.Observe(apply.BatchSent{Batch: batch, RPC: apply.RPCCreateTopics, Version: -1, Broker: -1, Changes: cs})
 		fmt.Printf("sent %d\n", batch)
-		o.Observe(apply.BatchDone{Batch: batch, RPC: plan.RPCCreateTopics, Version: 7, Broker: 1, Duration: time.Millisecond})
+		o.Observe(apply.BatchDone{Batch: batch, RPC: apply.RPCCreateTopics, Version: 7, Broker: 1, Duration: time.Millisecond})
 		for _, c := range cs {
 			o.Observe(apply.ResourceResult{Change: c})
 		}

@@ -39,17 +39,17 @@ func TestRecordApplyRun(t *testing.T) {
 	o.Observe(apply.RunStarted{Plan: p, Total: 4})
 	o.Observe(apply.ChangeSkipped{Change: &p.Changes[4], Reason: "already-applied", Detail: "the target is already in the planned state"})
 	// Batch 1: results after BatchDone (internal/apply's order), Batch unset.
-	o.Observe(apply.BatchSent{Batch: 1, RPC: plan.RPCCreateTopics, Version: -1, Broker: -1, Changes: []*plan.Change{&p.Changes[0], &p.Changes[1]}})
-	o.Observe(apply.BatchDone{Batch: 1, RPC: plan.RPCCreateTopics, Version: 7, Broker: 2, Duration: 2500 * time.Microsecond})
+	o.Observe(apply.BatchSent{Batch: 1, RPC: apply.RPCCreateTopics, Version: -1, Broker: -1, Changes: []*plan.Change{&p.Changes[0], &p.Changes[1]}})
+	o.Observe(apply.BatchDone{Batch: 1, RPC: apply.RPCCreateTopics, Version: 7, Broker: 2, Duration: 2500 * time.Microsecond})
 	o.Observe(apply.ResourceResult{Change: &p.Changes[0]})
 	o.Observe(apply.ResourceResult{Change: &p.Changes[1], ErrorCode: 44, ErrorName: "POLICY_VIOLATION", Message: "no", Err: errors.New("POLICY_VIOLATION")})
 	// Batch 2: results before BatchDone, Batch set.
-	o.Observe(apply.BatchSent{Batch: 2, RPC: plan.RPCCreateTopics, Version: -1, Broker: -1, Changes: []*plan.Change{&p.Changes[2]}})
+	o.Observe(apply.BatchSent{Batch: 2, RPC: apply.RPCCreateTopics, Version: -1, Broker: -1, Changes: []*plan.Change{&p.Changes[2]}})
 	o.Observe(apply.ResourceResult{Change: &p.Changes[2], Batch: 2})
-	o.Observe(apply.BatchDone{Batch: 2, RPC: plan.RPCCreateTopics, Version: 7, Broker: 1, Duration: time.Millisecond})
+	o.Observe(apply.BatchDone{Batch: 2, RPC: apply.RPCCreateTopics, Version: 7, Broker: 1, Duration: time.Millisecond})
 	// Batch 3: the request fails as a whole and its change is never resolved.
-	o.Observe(apply.BatchSent{Batch: 3, RPC: plan.RPCCreateTopics, Version: -1, Broker: -1, Changes: []*plan.Change{&p.Changes[3]}})
-	o.Observe(apply.BatchDone{Batch: 3, RPC: plan.RPCCreateTopics, Version: -1, Broker: -1, Duration: time.Millisecond, Err: errors.New("connection refused")})
+	o.Observe(apply.BatchSent{Batch: 3, RPC: apply.RPCCreateTopics, Version: -1, Broker: -1, Changes: []*plan.Change{&p.Changes[3]}})
+	o.Observe(apply.BatchDone{Batch: 3, RPC: apply.RPCCreateTopics, Version: -1, Broker: -1, Duration: time.Millisecond, Err: errors.New("connection refused")})
 	o.Observe(apply.RunFinished{Succeeded: 2, Failed: 1, Skipped: 1})
 	head, err := r.Finish(ctx, "partial", 3)
 	if err != nil || len(head) != 64 {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
@@ -363,8 +364,12 @@ func insertChange(w *writer, runID int64, c *plan.Change) error {
 	if err != nil {
 		return err
 	}
+	rpc, err := apply.RPCOf(c)
+	if err != nil {
+		return fmt.Errorf("audit: change %s: %v", c.ID, err)
+	}
 	_, err = w.insert("changes", []string{"run_id", "change_id", "kind", "action", "resource_type", "resource", "rpc", "before_state", "after_state"},
-		runID, c.ID, string(c.Kind), string(c.Action), c.Resource.Type, c.Resource.Name, c.RPC, before, after)
+		runID, c.ID, string(c.Kind), string(c.Action), c.Resource.Type, c.Resource.Name, rpc, before, after)
 	return err
 }
 

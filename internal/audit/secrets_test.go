@@ -48,13 +48,13 @@ func TestSecretsNeverStored(t *testing.T) {
 	ks := secret.New("zookeeper:/config/brokers/0#ssl.keystore.password", keystorePass)
 	qp := secret.New("scram-credentials:bob/SCRAM-SHA-512", quotePassword)
 	p := &plan.Plan{Fingerprint: "fp", Changes: []plan.Change{
-		{ID: "scram-user:alice/SCRAM-SHA-256", Kind: plan.KindScramUser, Action: plan.ActionCreate, RPC: plan.RPCAlterUserScramCredRPC,
+		{ID: "scram-user:alice/SCRAM-SHA-256", Kind: plan.KindScramUser, Action: plan.ActionCreate,
 			Resource: plan.Resource{Type: "user", Name: "alice", Mechanism: "SCRAM-SHA-256"},
 			After:    &plan.State{Iterations: 8192, Password: &pw}},
-		{ID: "scram-user:bob/SCRAM-SHA-512", Kind: plan.KindScramUser, Action: plan.ActionCreate, RPC: plan.RPCAlterUserScramCredRPC,
+		{ID: "scram-user:bob/SCRAM-SHA-512", Kind: plan.KindScramUser, Action: plan.ActionCreate,
 			Resource: plan.Resource{Type: "user", Name: "bob", Mechanism: "SCRAM-SHA-512"},
 			After:    &plan.State{Iterations: 4096, Password: &qp}},
-		{ID: "broker-config:0", Kind: plan.KindBrokerConfig, Action: plan.ActionUpdate, RPC: plan.RPCIncrementalAlter,
+		{ID: "broker-config:0", Kind: plan.KindBrokerConfig, Action: plan.ActionUpdate,
 			Resource: plan.Resource{Type: "broker", Name: "0"},
 			After: &plan.State{Configs: []snapshot.Config{
 				{Key: "ssl.keystore.password", Sensitive: true, Secret: &ks},
@@ -69,14 +69,14 @@ func TestSecretsNeverStored(t *testing.T) {
 	}
 	o := r.Observer()
 	o.Observe(apply.RunStarted{Plan: p, Total: 3})
-	o.Observe(apply.BatchSent{Batch: 1, RPC: plan.RPCAlterUserScramCredRPC, Changes: []*plan.Change{&p.Changes[0], &p.Changes[1]}})
-	o.Observe(apply.BatchDone{Batch: 1, RPC: plan.RPCAlterUserScramCredRPC})
+	o.Observe(apply.BatchSent{Batch: 1, RPC: apply.RPCAlterUserScramCredRPC, Changes: []*plan.Change{&p.Changes[0], &p.Changes[1]}})
+	o.Observe(apply.BatchDone{Batch: 1, RPC: apply.RPCAlterUserScramCredRPC})
 	// A broker that echoes a value in its error message.
 	o.Observe(apply.ResourceResult{Change: &p.Changes[0], ErrorCode: 42, ErrorName: "INVALID_REQUEST",
 		Message: "bad password " + scramPassword, Err: errors.New("invalid " + scramPassword)})
 	o.Observe(apply.ResourceResult{Change: &p.Changes[1]})
-	o.Observe(apply.BatchSent{Batch: 2, RPC: plan.RPCIncrementalAlter, Changes: []*plan.Change{&p.Changes[2]}})
-	o.Observe(apply.BatchDone{Batch: 2, RPC: plan.RPCIncrementalAlter, Err: errors.New("ssl.keystore.password=" + keystorePass + " rejected")})
+	o.Observe(apply.BatchSent{Batch: 2, RPC: apply.RPCIncrementalAlter, Changes: []*plan.Change{&p.Changes[2]}})
+	o.Observe(apply.BatchDone{Batch: 2, RPC: apply.RPCIncrementalAlter, Err: errors.New("ssl.keystore.password=" + keystorePass + " rejected")})
 
 	// Scan the database and its WAL while the run is open (rows are in the
 	// WAL), and again after Finish and Close (checkpointed into the file).

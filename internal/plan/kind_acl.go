@@ -42,7 +42,7 @@ func (b *builder) acls() {
 			continue
 		}
 		acl := a
-		b.add(Change{Kind: KindACL, Action: ActionCreate, Resource: Resource{Type: "acl", Name: a.String(), ACL: &acl}, RPC: RPCCreateACLs,
+		b.add(Change{Kind: KindACL, Action: ActionCreate, Resource: Resource{Type: "acl", Name: a.String(), ACL: &acl},
 			After: &State{Present: true}})
 	}
 	if b.in.Options.Prune {
@@ -51,7 +51,7 @@ func (b *builder) acls() {
 				continue
 			}
 			acl := a
-			b.add(Change{Kind: KindACL, Action: ActionDelete, Resource: Resource{Type: "acl", Name: a.String(), ACL: &acl}, RPC: RPCDeleteACLs,
+			b.add(Change{Kind: KindACL, Action: ActionDelete, Resource: Resource{Type: "acl", Name: a.String(), ACL: &acl},
 				Before: &State{Present: true}})
 		}
 	}

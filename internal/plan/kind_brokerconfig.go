@@ -70,7 +70,7 @@ func (b *builder) brokerConfigs() {
 			b.keptClusterConfigs(configs, have[""])
 		}
 		if cc := b.configChangePrune(configs, have[name], brokerLabel(name), b.pruneBroker(name)); cc != nil {
-			cc.Kind, cc.Resource, cc.RPC = KindBrokerConfig, Resource{Type: "broker", Name: name}, RPCIncrementalAlter
+			cc.Kind, cc.Resource = KindBrokerConfig, Resource{Type: "broker", Name: name}
 			b.add(*cc)
 		}
 	}
@@ -83,7 +83,7 @@ func (b *builder) brokerConfigs() {
 				b.keptClusterConfigs(nil, bc.Configs)
 			}
 			if cc := b.configChangePrune(nil, bc.Configs, brokerLabel(bc.Broker), b.pruneBroker(bc.Broker)); cc != nil {
-				cc.Kind, cc.Resource, cc.RPC = KindBrokerConfig, Resource{Type: "broker", Name: bc.Broker}, RPCIncrementalAlter
+				cc.Kind, cc.Resource = KindBrokerConfig, Resource{Type: "broker", Name: bc.Broker}
 				b.add(*cc)
 			}
 		}

@@ -69,6 +69,6 @@ func modifyPartitions(b *builder, t *topicPass) *Change {
 	if want != nil {
 		t.post.Assignment = append(slices.Clone(t.post.Assignment), after.Assignment...)
 	}
-	return &Change{Kind: KindPartitions, Action: ActionUpdate, Resource: topicResource(st.Name), RPC: RPCCreatePartitions,
+	return &Change{Kind: KindPartitions, Action: ActionUpdate, Resource: topicResource(st.Name),
 		Before: &State{Partitions: tgtN}, After: after}
 }

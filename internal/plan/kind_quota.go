@@ -111,7 +111,7 @@ func (b *builder) quotas() {
 		if len(h.Values) == 0 {
 			action = ActionCreate
 		}
-		b.add(Change{Kind: KindQuota, Action: action, Resource: Resource{Type: "quota", Name: key, Entity: q.Entity}, RPC: RPCAlterClientQuotas,
+		b.add(Change{Kind: KindQuota, Action: action, Resource: Resource{Type: "quota", Name: key, Entity: q.Entity},
 			Before: &State{Quota: before}, After: &State{Quota: after}})
 	}
 	if b.in.Options.Prune {
@@ -120,7 +120,7 @@ func (b *builder) quotas() {
 			if seen[key] || len(q.Values) == 0 || !b.quotaWanted(q.Entity) {
 				continue
 			}
-			b.add(Change{Kind: KindQuota, Action: ActionDelete, Resource: Resource{Type: "quota", Name: key, Entity: q.Entity}, RPC: RPCAlterClientQuotas,
+			b.add(Change{Kind: KindQuota, Action: ActionDelete, Resource: Resource{Type: "quota", Name: key, Entity: q.Entity},
 				Before: &State{Quota: q.Values}, After: &State{Quota: map[string]float64{}}})
 		}
 	}

@@ -65,6 +65,6 @@ func modifyReassignment(b *builder, t *topicPass) *Change {
 	b.rackCheck(st.Name, want[:n], 0)
 	copy(t.post.Assignment, want[:n])
 	t.post.ReplicationFactor = t.rf
-	return &Change{Kind: KindReassignment, Action: ActionUpdate, Resource: topicResource(st.Name), RPC: RPCAlterReassignments,
+	return &Change{Kind: KindReassignment, Action: ActionUpdate, Resource: topicResource(st.Name),
 		Before: &State{Assignment: cur[:n]}, After: &State{Assignment: want[:n]}}
 }

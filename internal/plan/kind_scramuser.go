@@ -79,7 +79,7 @@ func (b *builder) scram() {
 				iters = max(sc.Iterations, 4096)
 			}
 			pw := cred.Password
-			c := Change{Kind: KindScramUser, Action: ActionCreate, Resource: res, RPC: RPCAlterUserScramCredRPC,
+			c := Change{Kind: KindScramUser, Action: ActionCreate, Resource: res,
 				After: &State{Iterations: iters, Password: &pw}}
 			if present {
 				c.Action = ActionUpdate

@@ -105,7 +105,7 @@ func (b *builder) topics() error {
 				continue
 			}
 			pre := topicState(tt, true)
-			c := Change{Kind: KindTopic, Action: ActionDelete, Resource: Resource{Type: "topic", Name: tt.Name}, RPC: RPCDeleteTopics,
+			c := Change{Kind: KindTopic, Action: ActionDelete, Resource: Resource{Type: "topic", Name: tt.Name},
 				Before: &State{Partitions: pre.Partitions, ReplicationFactor: pre.ReplicationFactor}}
 			b.addTopicChanges(tt.Name, "DELETE", &pre, nil, []Change{c})
 		}
@@ -186,7 +186,7 @@ func (b *builder) createTopic(st *snapshot.Topic, configs []snapshot.Config, wan
 		b.newTopicIDs = append(b.newTopicIDs, st.Name)
 	}
 	post := TopicState{Partitions: after.Partitions, ReplicationFactor: rf, Assignment: want, Configs: snapshot.ConfigMap(configs)}
-	c := Change{Kind: KindTopic, Action: ActionCreate, Resource: res, RPC: RPCCreateTopics, After: after, Notes: b.raised}
+	c := Change{Kind: KindTopic, Action: ActionCreate, Resource: res, After: after, Notes: b.raised}
 	b.addTopicChanges(st.Name, "CREATE", nil, &post, []Change{c})
 	return nil
 }

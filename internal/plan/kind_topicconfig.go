@@ -32,7 +32,7 @@ func modifyTopicConfig(b *builder, t *topicPass) *Change {
 	if cc == nil {
 		return nil
 	}
-	cc.Kind, cc.Resource, cc.RPC = KindTopicConfig, topicResource(st.Name), RPCIncrementalAlter
+	cc.Kind, cc.Resource = KindTopicConfig, topicResource(st.Name)
 	for _, n := range b.raised {
 		key, _, _ := strings.Cut(n, " ")
 		if _, ok := lookup(cc.After.Configs, key); ok {

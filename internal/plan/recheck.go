@@ -31,7 +31,7 @@ func (e *UnjustifiedError) Error() string {
 //   - a plan that records no source or no target cluster id, or ids other
 //     than those of the source and target read now;
 //   - a change that fresh does not hold identically (same id, kind, action,
-//     RPC, resource and after-state, secrets compared by reference), unless
+//     resource and after-state, secrets compared by reference), unless
 //     the target already shows it done (then apply sends nothing for it).
 //
 // The before-states are not compared here: apply's staleness rule checks
@@ -104,8 +104,6 @@ func differs(saved, now *Change) string {
 		return fmt.Sprintf("kind %s, the source plans %s", saved.Kind, now.Kind)
 	case saved.Action != now.Action:
 		return fmt.Sprintf("action %s, the source plans %s", saved.Action, now.Action)
-	case saved.RPC != now.RPC:
-		return fmt.Sprintf("RPC %s, the source plans %s", saved.RPC, now.RPC)
 	case !sameJSON(saved.Resource, now.Resource):
 		return "its resource is not the one the source plans"
 	case !sameJSON(saved.After, now.After):

@@ -77,7 +77,7 @@ func TestRecheckRefuses(t *testing.T) {
 		{"added ACL", func(t *testing.T, p *plan.Plan, _ *plan.Input) {
 			a := snapshot.ACL{ResourceType: "Cluster", ResourceName: "kafka-cluster", PatternType: "LITERAL", Principal: "User:mallory", Host: "*", Operation: "All", Permission: "Allow"}
 			r := plan.Resource{Type: "acl", Name: a.String(), ACL: &a}
-			p.Changes = append(p.Changes, plan.Change{ID: plan.ChangeID(plan.KindACL, r), Kind: plan.KindACL, Action: plan.ActionCreate, Resource: r, RPC: plan.RPCCreateACLs, After: &plan.State{Present: true}})
+			p.Changes = append(p.Changes, plan.Change{ID: plan.ChangeID(plan.KindACL, r), Kind: plan.KindACL, Action: plan.ActionCreate, Resource: r, After: &plan.State{Present: true}})
 		}, []string{"acl:Allow User:mallory All on Cluster:LITERAL:kafka-cluster from *: the current source would not plan this change"}},
 		{"action", func(t *testing.T, p *plan.Plan, _ *plan.Input) {
 			change(t, p, "topic:wide").Action = plan.ActionUpdate

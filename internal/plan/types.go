@@ -6,8 +6,9 @@ import (
 )
 
 // FormatVersion is the version of the saved plan schema. Version 2 added
-// Digest and requires both cluster ids (docs/plan-file.md).
-const FormatVersion = 2
+// Digest and requires both cluster ids; version 3 dropped each change's
+// "rpc" (apply decides which RPC carries a change) (docs/plan-file.md).
+const FormatVersion = 3
 
 // Kind is a change kind. One vocabulary serves --include/--exclude, JSON,
 // the TUI and the audit trail.
@@ -37,19 +38,6 @@ const (
 	ActionUpdate Action = "update"
 	ActionDelete Action = "delete"
 	ActionNoOp   Action = "no-op"
-)
-
-// RPC names the admin API that carries a change.
-const (
-	RPCCreateTopics          = "CreateTopics"
-	RPCDeleteTopics          = "DeleteTopics"
-	RPCCreatePartitions      = "CreatePartitions"
-	RPCAlterReassignments    = "AlterPartitionReassignments"
-	RPCIncrementalAlter      = "IncrementalAlterConfigs"
-	RPCAlterClientQuotas     = "AlterClientQuotas"
-	RPCCreateACLs            = "CreateAcls"
-	RPCDeleteACLs            = "DeleteAcls"
-	RPCAlterUserScramCredRPC = "AlterUserScramCredentials"
 )
 
 // Plan is the ordered set of changes that bring a target in line with a
@@ -94,7 +82,6 @@ type Change struct {
 	Kind     Kind     `json:"kind"`
 	Action   Action   `json:"action"`
 	Resource Resource `json:"resource"`
-	RPC      string   `json:"rpc"`
 	Before   *State   `json:"before"`
 	After    *State   `json:"after"`
 	Verdict  *Verdict `json:"verdict,omitempty"`

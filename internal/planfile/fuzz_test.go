@@ -36,8 +36,8 @@ func FuzzDecode(f *testing.F) {
 	var compact bytes.Buffer
 	_ = json.Compact(&compact, good)
 	f.Add(compact.Bytes())
-	f.Add([]byte(`{"format":2,"digest":"sha256:00","changes":[{"id":"topic:a","kind":"topic","action":"create","resource":{"type":"topic","name":"a"},"rpc":"CreateTopics","before":null,"after":{"partitions":1}}]}`))
-	f.Add([]byte(`{"format":2,"changes":[{"kind":"acl","resource":{"acl":null}}],"changes":null}`))
+	f.Add([]byte(`{"format":3,"digest":"sha256:00","changes":[{"id":"topic:a","kind":"topic","action":"create","resource":{"type":"topic","name":"a"},"before":null,"after":{"partitions":1}}]}`))
+	f.Add([]byte(`{"format":3,"changes":[{"kind":"acl","resource":{"acl":null}}],"changes":null}`))
 	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd, 0, 0})
 	f.Add([]byte{0x1f, 0x8b, 8, 0})
 	f.Add([]byte(`null`))

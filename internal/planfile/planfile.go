@@ -87,7 +87,7 @@ func Check(name string, p *plan.Plan) error {
 	case p.Format == 0:
 		return fmt.Errorf("%s: field format: missing; not a plan file written by migrate plan --out", name)
 	case p.Format < plan.FormatVersion:
-		return fmt.Errorf("%s: field format: %d was written by an older zkmigrate, without a digest or cluster ids; re-run migrate plan --out (this version writes and reads format %d)", name, p.Format, plan.FormatVersion)
+		return fmt.Errorf("%s: field format: %d was written by an older zkmigrate (%s); re-run migrate plan --out (this version writes and reads format %d)", name, p.Format, olderFormat(p.Format), plan.FormatVersion)
 	case p.Format > plan.FormatVersion:
 		return fmt.Errorf("%s: field format: %d was written by a newer zkmigrate; this version reads format %d only", name, p.Format, plan.FormatVersion)
 	case p.Digest == "":
@@ -107,4 +107,13 @@ func Check(name string, p *plan.Plan) error {
 		return fmt.Errorf("%s: field target.cluster_id: empty; apply cannot check that the plan is for this target; re-run plan against the target", name)
 	}
 	return nil
+}
+
+// olderFormat says what a plan file of an older format lacks or holds that
+// this version does not read.
+func olderFormat(v int) string {
+	if v < 2 {
+		return "without a digest or cluster ids"
+	}
+	return "its changes name the RPC that carries them, which apply now decides"
 }

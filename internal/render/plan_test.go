@@ -28,12 +28,12 @@ func bigPlan(topics, acls, blockers int) *plan.Plan {
 		}
 		name := fmt.Sprintf("t%03d", i)
 		p.Changes = append(p.Changes, plan.Change{ID: "topic:" + name, Kind: plan.KindTopic, Action: action, Resource: plan.Resource{Type: "topic", Name: name},
-			RPC: plan.RPCCreateTopics, After: &plan.State{Partitions: 2, ReplicationFactor: 3, Assignment: [][]int32{{1, 2, 3}, {2, 3, 1}}}})
+			After: &plan.State{Partitions: 2, ReplicationFactor: 3, Assignment: [][]int32{{1, 2, 3}, {2, 3, 1}}}})
 	}
 	for i := range acls {
 		a := snapshot.ACL{ResourceType: "Topic", ResourceName: fmt.Sprintf("t%03d", i), PatternType: "LITERAL", Principal: "User:alice", Host: "*", Operation: "Read", Permission: "Allow"}
 		p.Changes = append(p.Changes, plan.Change{ID: "acl:" + a.String(), Kind: plan.KindACL, Action: plan.ActionCreate, Resource: plan.Resource{Type: "acl", Name: a.String(), ACL: &a},
-			RPC: plan.RPCCreateACLs, After: &plan.State{Present: true}})
+			After: &plan.State{Present: true}})
 	}
 	for i := range blockers {
 		id := "scram-no-password"
