@@ -70,7 +70,7 @@ ZK ?= 127.0.0.1:21810
 .PHONY: gen-large bench bench-snapshot bench-snapshot-small tui-smoke docs config-types
 
 gen-large: ## a 50,000-topic legacy cluster into the test ZooKeeper (start it with ZK_HEAP=1g)
-	$(GO) run ./cmd/zkgen --zookeeper $(ZK)/zkgen-large --seed 1
+	$(GO) run ./tools/zkgen --zookeeper $(ZK)/zkgen-large --seed 1
 
 bench: ## every Go benchmark (figures in docs/benchmarks.md)
 	$(GO) test -run '^$$' -bench . ./...

@@ -30,7 +30,7 @@ mkdir -p "$work"
 [ -n "${WORK:-}" ] || trap 'rm -rf "$work"' EXIT
 
 go build -o "$work/migrate" ./cmd/migrate
-go build -o "$work/zkgen" ./cmd/zkgen
+go build -o "$work/zkgen" ./tools/zkgen
 bins=(new)
 declare -A bin=([new]="$work/migrate")
 if [ -n "${PREV:-}" ]; then

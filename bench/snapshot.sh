@@ -29,5 +29,5 @@ mkdir -p "$(dirname "$out")"
 
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/zkgen" ./cmd/zkgen
+go build -o "$bin/zkgen" ./tools/zkgen
 "$bin/zkgen" bench --zookeeper "$zk" --size "$size" --runs "$runs" --json "$out" "$@"

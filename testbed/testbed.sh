@@ -662,7 +662,7 @@ cmd_capture() {
 	[[ -n $dir ]] || die "capture needs an output dir"
 	[[ -f $DATA/zk/zkmigrate-legacy.done ]] || die "no legacy state in this ZooKeeper (testbed.sh legacy)"
 	mkdir -p "$dir"
-	(cd "$ROOT" && go run ./cmd/zkcapture -zk "127.0.0.1:$ZK_PORT" -out "$dir/kafka39-legacy.json")
+	(cd "$ROOT" && go run ./tools/zkcapture -zk "127.0.0.1:$ZK_PORT" -out "$dir/kafka39-legacy.json")
 	cp "$TB/scram-credentials.json" "$dir/kafka39-legacy.scram.json"
 	cp "$TB/encoder.secret" "$dir/kafka39-legacy.encoder-secret"
 	chmod 644 "$dir/kafka39-legacy.encoder-secret"

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkmigrate/zkmigrate/internal/benchkit"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
-	"github.com/zkmigrate/zkmigrate/internal/testbed"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/benchkit"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 )
 
 // benchSizes: ZKM_BENCH_APPLY="topics,acls,quotas" (default a CI-size run).

@@ -16,8 +16,8 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
-	"github.com/zkmigrate/zkmigrate/internal/testbed"
-	"github.com/zkmigrate/zkmigrate/internal/zkgen"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/zkgen"
 )
 
 // TestMeterLine: the meter's line at given moments: a count and rate for

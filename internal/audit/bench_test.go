@@ -14,7 +14,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
-	"github.com/zkmigrate/zkmigrate/internal/zkgen"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/zkgen"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
 )
 
@@ -79,7 +79,7 @@ func BenchmarkRecord100kChanges10kRPCs(b *testing.B) {
 const benchChanges = 100000
 
 // BenchmarkRecordPlanGenerated records the plan of a generated cluster
-// (internal/zkgen, read in memory by zkread, planned by plan.Build against
+// (internal/testkit/zkgen, read in memory by zkread, planned by plan.Build against
 // an empty target) as `migrate plan` does: the source's secrets added,
 // then RecordPlan. The size is zkgen.Full's scaled to
 // ZKM_BENCH_AUDIT_TOPICS topics (default 2,000; 50000 is the issue's

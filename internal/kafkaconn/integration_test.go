@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zkmigrate/zkmigrate/internal/testbed"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 )
 
 // TestDialRealKafka checks the messages a real Kafka 4.1 SASL listener

@@ -17,7 +17,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
-	"github.com/zkmigrate/zkmigrate/internal/testbed"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 )
 
 // TestReadRealKafka creates a topic with configs, ACLs (literal, prefixed

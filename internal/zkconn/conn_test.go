@@ -3,7 +3,7 @@ package zkconn
 import (
 	"context"
 	"errors"
-	"github.com/zkmigrate/zkmigrate/internal/testbed"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 	"net"
 	"os"
 	"strings"

@@ -3,7 +3,7 @@ package zkconn
 import (
 	"context"
 	"encoding/binary"
-	"github.com/zkmigrate/zkmigrate/internal/testbed"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 	"io"
 	"net"
 	"strings"

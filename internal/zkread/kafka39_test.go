@@ -19,7 +19,7 @@ import (
 )
 
 // The tree Kafka 3.9 itself wrote on the test bed (captured by
-// cmd/zkcapture), its broker's server.properties and the SCRAM passwords
+// tools/zkcapture), its broker's server.properties and the SCRAM passwords
 // the test bed set.
 var (
 	kafka39Tree  = filepath.Join("testdata", "kafka39-legacy.json")

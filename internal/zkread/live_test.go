@@ -2,7 +2,7 @@ package zkread
 
 import (
 	"context"
-	"github.com/zkmigrate/zkmigrate/internal/testbed"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 	"os"
 	"slices"
 	"strings"

@@ -18,7 +18,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/zkmigrate/zkmigrate/internal/zkgen"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/zkgen"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
 

@@ -22,8 +22,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkmigrate/zkmigrate/internal/testkit/zkgen"
 	"github.com/zkmigrate/zkmigrate/internal/zkconn"
-	"github.com/zkmigrate/zkmigrate/internal/zkgen"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
 )
 

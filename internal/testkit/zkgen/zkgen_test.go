@@ -225,7 +225,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 // TestSummaryGolden pins the small tree's summary, so a change to the mix
-// is a visible diff (go test ./internal/zkgen -run Golden -update).
+// is a visible diff (go test ./internal/testkit/zkgen -run Golden -update).
 func TestSummaryGolden(t *testing.T) {
 	_, sum := generate(t, Small(1), Options{})
 	got, err := json.MarshalIndent(sum, "", "  ")

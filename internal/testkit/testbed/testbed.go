@@ -111,7 +111,7 @@ func LegacyCredentialsFile(t testing.TB) string {
 // Script returns the path of testbed/testbed.sh in this repository.
 func Script() string {
 	_, self, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(self), "..", "..", "testbed", "testbed.sh")
+	return filepath.Join(filepath.Dir(self), "..", "..", "..", "testbed", "testbed.sh")
 }
 
 // run calls testbed.sh on the state dir the tests were given.

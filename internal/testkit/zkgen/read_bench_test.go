@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/zkmigrate/zkmigrate/internal/zkgen"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/zkgen"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
