@@ -149,7 +149,11 @@ func (r *reader) brokerConfigs(ctx context.Context, broker string) ([]snapshot.C
 		what = "reading the cluster-default broker configs"
 		src, ref = kmsg.ConfigSourceDynamicDefaultBrokerConfig, "kafka:broker/<default>#"
 	}
-	resp, err := req.RequestWith(ctx, r.cl)
+	via := r.cl
+	if broker != "" {
+		via = r.any // only that broker answers for its own configs
+	}
+	resp, err := req.RequestWith(ctx, via)
 	if err != nil {
 		return nil, r.wrap(err, what, "Cluster:DescribeConfigs")
 	}

@@ -66,7 +66,12 @@ func (o *Options) defaults() {
 
 // reader holds one read in progress.
 type reader struct {
-	cl        *kgo.Client
+	// cl takes every request a read makes; in a read pinned to a broker
+	// it is that broker. any takes the requests only one broker can
+	// answer (a broker's own configs, partition reassignments), which the
+	// client routes to that broker.
+	cl        kmsg.Requestor
+	any       kmsg.Requestor
 	principal string
 	addr      string // the bootstrap servers, for errors
 	opts      Options
@@ -85,7 +90,7 @@ func (r *reader) finding(f snapshot.Finding) {
 // "kafka". It returns an error when any part cannot be read; authorization
 // failures name the ACL that is missing.
 func Read(ctx context.Context, conn *kafkaconn.Conn, opts Options) (*snapshot.Snapshot, error) {
-	s, err := read(ctx, conn, opts)
+	s, err := read(ctx, conn, conn.Client, opts)
 	// A request that got no answer names the cluster; a broker's own
 	// answer (an error code) is clear without it.
 	var ne net.Error
@@ -96,9 +101,9 @@ func Read(ctx context.Context, conn *kafkaconn.Conn, opts Options) (*snapshot.Sn
 	return s, err
 }
 
-func read(ctx context.Context, conn *kafkaconn.Conn, opts Options) (*snapshot.Snapshot, error) {
+func read(ctx context.Context, conn *kafkaconn.Conn, via kmsg.Requestor, opts Options) (*snapshot.Snapshot, error) {
 	opts.defaults()
-	r := &reader{cl: conn.Client, principal: conn.Principal, opts: opts, addr: strings.Join(conn.Bootstrap, ",")}
+	r := &reader{cl: via, any: conn.Client, principal: conn.Principal, opts: opts, addr: strings.Join(conn.Bootstrap, ",")}
 	if r.principal == "" {
 		r.principal = "User:ANONYMOUS"
 	}
@@ -257,8 +262,8 @@ func (r *reader) topics(meta *kmsg.MetadataResponse) []snapshot.Topic {
 func (r *reader) reassignments(ctx context.Context) ([]snapshot.PartitionAssignment, error) {
 	req := kmsg.NewPtrListPartitionReassignmentsRequest()
 	req.TimeoutMillis = 30000
-	req.Topics = nil // all reassignments in progress
-	resp, err := req.RequestWith(ctx, r.cl)
+	req.Topics = nil                         // all reassignments in progress
+	resp, err := req.RequestWith(ctx, r.any) // the controller's own state
 	if err == nil {
 		if err = kerr.ErrorForCode(resp.ErrorCode); err != nil && !isAuth(err) {
 			return nil, fmt.Errorf("kread: listing partition reassignments: %s", codeMsg(err, resp.ErrorMessage))
