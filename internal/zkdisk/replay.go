@@ -255,6 +255,10 @@ func replay(t *tree, logs []dirFile, from, target int64) (last, at int64, applie
 			t.apply(txn)
 			last, at = txn.Zxid, txn.Time
 			applied++
+			if last == target { // nothing after it is read (a live log may be mid-write there)
+				l.Close()
+				return last, at, applied, ws
+			}
 		}
 		l.Close()
 	}

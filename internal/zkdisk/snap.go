@@ -47,7 +47,10 @@ type Snapshot struct {
 	// LastProcessedZxid is the last zxid applied when ZooKeeper finished
 	// writing (3.9+ records it; 0 when absent).
 	LastProcessedZxid int64
-	// DigestZxid is the zxid of the tree digest 3.6+ records (0 when absent).
+	// Digest is set when the snapshot holds the tree digest record 3.6+
+	// writes, DigestZxid its zxid (0 for the empty digest ZooKeeper writes
+	// when it has computed none).
+	Digest     bool
 	DigestZxid int64
 }
 
@@ -294,7 +297,7 @@ func trailer(st *stream, sum interface{ Sum32() uint32 }, snap *Snapshot) error 
 				end = 16 + max(n, 0)
 			}
 			if sealed(end) {
-				snap.DigestZxid = int64(binary.BigEndian.Uint64(rest))
+				snap.Digest, snap.DigestZxid = true, int64(binary.BigEndian.Uint64(rest))
 				off = end + 13
 			}
 		}

@@ -44,8 +44,8 @@ type Txn struct {
 	// of a multi, none for session and error transactions. A failed multi
 	// (one holding an error) has none: ZooKeeper applied nothing.
 	Ops []Op
-	// Offset is where the entry starts in its file.
-	Offset int64
+	// Offset is where the entry starts in its file, End where it ends.
+	Offset, End int64
 }
 
 // Op is one change to the tree.
@@ -179,7 +179,7 @@ func (l *LogReader) next() (*Txn, error) {
 		}
 		return nil, err
 	}
-	t.Offset = at
+	t.Offset, t.End = at, st.off
 	return t, nil
 }
 

@@ -24,6 +24,7 @@ const (
 	EnvTargetBootstrap  = "ZKM_TEST_TARGET_BOOTSTRAP"  // Kafka 4.1 KRaft node 1 (controller + broker), SASL_PLAINTEXT + SCRAM-SHA-256
 	EnvTarget1Bootstrap = "ZKM_TEST_TARGET1_BOOTSTRAP" // Kafka 4.1 KRaft node 2 (broker)
 	EnvDir              = "ZKM_TESTBED_DIR"            // the test bed's state dir (client properties, secrets file, logs)
+	EnvZKDataDir        = "ZKM_TEST_ZK_DATA_DIR"       // the source ZooKeeper's dataDir (its snapshots and transaction logs)
 )
 
 // The test bed's super user on both clusters. Test values only.
@@ -61,6 +62,10 @@ func file(t testing.TB, name, hint string) string {
 
 // ZK returns the source cluster's ZooKeeper address, host:port.
 func ZK(t testing.TB) string { t.Helper(); return get(t, EnvZK) }
+
+// ZKDataDir returns the source ZooKeeper's dataDir, read offline by tests
+// of the --zk-data-dir source (never written).
+func ZKDataDir(t testing.TB) string { t.Helper(); return get(t, EnvZKDataDir) }
 
 // SourceBootstrap returns the address of the Kafka 3.9 source's broker 1.
 func SourceBootstrap(t testing.TB) string { t.Helper(); return get(t, EnvSourceBootstrap) }
