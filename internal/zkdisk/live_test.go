@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
-	"github.com/zkmigrate/zkmigrate/internal/testbed"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 	"github.com/zkmigrate/zkmigrate/internal/zkconn"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
 )
