@@ -43,6 +43,8 @@ else
 	TARGET_PORT=${TARGET_PORT:-29092}
 	TARGET_CONTROLLER_PORT=${TARGET_CONTROLLER_PORT:-29093}
 	TARGET1_PORT=${TARGET1_PORT:-29094}
+	FRESH_PORT=${FRESH_PORT:-29095}
+	FRESH_CONTROLLER_PORT=${FRESH_CONTROLLER_PORT:-29096}
 fi
 # Broker ids: the source brokers are 1 and 2 (source, source1); broker 3
 # (source2) runs only while "legacy" writes the state and is gone afterwards.
@@ -52,13 +54,17 @@ TARGET1_NODE_ID=2
 # (A state dir from before broker 3 and target node 2 lacks their ports.)
 SOURCE2_PORT=${SOURCE2_PORT:-19094}
 TARGET1_PORT=${TARGET1_PORT:-29094}
+# (nor those of the fresh target, a single node that "fresh-target" formats
+# and starts for migrate bootstrap's tests.)
+FRESH_PORT=${FRESH_PORT:-29095}
+FRESH_CONTROLLER_PORT=${FRESH_CONTROLLER_PORT:-29096}
 ZK_HEAP=${ZK_HEAP:-512m}
 KAFKA_HEAP=${KAFKA_HEAP:-512m}
 ZK_JVM_OPTS=${ZK_JVM_OPTS:-}
 WAIT_SECS=${TESTBED_WAIT:-180}
 STOP_SECS=${TESTBED_STOP_WAIT:-60}
 
-ALL=(zk source source1 source2 target target1)
+ALL=(zk source source1 source2 target target1 fresh)
 
 die() { echo "testbed: $*" >&2; exit 1; }
 say() { echo "testbed: $*" >&2; }
@@ -74,6 +80,8 @@ SOURCE2_PORT=$SOURCE2_PORT
 TARGET_PORT=$TARGET_PORT
 TARGET_CONTROLLER_PORT=$TARGET_CONTROLLER_PORT
 TARGET1_PORT=$TARGET1_PORT
+FRESH_PORT=$FRESH_PORT
+FRESH_CONTROLLER_PORT=$FRESH_CONTROLLER_PORT
 EOF
 }
 
@@ -303,7 +311,8 @@ port_of() {
 	source2) echo "$SOURCE2_PORT" ;;
 	target) echo "$TARGET_PORT" ;;
 	target1) echo "$TARGET1_PORT" ;;
-	*) die "unknown server '$1' (zk, source, source1, source2, target, target1)" ;;
+	fresh) echo "$FRESH_PORT" ;;
+	*) die "unknown server '$1' (zk, source, source1, source2, target, target1, fresh)" ;;
 	esac
 }
 
@@ -319,7 +328,7 @@ ready_line() {
 	case $1 in
 	zk) echo "binding to port" ;;
 	source | source1 | source2) echo "] started (kafka.server.KafkaServer)" ;;
-	target | target1) echo "Kafka Server started" ;;
+	target | target1 | fresh) echo "Kafka Server started" ;;
 	esac
 }
 
@@ -545,8 +554,8 @@ stop_one() {
 components() {
 	case ${1:-all} in
 	all) echo "${ALL[@]}" ;;
-	zk | source | source1 | source2 | target | target1) echo "$1" ;;
-	*) die "unknown server '$1' (zk, source, source1, source2, target, target1, all)" ;;
+	zk | source | source1 | source2 | target | target1 | fresh) echo "$1" ;;
+	*) die "unknown server '$1' (zk, source, source1, source2, target, target1, fresh, all)" ;;
 	esac
 }
 
@@ -570,10 +579,10 @@ cmd_start() {
 cmd_stop() {
 	local what=${1:-all}
 	case $what in
-	all) stop_one target1; stop_one target; stop_one source2; stop_one source1; stop_one source; stop_one zk ;;
+	all) stop_one fresh; stop_one target1; stop_one target; stop_one source2; stop_one source1; stop_one source; stop_one zk ;;
 	zk) stop_one source2; stop_one source1; stop_one source; stop_one zk ;; # brokers need ZooKeeper to shut down
-	source | source1 | source2 | target | target1) stop_one "$what" ;;
-	*) die "unknown server '$what' (zk, source, source1, source2, target, target1, all)" ;;
+	source | source1 | source2 | target | target1 | fresh) stop_one "$what" ;;
+	*) die "unknown server '$what' (zk, source, source1, source2, target, target1, fresh, all)" ;;
 	esac
 }
 
@@ -654,6 +663,47 @@ cmd_clean() {
 	rm -rf "$DATA" "$LOGS" "$RUN" "$CONF" "$SETTINGS" "$TB/target.cluster-id" "$TB/stop.log" \
 		"$TB/scram-credentials.json" "$TB/encoder.secret" "$TB"/*-client.properties
 	say "removed data, logs and settings under $TB (jars kept)"
+}
+
+# fresh-target format|start|stop: a single-node Kafka 4.1 KRaft cluster
+# (node 1, controller and broker; SASL_PLAINTEXT + SCRAM and the
+# StandardAuthorizer like the target) on its own ports and data dir, for
+# migrate bootstrap: "format" stops it, wipes data/fresh and formats it with
+# a new cluster id and only the admin user (--add-scram), and prints its
+# metadata log dir and address; "start" starts it on that data (the first
+# start replays the bootstrap checkpoint); "stop" stops it.
+cmd_fresh() {
+	local what=${1:-}
+	case $what in
+	format)
+		need_java
+		need_libs
+		write_common_files
+		stop_one fresh
+		rm -rf "$DATA/fresh"
+		TARGET_NODE_ID=1 TARGET_CONTROLLER_PORT=$FRESH_CONTROLLER_PORT \
+			write_target_conf fresh 1 "$FRESH_PORT" broker,controller rack-a
+		local cid
+		cid=$(new_cluster_id)
+		say "formatting fresh target storage (node 1, cluster id $cid) with SCRAM user $ADMIN_USER"
+		tool "$LIB41" kafka.tools.StorageTool format -t "$cid" -c "$CONF/fresh.properties" \
+			--add-scram "SCRAM-SHA-256=[name=$ADMIN_USER,iterations=8192,password=$ADMIN_PASSWORD]" \
+			--add-scram "SCRAM-SHA-512=[name=$ADMIN_USER,iterations=8192,password=$ADMIN_PASSWORD]" >&2
+		echo "metadata_dir=$DATA/fresh"
+		echo "bootstrap=127.0.0.1:$FRESH_PORT"
+		;;
+	start)
+		need_java
+		[[ -f $DATA/fresh/meta.properties ]] || die "the fresh target is not formatted (testbed.sh fresh-target format)"
+		if running fresh; then say "fresh already running (pid $(pid_of fresh))"; return 0; fi
+		port_free fresh
+		launch fresh "$KAFKA_HEAP" "$LIB41" "-Dlog4j2.configurationFile=$CONF/log4j2.properties" \
+			kafka.Kafka "$CONF/fresh.properties" >/dev/null
+		wait_ready fresh
+		;;
+	stop) stop_one fresh ;;
+	*) die "fresh-target takes format, start or stop" ;;
+	esac
 }
 
 # capture DIR: the ZooKeeper tree as Kafka wrote it (zkcapture, read-only) and
@@ -745,6 +795,10 @@ Usage: testbed/testbed.sh <command> [args]
   env                        export lines for the Go tests (paths, never secrets)
   legacy                     create the legacy state on the running 3.9 cluster
                              (starts broker 3 for a while: it holds the pending deletion)
+  fresh-target format|start|stop   a single-node 4.1 KRaft cluster on its own ports
+                             (FRESH_PORT, FRESH_CONTROLLER_PORT) for migrate bootstrap:
+                             format wipes and formats it (prints its metadata dir and
+                             address), start starts it, stop stops it
   capture DIR                write the ZooKeeper tree and its test files into DIR
   clean                      stop everything, delete data, logs and settings (jars kept)
 
@@ -755,6 +809,7 @@ Servers: zk; source (broker 1), source1 (broker 2), source2 (broker 3, only duri
        (node 2, broker): Kafka 4.1.1 KRaft
 Ports: ZK_PORT=$ZK_PORT SOURCE_PORT=$SOURCE_PORT SOURCE1_PORT=$SOURCE1_PORT SOURCE2_PORT=$SOURCE2_PORT
        TARGET_PORT=$TARGET_PORT TARGET_CONTROLLER_PORT=$TARGET_CONTROLLER_PORT TARGET1_PORT=$TARGET1_PORT
+       FRESH_PORT=$FRESH_PORT FRESH_CONTROLLER_PORT=$FRESH_CONTROLLER_PORT
        (fixed until clean)
 Heaps: ZK_HEAP=$ZK_HEAP KAFKA_HEAP=$KAFKA_HEAP; ZK_JVM_OPTS adds JVM flags to ZooKeeper
 Waits: TESTBED_WAIT=$WAIT_SECS s to become ready, TESTBED_STOP_WAIT=$STOP_SECS s to exit
@@ -777,6 +832,7 @@ main() {
 	env) cmd_env ;;
 	legacy) cmd_legacy ;;
 	capture) cmd_capture "$@" ;;
+	fresh-target) cmd_fresh "$@" ;;
 	clean) cmd_clean ;;
 	help | -h | --help) usage ;;
 	*) usage >&2; exit 2 ;;

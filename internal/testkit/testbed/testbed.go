@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -153,3 +154,53 @@ func RestartTarget(t testing.TB) { t.Helper(); run(t, "restart", "target") }
 // only AdminUser) and waits until it is ready. Other packages' tests share the
 // target, so use it only where a test needs the target empty.
 func ResetTarget(t testing.TB) { t.Helper(); run(t, "reset", "target") }
+
+// Fresh is the fresh target: a single-node Kafka 4.1 KRaft cluster
+// (controller and broker, SASL_PLAINTEXT + SCRAM like the target) on its
+// own ports, formatted with only AdminUser and never started.
+type Fresh struct {
+	MetadataDir string // the metadata log dir: meta.properties, bootstrap.checkpoint
+	Bootstrap   string // host:port of its SASL_PLAINTEXT listener
+}
+
+// FormatFresh stops the fresh target if it runs, wipes it and formats it
+// with a new cluster id (testbed.sh fresh-target format). It is stopped
+// again when the test ends.
+func FormatFresh(t testing.TB) Fresh {
+	t.Helper()
+	out := runOut(t, "fresh-target", "format")
+	var f Fresh
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(line, "metadata_dir="); ok {
+			f.MetadataDir = v
+		}
+		if v, ok := strings.CutPrefix(line, "bootstrap="); ok {
+			f.Bootstrap = v
+		}
+	}
+	if f.MetadataDir == "" || f.Bootstrap == "" {
+		t.Fatalf("testbed.sh fresh-target format printed no metadata_dir and bootstrap:\n%s", out)
+	}
+	t.Cleanup(func() { run(t, "fresh-target", "stop") })
+	return f
+}
+
+// StartFresh starts the fresh target on its data and waits until it is
+// ready.
+func StartFresh(t testing.TB) { t.Helper(); run(t, "fresh-target", "start") }
+
+// runOut is run returning testbed.sh's standard output.
+func runOut(t testing.TB, args ...string) string {
+	t.Helper()
+	dir := Dir(t)
+	cmd := exec.Command("bash", append([]string{Script()}, args...)...)
+	cmd.Env = append(os.Environ(), "TESTBED_DIR="+dir)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("testbed.sh %v: %v\n%s%s", args, err, out, stderr.String())
+	}
+	t.Logf("testbed.sh %v:\n%s", args, stderr.String())
+	return string(out)
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/zkmigrate/zkmigrate/internal/kraftcheckpoint"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
+)
+
+// login authenticates to addr as user with SCRAM (the mechanism given) and
+// asks for the broker list: nil when Kafka accepted the password.
+func login(addr, user, password, mechanism string) error {
+	a := scram.Auth{User: user, Pass: password}
+	var m sasl.Mechanism = a.AsSha256Mechanism()
+	if mechanism == "SCRAM-SHA-512" {
+		m = a.AsSha512Mechanism()
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.SASL(m), kgo.RetryTimeout(5*time.Second), kgo.RequestRetries(1))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err = kadm.NewClient(cl).ListBrokers(ctx)
+	return err
+}
+
+// TestBootstrapRealKafka41 is the whole path on real servers: a fresh
+// Kafka 4.1 controller formatted by kafka-storage (admin from --add-scram)
+// gets the legacy 3.9 cluster's SCRAM credentials from ZooKeeper; after its
+// first start every legacy user logs in with the password the test bed set
+// (the tool never had them: no --scram-credentials), SHA-256 and SHA-512,
+// 4096 and 8192 iterations, names that need encoding; a wrong password is
+// refused; admin still works; plan sees every SCRAM user of the source in
+// sync, carol (whose password nobody has) included: no change, no reset; and
+// bootstrapping the started controller again is refused.
+func TestBootstrapRealKafka41(t *testing.T) {
+	zkAddr := testbed.ZK(t)
+	credsFile := testbed.LegacyCredentialsFile(t)
+	targetProps := testbed.TargetClientProps(t) // admin / admin-secret: also the fresh target's admin
+	fresh := testbed.FormatFresh(t)
+	var creds []demoCred
+	b, err := os.ReadFile(credsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &creds); err != nil {
+		t.Fatal(err)
+	}
+
+	db := filepath.Join(t.TempDir(), "audit.db")
+	code, out, errs := runMigrate(t, "bootstrap", "--zookeeper", zkAddr, "--metadata-dir", fresh.MetadataDir, "--audit-db", db)
+	if code != exitOK {
+		t.Fatalf("bootstrap: exit %d\n%s%s", code, out, errs)
+	}
+	t.Logf("bootstrap:\n%s", out)
+	cp := parseFile(t, filepath.Join(fresh.MetadataDir, kraftcheckpoint.FileName))
+	for _, k := range keyForms(cp.Scram()) {
+		if len(k) >= 8 && (strings.Contains(out, k) || strings.Contains(errs, k)) {
+			t.Fatal("bootstrap's output holds a salt or key")
+		}
+	}
+
+	testbed.StartFresh(t)
+	for _, c := range creds {
+		if err := login(fresh.Bootstrap, c.User, c.Password, c.Mechanism); err != nil {
+			t.Errorf("%s %s with its original password: %v", c.User, c.Mechanism, err)
+		}
+		if err := login(fresh.Bootstrap, c.User, c.Password+"-wrong", c.Mechanism); err == nil {
+			t.Errorf("%s %s: a wrong password was accepted", c.User, c.Mechanism)
+		}
+	}
+	if err := login(fresh.Bootstrap, testbed.AdminUser, testbed.AdminPassword, "SCRAM-SHA-512"); err != nil {
+		t.Errorf("admin (from --add-scram) SCRAM-SHA-512: %v", err)
+	}
+
+	// plan: every SCRAM user of the source is on the target, nothing to do.
+	code, out, errs = runMigrate(t, "plan", "--zookeeper", zkAddr, "--bootstrap-server", fresh.Bootstrap, "--command-config", targetProps,
+		"--include", "scram-user", "-o", "json", "--no-audit", "--scram-resets", filepath.Join(t.TempDir(), "resets.json"))
+	var p plan.Plan
+	if err := json.Unmarshal([]byte(out), &p); err != nil || code != exitOK {
+		t.Fatalf("plan: exit %d, %v\n%s%s", code, err, out, errs)
+	}
+	if len(p.Changes) != 0 {
+		t.Errorf("plan has %d SCRAM changes, want none: %+v", len(p.Changes), p.Changes)
+	}
+	for _, bl := range p.Blockers {
+		if bl.ID == "scram-no-password" {
+			t.Errorf("plan still asks for a password reset: %s", bl.Resource)
+		}
+	}
+
+	// Too late now: the controller has started.
+	before, _ := os.ReadFile(filepath.Join(fresh.MetadataDir, kraftcheckpoint.FileName))
+	code, _, errs = runMigrate(t, "bootstrap", "--zookeeper", zkAddr, "--metadata-dir", fresh.MetadataDir, "--no-audit")
+	after, _ := os.ReadFile(filepath.Join(fresh.MetadataDir, kraftcheckpoint.FileName))
+	if code != exitError || !strings.Contains(errs, "this controller has started") || string(before) != string(after) {
+		t.Errorf("bootstrap of the started controller: exit %d, %s", code, errs)
+	}
+}
