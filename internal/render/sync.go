@@ -216,3 +216,27 @@ func SyncJSON(w io.Writer, r syncer.Round) error {
 	_, err = w.Write(append(b, '\n'))
 	return err
 }
+
+// SyncStatusJSON writes the status as one line of JSON.
+func SyncStatusJSON(w io.Writer, now time.Time, s SyncStatus) error {
+	b, err := json.Marshal(struct {
+		Event     string    `json:"event"` // "status"
+		At        time.Time `json:"at"`
+		Frozen    bool      `json:"frozen,omitempty"`
+		Rounds    int       `json:"rounds"`
+		Applied   int       `json:"applied"`
+		Failed    int       `json:"failed"`
+		Missed    int       `json:"missed"`
+		Drift     int       `json:"drift"`
+		LastLagMS float64   `json:"last_lag_ms"`
+		MaxLagMS  float64   `json:"max_lag_ms"`
+		LastZxid  int64     `json:"zxid,omitempty"`
+		UpSeconds float64   `json:"up_seconds"`
+	}{"status", now.UTC(), s.Frozen, s.Rounds, s.Applied, s.Failed, s.Missed, s.Drift,
+		float64(s.LastLag.Microseconds()) / 1000, float64(s.MaxLag.Microseconds()) / 1000, s.LastZxid, now.Sub(s.Since).Seconds()})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}

@@ -53,6 +53,9 @@ func TestSyncGolden(t *testing.T) {
 	if err := render.SyncStatusText(&text, st.Since.Add(time.Minute), st); err != nil {
 		t.Fatal(err)
 	}
+	if err := render.SyncStatusJSON(&js, st.Since.Add(time.Minute), st); err != nil {
+		t.Fatal(err)
+	}
 	golden(t, filepath.Join("testdata", "sync.txt"), text.String())
 	golden(t, filepath.Join("testdata", "sync.jsonl"), js.String())
 	for _, out := range []string{text.String(), js.String()} {

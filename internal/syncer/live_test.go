@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
@@ -141,7 +140,7 @@ func TestLiveSync(t *testing.T) {
 		}, plan.KindQuota},
 	}
 	for _, s := range steps {
-		if err := retryUnknownTopic(s.do); err != nil {
+		if err := testbed.RetryUnknownTopic(bound, s.do); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		r := roundWith(t, rounds, s.kind)
@@ -245,13 +244,3 @@ func configOf(t *snapshot.Topic, key string) string {
 	return ""
 }
 
-func retryUnknownTopic(do func() error) error {
-	until := time.Now().Add(bound)
-	for {
-		err := do()
-		if !errors.Is(err, kerr.UnknownTopicOrPartition) || time.Now().After(until) {
-			return err
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}

@@ -14,6 +14,7 @@
 package zkfeed
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -312,7 +313,7 @@ func (f *Feed) queue(q string) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	slices.SortFunc(names, func(a, b string) int { return compareSeq(seqOf(a), seqOf(b)) })
+	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(seqOf(a), seqOf(b)) })
 	var ev Event
 	last := f.lastSeq[q]
 	for _, n := range names {
@@ -435,16 +436,6 @@ func seqOf(name string) int64 {
 		return -1
 	}
 	return n
-}
-
-func compareSeq(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func maxSeq(names []string) int64 {

@@ -2,14 +2,12 @@ package zkfeed
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 	"github.com/zkmigrate/zkmigrate/internal/zkconn"
@@ -121,7 +119,7 @@ func TestLiveFeed(t *testing.T) {
 	}
 	var lastZxid int64
 	for _, s := range steps {
-		if err := retryUnknownTopic(s.do); err != nil {
+		if err := testbed.RetryUnknownTopic(bound, s.do); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		ev := waitFor(t, feed, s.want)
@@ -157,18 +155,6 @@ func waitFor(t *testing.T, f *Feed, want Entity) Event {
 	}
 }
 
-// retryUnknownTopic retries do while the brokers have not yet learned of
-// the topic just created (their metadata follows ZooKeeper a little later).
-func retryUnknownTopic(do func() error) error {
-	until := time.Now().Add(bound)
-	for {
-		err := do()
-		if !errors.Is(err, kerr.UnknownTopicOrPartition) || time.Now().After(until) {
-			return err
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
 
 func firstErr(err error, r kadm.AlterConfigsResponses) error {
 	if err != nil {
