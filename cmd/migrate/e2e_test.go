@@ -348,7 +348,7 @@ func compareMigrated(t *testing.T, src, tgt *snapshot.Snapshot) {
 		}
 		want := map[string]string{}
 		for _, c := range st.Configs {
-			if !slices.Contains(plan.RemovedTopicConfigs, c.Key) {
+			if _, removed := catalogue.Removed(catalogue.ScopeTopic, c.Key, catalogue.V4_1); !removed {
 				want[c.Key] = c.Value
 			}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/policy"
 	"github.com/zkmigrate/zkmigrate/internal/props"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -211,7 +212,7 @@ func testPolicy(pol *policy.Policy, s *snapshot.Snapshot) *policyTestReport {
 	r := &policyTestReport{Policy: pol.Source(), PolicyDigest: pol.Digest(), Source: sourceName(s), Violations: []policyViolation{}, Notes: pol.Notes()}
 	for i := range s.Topics {
 		t := &s.Topics[i]
-		if t.Internal || snapshot.IsInternalTopic(t.Name) {
+		if t.Internal || catalogue.IsInternalTopic(t.Name) {
 			r.InternalSkipped++
 			continue
 		}

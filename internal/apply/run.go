@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -165,7 +166,7 @@ func validResource(c *plan.Change) string {
 		return err.Error()
 	case r.Type != want:
 		return fmt.Sprintf("resource type %q is not what a %s change touches (%s)", r.Type, c.Kind, want)
-	case r.Type == "topic" && snapshot.IsInternalTopic(r.Name):
+	case r.Type == "topic" && catalogue.IsInternalTopic(r.Name):
 		return fmt.Sprintf("%s is a Kafka-internal topic, which is never created, altered or deleted", r.Name)
 	case (r.Type == "topic" || r.Type == "user") && r.Name == "":
 		return "no resource name"

@@ -36,7 +36,7 @@ func checkUncarried(c *run) {
 	}
 	for i := range c.s.Topics {
 		t := &c.s.Topics[i]
-		if t.Internal || snapshot.IsInternalTopic(t.Name) {
+		if t.Internal || catalogue.IsInternalTopic(t.Name) {
 			continue
 		}
 		if t.ID != "" && !deleting[t.Name] {
@@ -116,7 +116,7 @@ func checkPolicy(c *run) {
 	}
 	for i := range c.s.Topics {
 		t := &c.s.Topics[i]
-		if t.Internal || snapshot.IsInternalTopic(t.Name) {
+		if t.Internal || catalogue.IsInternalTopic(t.Name) {
 			continue
 		}
 		for _, v := range c.opts.Policy.CheckExisting(t) {

@@ -227,6 +227,13 @@ var rules = []Rule{
 		Fix:   "Remove the setting (to take the default) or give it a positive size.",
 		Ref:   "Kafka 4.0 upgrade notes",
 	},
+	{
+		ID: "K4-BROKER-CONFIG-BELOW-MINIMUM", Category: CatKafka4, Severity: SeverityError,
+		Title: "A broker config is below a minimum the target raised (metadata.log.segment.bytes below 8 MiB on 4.1), besides the floors with ids of their own.",
+		Why:   "The target refuses the value: a broker or controller with it in its config does not start, and a dynamic value is refused.",
+		Fix:   "Raise the value to at least the minimum the finding names, or remove it to take the default.",
+		Ref:   "the releases' ConfigDef validators (internal/catalogue Floors)",
+	},
 
 	// What the admin protocol cannot carry.
 	{

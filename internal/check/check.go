@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -32,7 +33,7 @@ func Rank(severity string) int {
 
 // DefaultTargetVersion is the Kafka version checked against when
 // Options.TargetVersion is empty.
-const DefaultTargetVersion = "4.1"
+var DefaultTargetVersion = catalogue.DefaultTarget.String()
 
 // Finding is one thing the audit found.
 type Finding struct {
@@ -92,14 +93,7 @@ type Options struct {
 type ScramKey struct{ User, Mechanism string }
 
 // Target is a parsed target version.
-type Target struct{ Major, Minor int }
-
-func (t Target) String() string { return fmt.Sprintf("%d.%d", t.Major, t.Minor) }
-
-// atLeast reports whether t is major.minor or later.
-func (t Target) atLeast(major, minor int) bool {
-	return t.Major > major || (t.Major == major && t.Minor >= minor)
-}
+type Target = catalogue.Version
 
 // ParseTarget parses a --target-version value: 4.x, optionally with a patch
 // ("4.1.1").
@@ -107,22 +101,14 @@ func ParseTarget(v string) (Target, error) {
 	if v == "" {
 		v = DefaultTargetVersion
 	}
-	parts := strings.Split(v, ".")
-	if len(parts) < 2 || len(parts) > 3 {
+	t, err := catalogue.ParseVersion(v)
+	if err != nil {
 		return Target{}, fmt.Errorf("check: target version %q: want 4.0, 4.1, ...", v)
 	}
-	var n [3]int
-	for i, p := range parts {
-		x, err := strconv.Atoi(p)
-		if err != nil || x < 0 {
-			return Target{}, fmt.Errorf("check: target version %q: want 4.0, 4.1, ...", v)
-		}
-		n[i] = x
-	}
-	if n[0] != 4 {
+	if t.Major != 4 {
 		return Target{}, fmt.Errorf("check: target version %q: only Kafka 4.x targets are known", v)
 	}
-	return Target{Major: n[0], Minor: n[1]}, nil
+	return t, nil
 }
 
 // Run audits s and returns the findings, most severe first, then by id and

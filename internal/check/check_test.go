@@ -234,6 +234,24 @@ var cases = []struct {
 	{"remote thread pools sized", "K4-REMOTE-THREAD-POOL", Options{}, func(s *snapshot.Snapshot) {
 		static(s, "remote.log.manager.copier.thread.pool.size", "10")
 	}, 0, "", "", ""},
+	{"remote thread pool of 0", "K4-REMOTE-THREAD-POOL", Options{}, func(s *snapshot.Snapshot) {
+		static(s, "remote.log.manager.copier.thread.pool.size", "0")
+	}, 1, "error", "", "minimum of 1"},
+	{"small metadata.log.segment.bytes, target 4.1", "K4-BROKER-CONFIG-BELOW-MINIMUM", Options{}, func(s *snapshot.Snapshot) {
+		static(s, "metadata.log.segment.bytes", "1048576")
+	}, 1, "error", "file:server-1.properties", "below the Kafka 4.1 minimum of 8388608"},
+	{"small metadata.log.segment.bytes, target 4.0", "K4-BROKER-CONFIG-BELOW-MINIMUM", Options{TargetVersion: "4.0"}, func(s *snapshot.Snapshot) {
+		static(s, "metadata.log.segment.bytes", "1048576")
+	}, 0, "", "", ""},
+	{"removed in 4.0, found by Kafka's ConfigDef", "K4-STATIC-CONFIG-REMOVED", Options{}, func(s *snapshot.Snapshot) {
+		static(s, "eligible.leader.replicas.enable", "true")
+	}, 1, "warning", "", "eligible.leader.replicas.version"},
+	{"removed in 4.1, target 4.1", "K4-BROKER-CONFIG-REMOVED", Options{}, func(s *snapshot.Snapshot) {
+		brokerConfigs(s, "1", snapshot.Config{Key: "group.coordinator.new.enable", Value: "true"})
+	}, 1, "error", "broker:1", "is removed in Kafka 4.1"},
+	{"removed in 4.1, target 4.0", "K4-BROKER-CONFIG-REMOVED", Options{TargetVersion: "4.0"}, func(s *snapshot.Snapshot) {
+		brokerConfigs(s, "1", snapshot.Config{Key: "group.coordinator.new.enable", Value: "true"})
+	}, 0, "", "", ""},
 
 	{"scram users", "CARRY-SCRAM", Options{}, func(s *snapshot.Snapshot) {
 		a := secret.Ref("zookeeper:/config/users/alice#SCRAM-SHA-256")

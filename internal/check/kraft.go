@@ -121,61 +121,21 @@ func checkTopicIDs(c *run) {
 	}
 }
 
-// zkOnlyFix says what replaces a ZooKeeper-only setting, by exact key.
-var zkOnlyFix = map[string]string{
-	"inter.broker.protocol.version":          "Remove it; KRaft uses the metadata.version feature instead: kafka-features upgrade --metadata <version> once every node runs the new software.",
-	"broker.id.generation.enable":            "Remove it and set node.id explicitly on every KRaft node (generated broker ids do not exist in KRaft).",
-	"reserved.broker.max.id":                 "Remove it; set node.id explicitly on every KRaft node.",
-	"controlled.shutdown.max.retries":        "Remove it; KRaft controlled shutdown has no retry count.",
-	"controlled.shutdown.retry.backoff.ms":   "Remove it; KRaft controlled shutdown has no retry backoff.",
-	"leader.imbalance.per.broker.percentage": "Remove it; KRaft does not read it.",
-	"zookeeper.metadata.migration.enable":    "Keep it only while a KIP-866 migration runs; remove it (and zookeeper.connect) when the brokers restart in KRaft mode.",
+// removed returns the catalogue's removal of a broker key on the target.
+func (c *run) removed(key string) (catalogue.RemovedKey, bool) {
+	return catalogue.Removed(catalogue.ScopeBroker, key, c.target)
 }
 
-// zkOnlyPrefixFix covers key families.
-var zkOnlyPrefixFix = []struct{ prefix, fix string }{
-	{"zookeeper.", "Remove it from the KRaft configs; KRaft nodes use controller.quorum.bootstrap.servers (or controller.quorum.voters) instead of ZooKeeper."},
-	{"password.encoder.", "Remove it; KRaft stores dynamic broker passwords in clear in the metadata log (protect the log directories), so there is no encoder."},
-	{"authorizer.zookeeper.", "Remove it with AclAuthorizer; StandardAuthorizer keeps ACLs in the metadata log."},
-}
-
-// zkOnly returns the fix for a ZooKeeper-only key, or "" if key is not one.
-func zkOnly(key string) string {
-	if f, ok := zkOnlyFix[key]; ok {
-		return f
+// removedIn names the release that dropped a key: "Kafka 4" for 4.0 and
+// before (the key is gone from every Kafka 4), else "Kafka 4.1", ...
+func removedIn(r catalogue.RemovedKey) string {
+	if !r.Removed.AtLeast(catalogue.Version{Major: 4, Minor: 1}) {
+		return "Kafka 4"
 	}
-	for _, p := range zkOnlyPrefixFix {
-		if strings.HasPrefix(key, p.prefix) {
-			return p.fix
-		}
-	}
-	return ""
-}
-
-// removedBroker lists broker keys removed in Kafka 4 (or earlier, still
-// found in old configs), with what replaces them.
-var removedBroker = map[string]string{
-	"log.message.format.version":              "Kafka 4 always writes record format v2; drop it.",
-	"log.message.downconversion.enable":       "Down-conversion is gone in Kafka 4 (clients older than 0.11 cannot fetch); drop it.",
-	"delegation.token.master.key":             "Set delegation.token.secret.key to the same value (tokens are validated with it).",
-	"offsets.commit.required.acks":            "Drop it; offset commits always wait for all in-sync replicas (KIP-1041).",
-	"log.message.timestamp.difference.max.ms": "Use log.message.timestamp.before.max.ms and log.message.timestamp.after.max.ms (KIP-937).",
-	"metrics.jmx.blacklist":                   "Use metrics.jmx.exclude.",
-	"metrics.jmx.whitelist":                   "Use metrics.jmx.include.",
-	"auto.include.jmx.reporter":               "Drop it; list org.apache.kafka.common.metrics.JmxReporter in metric.reporters if it was false (the default list includes it).",
-	"quota.producer.default":                  "Removed in 3.0: set a default client quota instead (kafka-configs --alter --entity-type clients --entity-default --add-config producer_byte_rate=...).",
-	"quota.consumer.default":                  "Removed in 3.0: set a default client quota instead (kafka-configs --alter --entity-type clients --entity-default --add-config consumer_byte_rate=...).",
-}
-
-// removedTopic lists topic keys removed in Kafka 4.
-var removedTopic = map[string]string{
-	"message.format.version":              "Kafka 4 always writes record format v2; delete the override.",
-	"message.downconversion.enable":       "Down-conversion is gone in Kafka 4; delete the override.",
-	"message.timestamp.difference.max.ms": "Use message.timestamp.before.max.ms and message.timestamp.after.max.ms (KIP-937), then delete the override.",
+	return "Kafka " + r.Removed.String()
 }
 
 const (
-	oneMiB              = 1 << 20
 	standardAuthorizer  = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 	aclAuthorizer       = "kafka.security.authorizer.AclAuthorizer"
 	simpleAclAuthorizer = "kafka.security.auth.SimpleAclAuthorizer"
@@ -198,14 +158,14 @@ func checkStaticConfigs(c *run) {
 				cfg[cf.Key] = cf.Value
 			}
 			key := cf.Key
+			r, removed := c.removed(key)
 			switch {
 			case key == "control.plane.listener.name":
 				c.add("KRAFT-CONTROL-PLANE-LISTENER", res, fmt.Sprintf("control.plane.listener.name=%s", cf.Value), "")
-			case zkOnly(key) != "":
-				c.add("KRAFT-ZK-SETTING", res, "sets "+key+" (ZooKeeper only)", zkOnly(key))
-			}
-			if fix, ok := removedBroker[key]; ok {
-				c.add("K4-STATIC-CONFIG-REMOVED", res, "sets "+key+", removed in Kafka 4", fix)
+			case removed && r.ZooKeeperOnly:
+				c.add("KRAFT-ZK-SETTING", res, "sets "+key+" (ZooKeeper only)", r.Replacement)
+			case removed:
+				c.add("K4-STATIC-CONFIG-REMOVED", res, "sets "+key+", removed in "+removedIn(r), r.Replacement)
 			}
 			if cf.Sensitive {
 				continue
@@ -240,19 +200,26 @@ func checkStaticConfigs(c *run) {
 	}
 }
 
-// valueChecks flags broker config values invalid on Kafka 4 (static or
-// dynamic).
+// valueChecks flags broker config values below the target's floors
+// (static or dynamic).
 func valueChecks(c *run, res, key, value string) {
-	v := strings.TrimSpace(value)
+	f, ok := catalogue.FloorOf(catalogue.ScopeBroker, key, c.target)
+	if !ok {
+		return
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+	if err != nil || n >= f.Min {
+		return
+	}
 	switch {
 	case key == "log.segment.bytes":
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n < oneMiB {
-			c.add("K4-LOG-SEGMENT-BYTES", res, fmt.Sprintf("log.segment.bytes=%d is below the Kafka 4 minimum of 1048576", n), "")
-		}
-	case strings.HasPrefix(key, "remote.log.manager.") && strings.HasSuffix(key, "thread.pool.size"):
-		if catalogue.EqualValues(catalogue.ScopeBroker, key, v, "-1") {
-			c.add("K4-REMOTE-THREAD-POOL", res, key+"=-1 is invalid in Kafka 4", "")
-		}
+		c.add("K4-LOG-SEGMENT-BYTES", res, fmt.Sprintf("log.segment.bytes=%d is below the Kafka 4 minimum of %d", n, f.Min), "")
+	case n == -1 && strings.HasPrefix(key, "remote.log.manager."):
+		c.add("K4-REMOTE-THREAD-POOL", res, key+"=-1 is invalid in Kafka 4", "")
+	case strings.HasPrefix(key, "remote.log.manager."):
+		c.add("K4-REMOTE-THREAD-POOL", res, fmt.Sprintf("%s=%d is below the Kafka 4 minimum of %d", key, n, f.Min), "")
+	default:
+		c.add("K4-BROKER-CONFIG-BELOW-MINIMUM", res, fmt.Sprintf("%s=%d is below the Kafka %s minimum of %d", key, n, f.Since, f.Min), "")
 	}
 }
 
@@ -355,8 +322,8 @@ func checkBrokerConfigs(c *run) {
 	for _, bc := range c.s.BrokerConfigs {
 		res := brokerRes(bc.Broker)
 		for _, cf := range bc.Configs {
-			if fix, ok := removedBroker[cf.Key]; ok {
-				c.add("K4-BROKER-CONFIG-REMOVED", res, "dynamic config "+cf.Key+" is removed in Kafka 4", fix)
+			if r, ok := c.removed(cf.Key); ok {
+				c.add("K4-BROKER-CONFIG-REMOVED", res, "dynamic config "+cf.Key+" is removed in "+removedIn(r), r.Replacement)
 			}
 			if !cf.Sensitive {
 				valueChecks(c, res, cf.Key, cf.Value)
@@ -371,20 +338,10 @@ func checkTopicConfigs(c *run) {
 		t := &c.s.Topics[i]
 		res := "topic:" + t.Name
 		for _, cf := range t.Configs {
-			if fix, ok := removedTopic[cf.Key]; ok {
-				c.add("K4-TOPIC-CONFIG-REMOVED", res, fmt.Sprintf("%s=%s is removed in Kafka 4", cf.Key, cf.Value), fix)
+			if r, ok := catalogue.Removed(catalogue.ScopeTopic, cf.Key, c.target); ok {
+				c.add("K4-TOPIC-CONFIG-REMOVED", res, fmt.Sprintf("%s=%s is removed in %s", cf.Key, cf.Value, removedIn(r)), r.Replacement)
 			}
-			if cf.Key == "segment.bytes" {
-				n, err := strconv.ParseInt(strings.TrimSpace(cf.Value), 10, 64)
-				if err != nil || n >= oneMiB {
-					continue
-				}
-				if c.target.atLeast(4, 1) {
-					c.add("K4-TOPIC-SEGMENT-BYTES", res, fmt.Sprintf("segment.bytes=%d is below the Kafka %s minimum of 1048576", n, c.target), "")
-				} else {
-					c.addSev("K4-TOPIC-SEGMENT-BYTES", SeverityWarning, res, fmt.Sprintf("segment.bytes=%d is valid on 4.0 but refused from 4.1 (minimum 1048576)", n), "")
-				}
-			}
+			topicFloorCheck(c, res, cf)
 		}
 	}
 }
@@ -402,5 +359,31 @@ func checkPasswords(c *run) {
 			}
 			c.add("KRAFT-PASSWORD-NO-SECRET", brokerRes(bc.Broker), fmt.Sprintf("password config %s is encrypted in ZooKeeper and %s", cf.Key, why), "")
 		}
+	}
+}
+
+// topicFloorCheck flags a topic value below a floor of the target or, for a
+// target before the floor's release, of the next release that raises it
+// (as a warning: the value is valid on the target, refused after it).
+func topicFloorCheck(c *run, res string, cf snapshot.Config) {
+	var floor catalogue.Floor
+	found := false
+	for _, f := range catalogue.Floors {
+		if f.Scope == catalogue.ScopeTopic && f.Key == cf.Key {
+			floor, found = f, true
+			break
+		}
+	}
+	if !found || cf.Key != "segment.bytes" {
+		return
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(cf.Value), 10, 64)
+	if err != nil || n >= floor.Min {
+		return
+	}
+	if c.target.AtLeast(floor.Since) {
+		c.add("K4-TOPIC-SEGMENT-BYTES", res, fmt.Sprintf("segment.bytes=%d is below the Kafka %s minimum of %d", n, c.target, floor.Min), "")
+	} else {
+		c.addSev("K4-TOPIC-SEGMENT-BYTES", SeverityWarning, res, fmt.Sprintf("segment.bytes=%d is valid on %s but refused from %s (minimum %d)", n, c.target, floor.Since, floor.Min), "")
 	}
 }

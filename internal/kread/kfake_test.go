@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -322,7 +323,7 @@ func TestReadFilterAndSkipConfigs(t *testing.T) {
 			for _, tp := range s.Topics {
 				names = append(names, tp.Name)
 				cfgs += len(tp.Configs)
-				if tp.Internal != snapshot.IsInternalTopic(tp.Name) {
+				if tp.Internal != catalogue.IsInternalTopic(tp.Name) {
 					t.Errorf("%s: Internal = %v", tp.Name, tp.Internal)
 				}
 			}

@@ -32,6 +32,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -240,7 +241,7 @@ func (r *reader) topics(meta *kmsg.MetadataResponse) []snapshot.Topic {
 		}
 		t := snapshot.Topic{
 			Name:       name,
-			Internal:   mt.IsInternal || snapshot.IsInternalTopic(name),
+			Internal:   mt.IsInternal || catalogue.IsInternalTopic(name),
 			Partitions: make([]snapshot.Partition, 0, len(mt.Partitions)),
 		}
 		if mt.TopicID != [16]byte{} {

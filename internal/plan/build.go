@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -137,7 +138,7 @@ func (b *builder) wantKind(k Kind) bool {
 }
 
 func (b *builder) wantTopic(name string) bool {
-	if snapshot.IsInternalTopic(name) {
+	if catalogue.IsInternalTopic(name) {
 		return false
 	}
 	return b.topicRe == nil || b.topicRe.MatchString(name)

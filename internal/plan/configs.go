@@ -31,17 +31,6 @@ type floor struct {
 	why     string
 }
 
-// topicFloors are the topic config floors of a target version. Kafka 4.1
-// raised the floor of topic-level segment.bytes to 1 MiB (KAFKA-19080); an
-// empty TargetVersion means 4.1.
-func (b *builder) topicFloors() []floor {
-	v := b.in.Options.TargetVersion
-	if v == "" || v >= "4.1" {
-		return []floor{{key: "segment.bytes", min: 1 << 20, minText: "1048576", why: "Kafka 4.1's minimum of 1048576 (1 MiB)"}}
-	}
-	return nil
-}
-
 // targetMinimums checks a topic's configs against the target's floors. A
 // value below one is a blocker (the target would refuse the topic), or with
 // RaiseToTargetMinimums is raised to the floor: it returns the adjusted

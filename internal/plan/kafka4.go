@@ -1,64 +1,46 @@
 package plan
 
-import "strings"
+import (
+	"strconv"
 
-// RemovedTopicConfigs are topic-level keys Kafka 4 no longer knows. Writing
-// them to a 4.x cluster makes later config changes fail (KAFKA-19851), so
-// the plan drops them with a finding.
-var RemovedTopicConfigs = []string{
-	"message.format.version",
-	"message.downconversion.enable",
-	"message.timestamp.difference.max.ms",
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+)
+
+// The Kafka facts the plan follows (removed keys, value floors) are the
+// catalogue's, for the plan's target version.
+
+// target is the Kafka version the plan is for (an empty or unparsable
+// Options.TargetVersion is catalogue.DefaultTarget, 4.1).
+func (b *builder) target() catalogue.Version {
+	return catalogue.TargetOrDefault(b.in.Options.TargetVersion)
 }
 
-// RemovedBrokerConfigs are broker keys removed in Kafka 4 (besides the
-// ZooKeeper-only ones matched by IsZooKeeperOnlyBrokerConfig).
-var RemovedBrokerConfigs = []string{
-	"log.message.format.version",
-	"log.message.downconversion.enable",
-	"log.message.timestamp.difference.max.ms",
-	"offsets.commit.required.acks",
-	"delegation.token.master.key",
-	"metrics.jmx.blacklist",
-	"metrics.jmx.whitelist",
-	"auto.include.jmx.reporter",
-	"inter.broker.protocol.version",
-	"control.plane.listener.name",
-	"controlled.shutdown.max.retries",
-	"controlled.shutdown.retry.backoff.ms",
-	"reserved.broker.max.id",
-	"broker.id.generation.enable",
-	"leader.imbalance.per.broker.percentage",
-	"quota.producer.default",
-	"quota.consumer.default",
+// isRemovedTopicConfig reports a topic key the target no longer defines.
+// Writing one to a 4.x cluster makes later config changes fail
+// (KAFKA-19851), so the plan drops it with a finding.
+func (b *builder) isRemovedTopicConfig(key string) bool {
+	_, ok := catalogue.Removed(catalogue.ScopeTopic, key, b.target())
+	return ok
 }
 
-// IsZooKeeperOnlyBrokerConfig reports keys that exist only in ZooKeeper mode:
-// zookeeper.*, password.encoder.* and the AclAuthorizer's authorizer.zookeeper.*.
-func IsZooKeeperOnlyBrokerConfig(key string) bool {
-	return strings.HasPrefix(key, "zookeeper.") ||
-		strings.HasPrefix(key, "password.encoder.") ||
-		strings.HasPrefix(key, "authorizer.zookeeper.")
+// isRemovedBrokerConfig reports a broker key the target no longer defines,
+// ZooKeeper-only families included.
+func (b *builder) isRemovedBrokerConfig(key string) bool {
+	_, ok := catalogue.Removed(catalogue.ScopeBroker, key, b.target())
+	return ok
 }
 
-func isRemovedTopicConfig(key string) bool {
-	for _, k := range RemovedTopicConfigs {
-		if k == key {
-			return true
+// topicFloors are the topic config floors of the target version (Kafka
+// 4.1 raised topic-level segment.bytes to 1 MiB, KAFKA-19080).
+func (b *builder) topicFloors() []floor {
+	t := b.target()
+	var out []floor
+	for _, f := range catalogue.FloorsFor(catalogue.ScopeTopic, t) {
+		why := "Kafka " + f.Since.String() + "'s minimum of " + strconv.FormatInt(f.Min, 10)
+		if f.Unit != "" {
+			why += " (" + f.Unit + ")"
 		}
+		out = append(out, floor{key: f.Key, min: f.Min, minText: strconv.FormatInt(f.Min, 10), why: why})
 	}
-	return false
-}
-
-func isRemovedBrokerConfig(key string) bool {
-	if IsZooKeeperOnlyBrokerConfig(key) {
-		return true
-	}
-	for _, k := range RemovedBrokerConfigs {
-		// Listener-prefixed variants end with the key.
-		if k == key {
-			return true
-		}
-	}
-	return false
+	return out
 }

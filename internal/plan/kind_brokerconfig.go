@@ -63,7 +63,7 @@ func (b *builder) brokerConfigs() {
 			name = strconv.Itoa(int(to))
 		}
 		seen[name] = true
-		configs := configsWithout(bc.Configs, isRemovedBrokerConfig, func(c snapshot.Config) {
+		configs := configsWithout(bc.Configs, b.isRemovedBrokerConfig, func(c snapshot.Config) {
 			b.finding("config-removed-kafka4", snapshot.SeverityWarning, label, fmt.Sprintf("broker config %s is removed in Kafka 4 (or ZooKeeper-only) and is dropped", c.Key), "")
 		})
 		if name == "" {
@@ -109,10 +109,7 @@ func (b *builder) pruneBroker(name string) func(key string) bool {
 }
 
 // targetAtLeast41 reports a Kafka 4.1+ target (an empty TargetVersion is 4.1).
-func (b *builder) targetAtLeast41() bool {
-	v := b.in.Options.TargetVersion
-	return v == "" || v >= "4.1"
-}
+func (b *builder) targetAtLeast41() bool { return b.target().AtLeast(catalogue.V4_1) }
 
 // keptClusterConfigs notes, under Prune, the target's cluster-level broker
 // configs the source does not have and Prune keeps.

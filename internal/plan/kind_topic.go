@@ -121,7 +121,7 @@ func (b *builder) topics() error {
 }
 
 func (b *builder) topic(st *snapshot.Topic, tt *snapshot.Topic) error {
-	configs := configsWithout(st.Configs, isRemovedTopicConfig, func(c snapshot.Config) {
+	configs := configsWithout(st.Configs, b.isRemovedTopicConfig, func(c snapshot.Config) {
 		b.finding("config-removed-kafka4", snapshot.SeverityWarning, "topic "+st.Name,
 			fmt.Sprintf("config %s=%s is removed in Kafka 4 and is dropped", c.Key, c.Value),
 			"nothing: the key has no effect on Kafka 4; remove it from the source if it is re-applied elsewhere")

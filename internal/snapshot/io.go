@@ -254,10 +254,3 @@ func (a ACL) Key() string {
 func (a ACL) String() string {
 	return fmt.Sprintf("%s %s %s on %s:%s:%s from %s", a.Permission, a.Principal, a.Operation, a.ResourceType, a.PatternType, a.ResourceName, a.Host)
 }
-
-// InternalTopics are the Kafka-internal topics that are never created,
-// altered or deleted.
-var InternalTopics = []string{"__consumer_offsets", "__transaction_state", "__cluster_metadata", "__remote_log_metadata", "__share_group_state"}
-
-// IsInternalTopic reports whether name is a Kafka-internal topic.
-func IsInternalTopic(name string) bool { return slices.Contains(InternalTopics, name) }

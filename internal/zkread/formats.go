@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -220,7 +221,7 @@ func joinHostPort(h string, p int32) string {
 // ParseTopic parses /brokers/topics/<t> (v1, v2 with adding/removing
 // replicas, v3 with topic_id). Partitions come back sorted.
 func ParseTopic(name string, data []byte) (snapshot.Topic, error) {
-	t := snapshot.Topic{Name: name, Internal: snapshot.IsInternalTopic(name)}
+	t := snapshot.Topic{Name: name, Internal: catalogue.IsInternalTopic(name)}
 	z, err := decodeTopic(data)
 	if err != nil {
 		return t, err
