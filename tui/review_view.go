@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/render"
 )
 
 var _ tea.Msg = reviewDoneMsg{}
@@ -194,78 +195,26 @@ func severityMark(sev string) string {
 	return "[info]"
 }
 
-// displayName is the short name of a change's resource.
-func displayName(c *plan.Change) string {
-	switch c.Kind {
-	case plan.KindBrokerConfig:
-		if c.Resource.Name == "" {
-			return "cluster default"
-		}
-		return "broker " + c.Resource.Name
-	case plan.KindACL:
-		if a := c.Resource.ACL; a != nil {
-			n := a.ResourceType + ":" + a.ResourceName
-			if a.PatternType == "PREFIXED" {
-				n += "*"
-			}
-			return n
-		}
-	case plan.KindScramUser:
-		if c.Resource.Mechanism != "" {
-			return c.Resource.Name + " (" + c.Resource.Mechanism + ")"
-		}
-	}
-	return c.Resource.Name
-}
+// displayName is the name of a change's resource, as plan labels it.
+func displayName(c *plan.Change) string { return plan.Label(c) }
 
-// summary is a one-line description of what a change does.
+// summary is a one-line description of what a change does: its fields,
+// "key=value" set, "key before→after" altered, "-key" removed.
 func summary(c *plan.Change) string {
-	b, a := c.Before, c.After
-	switch c.Kind {
-	case plan.KindTopic:
-		st := a
-		if st == nil {
-			st = b
-		}
-		if st == nil {
-			return ""
-		}
-		s := fmt.Sprintf("%s, RF %d", plural(int(st.Partitions), "partition"), st.ReplicationFactor)
-		if len(st.Assignment) > 0 {
-			s += ", placed"
-		}
-		if len(st.Configs) > 0 {
-			s += ", " + plural(len(st.Configs), "config")
-		}
-		return s
-	case plan.KindPartitions:
-		var from, to int32
-		if b != nil {
-			from = b.Partitions
-		}
-		if a != nil {
-			to = a.Partitions
-		}
-		return fmt.Sprintf("%d → %d partitions", from, to)
-	case plan.KindReassignment:
-		n := 0
-		if a != nil {
-			n = len(a.Assignment)
-		}
-		return plural(n, "partition") + " reassigned"
-	case plan.KindTopicConfig, plan.KindBrokerConfig:
-		return strings.Join(configKeys(c), ", ")
-	case plan.KindQuota:
-		return strings.Join(quotaKeys(c), ", ")
-	case plan.KindACL:
-		if x := c.Resource.ACL; x != nil {
-			return fmt.Sprintf("%s %s %s from %s", x.Permission, x.Principal, x.Operation, x.Host)
-		}
-	case plan.KindScramUser:
-		if a != nil {
-			return fmt.Sprintf("%d iterations, password by reference", a.Iterations)
-		}
-		return "remove credential"
+	fields, err := plan.Fields(c)
+	if err != nil {
+		return err.Error()
 	}
-	return rpcOf(c)
+	parts := make([]string, 0, len(fields))
+	for _, f := range fields {
+		switch f.Mark() {
+		case "+", "=":
+			parts = append(parts, f.Key+"="+render.FieldValue(f, f.After))
+		case "-":
+			parts = append(parts, "-"+f.Key)
+		default:
+			parts = append(parts, f.Key+" "+render.FieldValue(f, f.Before)+"→"+render.FieldValue(f, f.After))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

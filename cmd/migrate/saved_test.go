@@ -233,14 +233,11 @@ func TestBrokerPasswordCannotBeRerouted(t *testing.T) {
 		change plan.Change
 	}{
 		{"to broker 2", plan.Change{ID: "broker-config:2", Kind: plan.KindBrokerConfig, Action: plan.ActionUpdate,
-			Resource: plan.Resource{Type: "broker", Name: "2"},
-			Before: &plan.State{}, After: &plan.State{Configs: []snapshot.Config{{Key: key, Sensitive: true, Secret: &moved}}}}},
+			Resource: plan.Resource{Type: "broker", Name: "2"}, Before: &plan.State{}, After: &plan.State{Configs: []snapshot.Config{{Key: key, Sensitive: true, Secret: &moved}}}}},
 		{"to broker 2 under another key", plan.Change{ID: "broker-config:2", Kind: plan.KindBrokerConfig, Action: plan.ActionUpdate,
-			Resource: plan.Resource{Type: "broker", Name: "2"},
-			Before: &plan.State{}, After: &plan.State{Configs: []snapshot.Config{{Key: "ssl.truststore.password", Sensitive: true, Secret: &moved}}}}},
+			Resource: plan.Resource{Type: "broker", Name: "2"}, Before: &plan.State{}, After: &plan.State{Configs: []snapshot.Config{{Key: "ssl.truststore.password", Sensitive: true, Secret: &moved}}}}},
 		{"into a topic config", plan.Change{ID: "topic-config:orders", Kind: plan.KindTopicConfig, Action: plan.ActionUpdate,
-			Resource: plan.Resource{Type: "topic", Name: "orders"},
-			Before: &plan.State{}, After: &plan.State{Configs: []snapshot.Config{{Key: key, Sensitive: true, Secret: &moved}}}}},
+			Resource: plan.Resource{Type: "topic", Name: "orders"}, Before: &plan.State{}, After: &plan.State{Configs: []snapshot.Config{{Key: key, Sensitive: true, Secret: &moved}}}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			edited := saved

@@ -6,13 +6,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
-	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
 // Symbols for actions, as in Terraform's plan output.
@@ -190,49 +188,17 @@ func writeChange(ew *errWriter, c *plan.Change) {
 
 func resourceLabel(c *plan.Change) string { return plan.Label(c) }
 
-// ChangeDetail returns the before → after lines of a change, the same lines
-// the text diff and the TUI detail pane show. Secrets show as references.
+// ChangeDetail returns the lines of a change: its fields (plan.Fields),
+// then its notes. The text diff shows them; the TUI detail pane shows the
+// same fields through FieldText. Secrets show as references only.
 func ChangeDetail(c *plan.Change) []string {
-	var out []string
-	b, a := c.Before, c.After
-	if b == nil {
-		b = &plan.State{}
+	fields, err := plan.Fields(c)
+	if err != nil {
+		return []string{"error: " + err.Error()}
 	}
-	if a == nil {
-		a = &plan.State{}
-	}
-	switch c.Kind {
-	case plan.KindTopic:
-		if c.Action == plan.ActionDelete {
-			out = append(out, fmt.Sprintf("partitions: %d", b.Partitions), fmt.Sprintf("replication factor: %d", b.ReplicationFactor))
-			break
-		}
-		out = append(out, fmt.Sprintf("partitions: %d", a.Partitions), fmt.Sprintf("replication factor: %d", a.ReplicationFactor))
-		if a.Assignment != nil {
-			out = append(out, "assignment: "+FormatAssignment(a.Assignment, 0))
-		} else {
-			out = append(out, "assignment: placed by the target")
-		}
-		for _, cf := range a.Configs {
-			out = append(out, fmt.Sprintf("+ %s = %s", cf.Key, configValue(cf)))
-		}
-	case plan.KindPartitions:
-		out = append(out, fmt.Sprintf("partitions: %d -> %d", b.Partitions, a.Partitions))
-		if a.Assignment != nil {
-			out = append(out, "new: "+FormatAssignment(a.Assignment, int(b.Partitions)))
-		}
-	case plan.KindReassignment:
-		out = append(out, "from: "+FormatAssignment(b.Assignment, 0), "to:   "+FormatAssignment(a.Assignment, 0))
-	case plan.KindTopicConfig, plan.KindBrokerConfig:
-		out = append(out, configDiff(b.Configs, a.Configs)...)
-	case plan.KindQuota:
-		out = append(out, quotaDiff(b.Quota, a.Quota)...)
-	case plan.KindScramUser:
-		line := fmt.Sprintf("iterations: %d", a.Iterations)
-		if a.Password != nil {
-			line += ", password from " + a.Password.Ref()
-		}
-		out = append(out, line)
+	out := make([]string, 0, len(fields)+len(c.Notes))
+	for _, f := range fields {
+		out = append(out, FieldText(f, "->"))
 	}
 	for _, n := range c.Notes {
 		out = append(out, "note: "+n)
@@ -240,90 +206,39 @@ func ChangeDetail(c *plan.Change) []string {
 	return out
 }
 
-func configValue(c snapshot.Config) string {
-	if c.Sensitive {
-		if c.Secret != nil {
-			return "(sensitive, from " + c.Secret.Ref() + ")"
-		}
+// FieldText renders one field, arrow between the values of an altered one:
+// "+ key = after", "- key (was before)", "~ key: before -> after", or
+// "= key = value". A sensitive field shows "(sensitive)" or its secret's
+// reference, never a value.
+func FieldText(f plan.Field, arrow string) string {
+	v := func(s *string) string { return FieldValue(f, s) }
+	switch f.Mark() {
+	case "+":
+		return "+ " + f.Key + " = " + v(f.After)
+	case "-":
+		return "- " + f.Key + " (was " + v(f.Before) + ")"
+	case "=":
+		return "= " + f.Key + " = " + v(f.After)
+	}
+	return "~ " + f.Key + ": " + v(f.Before) + " " + arrow + " " + v(f.After)
+}
+
+// FieldValue renders one side of a field: "(unset)" for nil, a sensitive
+// one as "(sensitive)" or "(sensitive, from REF)", a value bare unless it is
+// empty or needs escaping (then quoted).
+func FieldValue(f plan.Field, s *string) string {
+	switch {
+	case s == nil:
+		return "(unset)"
+	case f.Sensitive && *s == "":
 		return "(sensitive)"
+	case f.Sensitive:
+		return "(sensitive, from " + *s + ")"
 	}
-	return strconv.Quote(c.Value)
-}
-
-func configDiff(before, after []snapshot.Config) []string {
-	bm := map[string]string{}
-	for _, c := range before {
-		bm[c.Key] = configValue(c)
+	if q := strconv.Quote(*s); *s == "" || q[1:len(q)-1] != *s || strings.TrimSpace(*s) != *s {
+		return q
 	}
-	am := map[string]string{}
-	for _, c := range after {
-		am[c.Key] = configValue(c)
-	}
-	return keyDiff(bm, am)
-}
-
-func quotaDiff(before, after map[string]float64) []string {
-	f := func(m map[string]float64) map[string]string {
-		out := make(map[string]string, len(m))
-		for k, v := range m {
-			out[k] = strconv.FormatFloat(v, 'f', -1, 64)
-		}
-		return out
-	}
-	return keyDiff(f(before), f(after))
-}
-
-// keyDiff renders rendered values before and after, key by key:
-// "~ k: a -> b", "+ k = b", "- k (was a)".
-func keyDiff(before, after map[string]string) []string {
-	keys := make([]string, 0, len(before)+len(after))
-	for k := range before {
-		keys = append(keys, k)
-	}
-	for k := range after {
-		if _, ok := before[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	var out []string
-	for _, k := range keys {
-		b, inB := before[k]
-		a, inA := after[k]
-		switch {
-		case inB && inA:
-			out = append(out, fmt.Sprintf("~ %s: %s -> %s", k, b, a))
-		case inA:
-			out = append(out, fmt.Sprintf("+ %s = %s", k, a))
-		default:
-			out = append(out, fmt.Sprintf("- %s (was %s)", k, b))
-		}
-	}
-	return out
-}
-
-// FormatAssignment renders replica lists as "0:[1,2] 1:[2,3]", numbering
-// partitions from first. Long assignments are shortened.
-func FormatAssignment(a [][]int32, first int) string {
-	var b strings.Builder
-	for i, rs := range a {
-		if i == 8 && len(a) > 10 {
-			fmt.Fprintf(&b, "... (%d more)", len(a)-i)
-			break
-		}
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%d:[", first+i)
-		for j, r := range rs {
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(int(r)))
-		}
-		b.WriteByte(']')
-	}
-	return b.String()
+	return *s
 }
 
 type errWriter struct {
