@@ -149,7 +149,7 @@ func Read(opt Options) (*Result, error) {
 			continue
 		}
 		st := newTree(snap)
-		reached, at, applied, ws := replay(st, logs, snap.Zxid, target)
+		reached, at, applied, ended, ws := replay(st, logs, snap.Zxid, target)
 		if reached < consistent && older {
 			res.warn(ws...)
 			res.warn(Warning{File: sf.path, Offset: -1, Message: fmt.Sprintf("the logs end at zxid %#x, before this snapshot is consistent (zxid %#x); using an older snapshot", reached, consistent)})
@@ -159,6 +159,9 @@ func Read(opt Options) (*Result, error) {
 		res.warn(ws...)
 		if reached < consistent {
 			res.warn(Warning{File: sf.path, Offset: -1, Message: fmt.Sprintf("the point read, zxid %#x, lies inside this fuzzy snapshot's window (consistent from zxid %#x) and there is no older snapshot: znodes changed in between may show their later state", reached, consistent)})
+		}
+		if opt.Zxid > 0 && reached < opt.Zxid && ended && len(res.Warnings) == 0 {
+			return res, fmt.Errorf("%s: zxid %#x is past the last transaction in %s (%#x)", snapDir, opt.Zxid, logDir, reached)
 		}
 		res.Snapshot, res.Zxid, res.Applied, res.nodes = sf.path, reached, applied, st.nodes
 		if at != 0 {
@@ -222,8 +225,9 @@ func follows(last, next int64) bool {
 
 // replay applies the logs' transactions after zxid from up to target.
 // It returns the last zxid applied (from when none), its time, how many
-// were applied, and the damage that stopped it.
-func replay(t *tree, logs []dirFile, from, target int64) (last, at int64, applied int, ws []Warning) {
+// were applied, whether the logs ended before target, and the damage that
+// stopped it.
+func replay(t *tree, logs []dirFile, from, target int64) (last, at int64, applied int, ended bool, ws []Warning) {
 	last = from
 	for _, lf := range logsFor(logs, from) {
 		l, err := OpenLog(lf.path)
@@ -245,24 +249,24 @@ func replay(t *tree, logs []dirFile, from, target int64) (last, at int64, applie
 			}
 			if txn.Zxid > target {
 				l.Close()
-				return last, at, applied, ws
+				return last, at, applied, false, ws
 			}
 			if !follows(last, txn.Zxid) {
 				ws = append(ws, Warning{File: lf.path, Offset: txn.Offset, Message: fmt.Sprintf("transactions %#x to %#x are missing (a purged or lost log); stopping at zxid %#x", last+1, txn.Zxid-1, last)})
 				l.Close()
-				return last, at, applied, ws
+				return last, at, applied, false, ws
 			}
 			t.apply(txn)
 			last, at = txn.Zxid, txn.Time
 			applied++
 			if last == target { // nothing after it is read (a live log may be mid-write there)
 				l.Close()
-				return last, at, applied, ws
+				return last, at, applied, false, ws
 			}
 		}
 		l.Close()
 	}
-	return last, at, applied, ws
+	return last, at, applied, true, ws
 }
 
 // cutAtTime returns the last zxid before the first transaction later than

@@ -72,6 +72,9 @@ func TestDirForms(t *testing.T) {
 			t.Errorf("%s: zxid %#x applied %d", name, r.Zxid, r.Applied)
 		}
 	}
+	if _, err := Read(Options{DataDir: fixtureDir, Zxid: 0x200}); err == nil || !strings.Contains(err.Error(), "zxid 0x200 is past the last transaction") {
+		t.Errorf("zxid past the end: %v", err)
+	}
 	if _, err := Read(Options{DataDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "no ZooKeeper snapshot files") {
 		t.Errorf("empty dir: %v", err)
 	}
