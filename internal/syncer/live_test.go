@@ -243,4 +243,3 @@ func configOf(t *snapshot.Topic, key string) string {
 	}
 	return ""
 }
-

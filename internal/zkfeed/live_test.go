@@ -155,7 +155,6 @@ func waitFor(t *testing.T, f *Feed, want Entity) Event {
 	}
 }
 
-
 func firstErr(err error, r kadm.AlterConfigsResponses) error {
 	if err != nil {
 		return err
