@@ -152,11 +152,12 @@ func (b *builder) finding(id, sev, resource, msg, fix string) {
 	b.p.Findings = append(b.p.Findings, snapshot.Finding{ID: id, Severity: sev, Resource: resource, Message: msg, Fix: fix})
 }
 
-func (b *builder) block(id string, k Kind, resource, reason, fix string, c *Change) {
+func (b *builder) block(id string, k Kind, resource, reason, fix string, c *Change) *Blocker {
 	if !b.wantKind(k) {
-		return
+		return nil
 	}
 	b.p.Blockers = append(b.p.Blockers, Blocker{ID: id, Kind: k, Resource: resource, Reason: reason, Fix: fix, Change: c})
+	return &b.p.Blockers[len(b.p.Blockers)-1]
 }
 
 func (b *builder) add(c Change) {

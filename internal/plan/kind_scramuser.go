@@ -69,9 +69,11 @@ func (b *builder) scram() {
 			res := Resource{Type: "user", Name: u.Name, Mechanism: sc.Mechanism}
 			cred, ok := creds[k]
 			if !ok {
-				b.block("scram-no-password", KindScramUser, "User:"+u.Name+" "+sc.Mechanism,
+				if bl := b.block("scram-no-password", KindScramUser, "User:"+u.Name+" "+sc.Mechanism,
 					"SCRAM credentials cannot be carried through the admin protocol without the password (ZooKeeper holds only salted keys)",
-					"give the password in --scram-credentials, or have the user reset it (--scram-resets FILE lists them)", nil)
+					"give the password in --scram-credentials, or have the user reset it (--scram-resets FILE lists them)", nil); bl != nil {
+					bl.User, bl.Mechanism = u.Name, sc.Mechanism
+				}
 				continue
 			}
 			iters := cred.Iterations

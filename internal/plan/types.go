@@ -138,6 +138,31 @@ type Blocker struct {
 	// Change is the change that was blocked, when one was computed (for
 	// instance a policy denial).
 	Change *Change `json:"change,omitempty"`
+	// User and Mechanism name the SCRAM credential a scram-no-password
+	// blocker is about, for the list of passwords to reset (ScramResets).
+	// Build sets them; a plan file does not keep them (the list is written
+	// from the plan just built).
+	User      string `json:"-"`
+	Mechanism string `json:"-"`
+}
+
+// ScramReset is a SCRAM credential whose password must be reset on the
+// target: the plan has no password to recreate it with.
+type ScramReset struct {
+	User      string `json:"user"`
+	Mechanism string `json:"mechanism"`
+}
+
+// ScramResets lists the SCRAM credentials p could not recreate for want of
+// a password (its scram-no-password blockers), in blocker order.
+func (p *Plan) ScramResets() []ScramReset {
+	list := []ScramReset{}
+	for _, b := range p.Blockers {
+		if b.ID == "scram-no-password" {
+			list = append(list, ScramReset{User: b.User, Mechanism: b.Mechanism})
+		}
+	}
+	return list
 }
 
 // The placements of Options.Placement.
