@@ -27,7 +27,9 @@ type Options struct {
 }
 
 // ApplyFunc runs an apply of p, sending every event to obs, honouring ctx
-// cancellation (finish the batch in flight, then stop).
+// cancellation (finish the batch in flight, then stop). The command gives
+// one over migration.Planned.Apply (the use case apply shares with it), so
+// that the TUI itself stays free of connections and secrets.
 type ApplyFunc func(ctx context.Context, p *plan.Plan, obs apply.Observer) error
 
 // Result sums up an apply run by a Session. Canceled is also set when the

@@ -7,19 +7,18 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
-	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/tui"
 )
 
 type applyFlags struct {
@@ -167,7 +166,7 @@ func (f *applyFlags) checkNumbers() error {
 }
 
 func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error) {
-	var pl *planned
+	var pl *migration.Planned
 	err := withLoading(ctx, e, f.interactive, f.source.quiet, "Reading the source and the target", func(progress io.Writer) error {
 		var err error
 		if f.planFile != "" {
@@ -180,36 +179,25 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 	if err != nil {
 		return exitError, err
 	}
-	defer pl.close()
-	if pl.conn == nil {
+	defer pl.Close()
+	if pl.Conn == nil {
 		return exitError, errors.New("apply needs --bootstrap-server")
 	}
 	rec.plan(ctx, pl)
-	p := pl.plan
+	p := pl.Plan
 
 	// One apply per target at a time; a killed earlier run is resumed.
 	if rec.ok() {
-		release, err := rec.store.AcquireTargetLock(ctx, targetKey(pl), rec.id())
+		lock, err := migration.AcquireLock(ctx, rec.store, rec.run, pl.TargetKey())
 		if err != nil {
 			return exitError, err
 		}
-		defer release()
-		// Runs left unfinished on this target (killed) are linked once and
-		// closed as abandoned, so no later run lists them again.
-		if prev, err := rec.store.IncompleteRuns(ctx, targetKey(pl)); err == nil {
-			var ids []int64
-			for _, r := range prev {
-				if r.ID != rec.id() {
-					ids = append(ids, r.ID)
-				}
-			}
-			closed, err := rec.run.AbandonRuns(ctx, ids)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "migrate apply: audit: %v\n", err)
-			}
-			for _, id := range closed {
-				fmt.Fprintf(e.stderr, "Resuming after interrupted run %d (closed as abandoned): changes it completed are skipped.\n", id)
-			}
+		defer lock.Release()
+		if lock.AbandonErr != nil {
+			fmt.Fprintf(e.stderr, "migrate apply: audit: %v\n", lock.AbandonErr)
+		}
+		for _, id := range lock.Abandoned {
+			fmt.Fprintf(e.stderr, "Resuming after interrupted run %d (closed as abandoned): changes it completed are skipped.\n", id)
 		}
 	}
 
@@ -233,7 +221,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 		if !e.tty {
 			return exitError, errors.New("refusing to apply without confirmation: not a terminal; pass --yes")
 		}
-		if !confirm(e, fmt.Sprintf("Apply %d change(s) to %s?", len(p.Changes), strings.Join(pl.conn.Bootstrap, ","))) {
+		if !confirm(e, fmt.Sprintf("Apply %d change(s) to %s?", len(p.Changes), strings.Join(pl.Conn.Bootstrap, ","))) {
 			fmt.Fprintln(e.stderr, "Nothing applied.")
 			rec.finish(ctx, e, "declined", exitOK)
 			return exitOK, nil
@@ -250,9 +238,9 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 	if o := rec.observer(); o != nil {
 		obs = append(obs, o)
 	}
-	var sent appliedChanges
+	var sent migration.Applied
 	obs = append(obs, &sent)
-	res, err := apply.Run(ctx, pl.conn.Client, p, pl.target, f.applyOptions(pl), obs)
+	res, err := pl.Apply(ctx, p, f.applyOptions(), obs)
 	if err != nil {
 		return exitError, err
 	}
@@ -260,12 +248,14 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 		fmt.Fprintf(e.stderr, "migrate apply: stopped, the rest of the plan was not sent: %v\n", res.Stopped)
 	}
 	var unverified []string
-	if len(sent.changes) > 0 && f.settle > 0 && res.Stopped == nil {
-		if unverified, err = f.verify(ctx, e, pl, sent.changes); err != nil {
+	if applied := sent.Changes(); len(applied) > 0 && f.settle > 0 && res.Stopped == nil {
+		if unverified, err = migration.Verify(ctx, pl.Reader(), applied, f.settle); err != nil {
 			fmt.Fprintf(e.stderr, "migrate apply: %v\n", err)
 			if rec.ok() {
 				_ = rec.run.Note(ctx, "verify", err.Error())
 			}
+		} else {
+			fmt.Fprintf(e.stderr, "Verified: the target shows every applied change.\n")
 		}
 	}
 	if js != nil {
@@ -274,21 +264,6 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 		_ = js.Write(e.stdout)
 	}
 	return f.exit(ctx, e, rec, res, len(unverified)), nil
-}
-
-// appliedChanges collects the changes the target accepted (not the
-// validate-only preflight), for verify.
-type appliedChanges struct {
-	mu      sync.Mutex
-	changes []*plan.Change
-}
-
-func (a *appliedChanges) Observe(ev apply.Event) {
-	if r, ok := ev.(apply.ResourceResult); ok && r.Err == nil && !r.ValidateOnly {
-		a.mu.Lock()
-		a.changes = append(a.changes, r.Change)
-		a.mu.Unlock()
-	}
 }
 
 // exit records the run's outcome and picks the exit code. A validate-only
@@ -318,103 +293,38 @@ func (f *applyFlags) exit(ctx context.Context, e *env, rec *recorder, res apply.
 	return code
 }
 
-func (f *applyFlags) applyOptions(pl *planned) apply.Options {
-	// Topic RPCs wait server-side as long as the client waits for any answer.
+// applyOptions maps the apply flags to apply.Options (the secrets and the
+// request timeout come with the plan: migration.Planned.Apply).
+func (f *applyFlags) applyOptions() apply.Options {
 	return apply.Options{ValidateOnly: f.validateOnly, NoPreflight: f.noPreflight, BatchSize: f.batchSize,
-		MaxInFlight: f.maxInFlight, Rate: f.rate, Secrets: pl.resolve, TimeoutMillis: int32(pl.conn.Config.Timeout().Milliseconds())}
+		MaxInFlight: f.maxInFlight, Rate: f.rate}
 }
 
 // applyFunc is the apply the TUI runs; the audit trail sees its events too.
 // The result is kept in last.
-func (f *applyFlags) applyFunc(pl *planned, audit apply.Observer, last *apply.Result) func(ctx context.Context, p *plan.Plan, obs apply.Observer) error {
+func (f *applyFlags) applyFunc(pl *migration.Planned, audit apply.Observer, last *apply.Result) tui.ApplyFunc {
 	return func(ctx context.Context, p *plan.Plan, obs apply.Observer) error {
-		res, err := apply.Run(ctx, pl.conn.Client, p, pl.target, f.applyOptions(pl), apply.Observers{obs, audit})
+		res, err := pl.Apply(ctx, p, f.applyOptions(), apply.Observers{obs, audit})
 		*last = res
 		return err
 	}
 }
 
-// targetKey names the target for the apply lock and for finding killed
-// runs to resume: its cluster id, as the audit trail records it.
-func targetKey(pl *planned) string {
-	if pl.target.ClusterID != "" {
-		return pl.target.ClusterID
-	}
-	return strings.Join(pl.conn.Bootstrap, ",")
-}
-
-// loadSaved reads a saved plan, the source and the live target, and keeps
-// only what the source still justifies: the plan is built again from the
-// source and target read now with the saved plan's options (and --policy
-// when given), and every saved change must be in that plan identically or
-// already done on the target (plan.Recheck); otherwise nothing is sent.
-// Secrets resolve from the plan built now, by change and key, so a saved
-// reference reaches only the resource and key it was read from.
-func (f *applyFlags) loadSaved(ctx context.Context, progress io.Writer) (*planned, error) {
-	p, err := loadPlan(f.planFile)
-	if err != nil {
-		return nil, err
-	}
-	if err := apply.Validate(p); err != nil {
-		return nil, fmt.Errorf("%s: %w", f.planFile, err)
-	}
-	if f.source.zookeeper == "" && f.source.snapshotFile == "" {
-		return nil, fmt.Errorf("apply --plan %s needs the source it was planned from (--zookeeper or --snapshot): a saved change is applied only if that source still justifies it", f.planFile)
-	}
-	var topics *regexp.Regexp
-	if p.Options.TopicRegex != "" {
-		if topics, err = regexp.Compile(p.Options.TopicRegex); err != nil {
-			return nil, fmt.Errorf("%s: field options.topics: %v", f.planFile, err)
-		}
-	}
-	pol, digest, err := loadPolicy(f.policyFile)
-	if err != nil {
-		return nil, err
-	}
+// loadSaved maps the apply flags to the request that reads a saved plan
+// and keeps only what the source still justifies (migration.LoadSaved),
+// and names the flags in its refusals.
+func (f *applyFlags) loadSaved(ctx context.Context, progress io.Writer) (*migration.Planned, error) {
+	pl, err := migration.LoadSaved(ctx, migration.SavedRequest{PlanFile: f.planFile,
+		Source: func(ctx context.Context) (*snapshot.Snapshot, error) { return f.source.load(ctx, progress) },
+		Dial:   f.target.connect, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds, Hooks: hooks(progress)})
+	var pe *migration.PolicyError
 	switch {
-	case p.Options.Policy != "" && f.policyFile == "":
-		return nil, fmt.Errorf("%s was planned with a topic policy (%s): give the same --policy, so that apply checks the changes against it again", f.planFile, p.Options.Policy)
-	case p.Options.Policy != "" && digest != p.Options.Policy:
-		return nil, fmt.Errorf("--policy %s (%s) is not the policy %s was planned with (%s)", f.policyFile, digest, f.planFile, p.Options.Policy)
+	case errors.As(err, &pe) && pe.Given == "":
+		return nil, fmt.Errorf("%s was planned with a topic policy (%s): give the same --policy, so that apply checks the changes against it again", pe.PlanFile, pe.Planned)
+	case errors.As(err, &pe):
+		return nil, fmt.Errorf("--policy %s (%s) is not the policy %s was planned with (%s)", pe.Given, pe.GivenDigest, pe.PlanFile, pe.Planned)
 	}
-	creds, err := loadCredentials(f.scramCreds)
-	if err != nil {
-		return nil, err
-	}
-	src, err := f.source.load(ctx, progress)
-	if err != nil {
-		return nil, err
-	}
-	conn, err := f.target.connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(progress, "Reading target %s ...\n", strings.Join(conn.Bootstrap, ","))
-	tgt, err := kread.Read(ctx, conn, kread.Options{Topics: topics})
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	if err := apply.Stale(p, tgt); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("%s: %w", f.planFile, err)
-	}
-	fresh, err := buildPlan(src, tgt, creds, p.Options, pol)
-	if err == nil {
-		err = plan.Recheck(p, fresh, plan.NewTarget(tgt))
-	}
-	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("%s: %w", f.planFile, err)
-	}
-	return &planned{plan: p, source: src, target: tgt, conn: conn, creds: creds, resolve: plan.SecretsOf(fresh)}, nil
-}
-
-func orEmpty(s *snapshot.Snapshot) *snapshot.Snapshot {
-	if s == nil {
-		return &snapshot.Snapshot{Format: snapshot.FormatVersion, Source: "plan-file"}
-	}
-	return s
+	return pl, err
 }
 
 func confirm(e *env, question string) bool {
@@ -422,59 +332,4 @@ func confirm(e *env, question string) bool {
 	line, _ := bufio.NewReader(e.stdin).ReadString('\n')
 	a := strings.ToLower(strings.TrimSpace(line))
 	return a == "y" || a == "yes"
-}
-
-// verify re-reads the target until it shows every applied change in its
-// After state, or --verify-timeout runs out; it returns the ids of the
-// changes the target never showed. KRaft brokers apply metadata
-// asynchronously, so a read right after the RPCs may lag behind them: the
-// target is read at once, then after 100 ms, 200 ms, ... (at most 1 s apart),
-// and the wait ends with the first read that shows everything.
-func (f *applyFlags) verify(ctx context.Context, e *env, pl *planned, applied []*plan.Change) ([]string, error) {
-	deadline := time.Now().Add(f.settle)
-	missing := make([]string, len(applied))
-	for i, c := range applied {
-		missing[i] = c.ID
-	}
-	var readErr error
-	for delay := 100 * time.Millisecond; ; delay = min(2*delay, time.Second) {
-		rctx, cancel := context.WithDeadline(ctx, deadline)
-		tgt, err := kread.Read(rctx, pl.conn, f.readOptions())
-		cut := rctx.Err() != nil && ctx.Err() == nil // our own deadline ended the read
-		cancel()
-		if err != nil && !cut {
-			readErr = err
-		}
-		if err == nil {
-			readErr = nil
-			ix := plan.NewTarget(tgt)
-			missing = missing[:0]
-			for _, c := range applied {
-				if !ix.Shows(c) {
-					missing = append(missing, c.ID)
-				}
-			}
-			if len(missing) == 0 {
-				fmt.Fprintf(e.stderr, "Verified: the target shows every applied change.\n")
-				return nil, nil
-			}
-		}
-		wait := min(delay, time.Until(deadline))
-		if wait <= 0 || ctx.Err() != nil {
-			break
-		}
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-		}
-	}
-	shown := strings.Join(missing[:min(10, len(missing))], ", ")
-	if len(missing) > 10 {
-		shown += fmt.Sprintf(" (and %d more)", len(missing)-10)
-	}
-	why := ""
-	if readErr != nil {
-		why = fmt.Sprintf(" (last read failed: %v)", readErr)
-	}
-	return missing, fmt.Errorf("verify: after %s the target still does not show %d applied change(s)%s: %s", f.settle, len(missing), why, shown)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/audit"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -114,22 +115,22 @@ func (r *recorder) id() int64 {
 }
 
 // plan records both snapshots and the plan.
-func (r *recorder) plan(ctx context.Context, pl *planned) {
+func (r *recorder) plan(ctx context.Context, pl *migration.Planned) {
 	if !r.ok() || pl == nil {
 		return
 	}
-	_ = r.run.SetEndpoints(ctx, auditEndpoint(pl.source, ""), auditEndpoint(pl.target, principalOf(pl)))
-	_ = r.run.RecordSnapshot(ctx, "source", snapshot.Digest(pl.source), counts(pl.source))
-	_ = r.run.RecordSnapshot(ctx, "target", snapshot.Digest(pl.target), counts(pl.target))
-	for _, v := range secretValues(pl.source, pl.creds) {
+	_ = r.run.SetEndpoints(ctx, auditEndpoint(pl.Source, ""), auditEndpoint(pl.Target, principalOf(pl)))
+	_ = r.run.RecordSnapshot(ctx, "source", snapshot.Digest(pl.Source), counts(pl.Source))
+	_ = r.run.RecordSnapshot(ctx, "target", snapshot.Digest(pl.Target), counts(pl.Target))
+	for _, v := range pl.SecretValues() {
 		r.run.AddSecrets(v) // belt and braces: the audit scrubs these if they ever reach it
 	}
-	_ = r.run.RecordPlan(ctx, pl.plan)
+	_ = r.run.RecordPlan(ctx, pl.Plan)
 }
 
-func principalOf(pl *planned) string {
-	if pl.conn != nil {
-		return pl.conn.Principal
+func principalOf(pl *migration.Planned) string {
+	if pl.Conn != nil {
+		return pl.Conn.Principal
 	}
 	return ""
 }

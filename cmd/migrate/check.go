@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/check"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/policy"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -90,7 +91,7 @@ func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
 		return fail(e, "check", err)
 	}
 	opts := check.Options{TargetVersion: target.String()}
-	creds, err := loadCredentials(f.scramCreds)
+	creds, err := migration.LoadCredentials(f.scramCreds)
 	if err != nil {
 		return fail(e, "check", fmt.Errorf("--scram-credentials: %w", err))
 	}

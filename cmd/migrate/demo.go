@@ -17,6 +17,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -143,7 +144,7 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, text rende
 			return nil, nil, err
 		}
 		p, err := plan.Build(plan.Input{Source: src, Target: tgt, Credentials: creds,
-			SourceEndpoint: endpointOf(src), TargetEndpoint: endpointOf(tgt),
+			SourceEndpoint: migration.EndpointOf(src), TargetEndpoint: migration.EndpointOf(tgt),
 			// kfake places replicas itself whatever CreateTopics asks, so the
 			// demo lets the target place them (a real target keeps the
 			// source's replica lists: --placement auto).
@@ -155,9 +156,9 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, text rende
 		return exitError, err
 	}
 	outcome, code := "applied", exitOK
-	pl := &planned{plan: p, source: src, target: tgt, conn: conn, creds: creds, resolve: plan.SecretsOf(p)}
+	pl := &migration.Planned{Plan: p, Source: src, Target: tgt, Conn: conn, Credentials: creds, Secrets: plan.SecretsOf(p)}
 	rec.plan(ctx, pl)
-	opts := apply.Options{Secrets: pl.resolve}
+	opts := apply.Options{Secrets: pl.Secrets}
 	if interactive {
 		run := func(ctx context.Context, p *plan.Plan, obs apply.Observer) error {
 			_, err := apply.Run(ctx, conn.Client, p, tgt, opts, apply.Observers{obs, rec.observer()})
@@ -244,5 +245,5 @@ func adaptForKfake(s *snapshot.Snapshot, w io.Writer) {
 }
 
 func demoCredentials() ([]plan.Credential, error) {
-	return parseCredentials("bundled SCRAM credentials", demoScram)
+	return migration.ParseCredentials("bundled SCRAM credentials", demoScram)
 }

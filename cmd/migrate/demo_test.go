@@ -20,7 +20,9 @@ func TestDemo(t *testing.T) {
 			t.Errorf("demo output lacks %q", want)
 		}
 	}
-	var creds []credentialFile
+	var creds []struct {
+		Password string `json:"password"`
+	}
 	if err := json.Unmarshal(demoScram, &creds); err != nil {
 		t.Fatal(err)
 	}

@@ -219,7 +219,7 @@ func TestEndToEndRealKafka(t *testing.T) {
 	pruneClusterDefaults(t, b, common)
 
 	// 5. SCRAM users log in with their own passwords on the target.
-	var creds []credentialFile
+	var creds []struct{ User, Mechanism, Password string }
 	data, _ := os.ReadFile(b.creds)
 	if err := json.Unmarshal(data, &creds); err != nil {
 		t.Fatal(err)

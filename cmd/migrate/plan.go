@@ -2,13 +2,9 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,13 +12,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
-	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
-	"github.com/zkmigrate/zkmigrate/internal/policy"
 	"github.com/zkmigrate/zkmigrate/internal/render"
-	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -100,22 +93,6 @@ func parseKinds(flagName, s string) ([]plan.Kind, error) {
 	return out, nil
 }
 
-// planned is a computed plan with what it was computed from.
-type planned struct {
-	plan    *plan.Plan
-	source  *snapshot.Snapshot
-	target  *snapshot.Snapshot
-	conn    *kafkaconn.Conn // nil with --target-snapshot
-	creds   []plan.Credential
-	resolve *plan.Secrets // the secrets the plan built this run holds, by change and key
-}
-
-func (p *planned) close() {
-	if p != nil && p.conn != nil {
-		p.conn.Close()
-	}
-}
-
 // options turns the flags into plan.Options.
 func (f *planFlags) options() (plan.Options, error) {
 	var o plan.Options
@@ -171,121 +148,35 @@ func (f *planFlags) validate() error {
 	return nil
 }
 
-// readOptions scopes target reads to the topics the plan may touch.
-func (f *planFlags) readOptions() kread.Options {
-	var o kread.Options
-	if f.topics != "" {
-		o.Topics, _ = regexp.Compile(f.topics) // checked by options()
+// request maps the plan flags to the request that computes the plan;
+// progress lines go to progress.
+func (f *planFlags) request(progress io.Writer) (migration.PlanRequest, error) {
+	opts, err := f.options()
+	if err != nil {
+		return migration.PlanRequest{}, err
 	}
-	return o
+	return migration.PlanRequest{
+		Source: func(ctx context.Context) (*snapshot.Snapshot, error) { return f.source.load(ctx, progress) },
+		Target: migration.Target{SnapshotFile: f.targetSnapshot, Dial: f.target.connect,
+			Principal: f.target.principal}, // --principal for offline (--target-snapshot) review
+		Options: opts, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds, ScramResetsFile: f.scramResets,
+		Hooks: hooks(progress),
+	}, nil
 }
 
-// readTarget reads the target through the admin protocol, or from a file.
-func (f *planFlags) readTarget(ctx context.Context, progress io.Writer) (*snapshot.Snapshot, *kafkaconn.Conn, error) {
-	if f.targetSnapshot != "" {
-		s, err := snapshot.Load(f.targetSnapshot)
-		return s, nil, err
-	}
-	conn, err := f.target.connect(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	fmt.Fprintf(progress, "Reading target %s ...\n", strings.Join(conn.Bootstrap, ","))
-	s, err := kread.Read(ctx, conn, f.readOptions())
-	if err != nil {
-		conn.Close()
-		return nil, nil, err
-	}
-	return s, conn, nil
+// hooks writes a use case's progress lines to progress and marks its
+// phases for the memory profile.
+func hooks(progress io.Writer) migration.Hooks {
+	return migration.Hooks{Progress: func(msg string) { fmt.Fprintln(progress, msg) }, Phase: memPhase}
 }
 
 // compute reads both sides and builds the plan.
-func (f *planFlags) compute(ctx context.Context, progress io.Writer) (*planned, error) {
-	opts, err := f.options()
+func (f *planFlags) compute(ctx context.Context, progress io.Writer) (*migration.Planned, error) {
+	r, err := f.request(progress)
 	if err != nil {
 		return nil, err
 	}
-	pol, digest, err := loadPolicy(f.policyFile)
-	if err != nil {
-		return nil, err
-	}
-	opts.Policy = digest
-	creds, err := loadCredentials(f.scramCreds)
-	if err != nil {
-		return nil, err
-	}
-	src, err := f.source.load(ctx, progress)
-	if err != nil {
-		return nil, err
-	}
-	memPhase("source")
-	tgt, conn, err := f.readTarget(ctx, progress)
-	if err != nil {
-		return nil, err
-	}
-	memPhase("target")
-	out := &planned{source: src, target: tgt, conn: conn, creds: creds}
-	opts.Principal = f.target.principal // offline (--target-snapshot) review
-	if conn != nil {
-		opts.Principal = conn.Principal // --principal, else who the connection authenticates as
-	}
-	p, err := buildPlan(src, tgt, creds, opts, pol)
-	if err != nil {
-		out.close()
-		return nil, err
-	}
-	out.plan, out.resolve = p, plan.SecretsOf(p)
-	memPhase("plan")
-	if f.scramResets != "" {
-		if err := writeScramResets(f.scramResets, p); err != nil {
-			out.close()
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// loadPolicy loads a TopicActionPolicy file and returns it with the digest
-// of its bytes ("sha256:<hex>"), which a saved plan records; "" loads none.
-func loadPolicy(path string) (*policy.Policy, string, error) {
-	if path == "" {
-		return nil, "", nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, "", fmt.Errorf("policy: %w", err)
-	}
-	pol, err := policy.Parse(path, b)
-	if err != nil {
-		return nil, "", err
-	}
-	sum := sha256.Sum256(b)
-	return pol, "sha256:" + hex.EncodeToString(sum[:]), nil
-}
-
-// buildPlan builds the plan from source and target with the given options
-// and policy (nil: none).
-func buildPlan(src, tgt *snapshot.Snapshot, creds []plan.Credential, opts plan.Options, pol *policy.Policy) (*plan.Plan, error) {
-	in := plan.Input{Source: src, Target: tgt, Options: opts, Credentials: creds,
-		SourceEndpoint: endpointOf(src), TargetEndpoint: endpointOf(tgt)}
-	if pol != nil {
-		in.Policy = policyAdapter{pol}
-		in.PolicyNotes = pol.Notes()
-	}
-	return plan.Build(in)
-}
-
-func endpointOf(s *snapshot.Snapshot) plan.Endpoint {
-	return plan.Endpoint{Kind: s.Source, Address: s.Address, ClusterID: s.ClusterID, Digest: snapshot.Digest(s)}
-}
-
-// policyAdapter lets the plan evaluate a loaded TopicActionPolicy.
-type policyAdapter struct{ p *policy.Policy }
-
-func (a policyAdapter) Evaluate(action, topic, principal string, pre, post *plan.TopicState) plan.Verdict {
-	d := a.p.Evaluate(policy.Request{Action: policy.Action(action), Topic: topic, Principal: principal,
-		Pre: (*policy.TopicState)(pre), Post: (*policy.TopicState)(post)})
-	return plan.Verdict{Allowed: d.Allowed, Rule: d.Rule, Message: d.Message}
+	return migration.Compute(ctx, r)
 }
 
 const planUsage = `Usage: migrate plan (--zookeeper ... | --zk-data-dir DIR | --snapshot FILE) (--bootstrap-server ... | --target-snapshot FILE) [flags]
@@ -315,7 +206,7 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 		return fail(e, "plan", err)
 	}
 	rec := f.audit.begin(ctx, e, "plan")
-	var pl *planned
+	var pl *migration.Planned
 	err := withLoading(ctx, e, f.interactive, f.source.quiet, "Reading the source and the target", func(progress io.Writer) error {
 		var err error
 		pl, err = f.compute(ctx, progress)
@@ -325,11 +216,11 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 		rec.finish(ctx, e, "error", exitError)
 		return fail(e, "plan", err)
 	}
-	defer pl.close()
+	defer pl.Close()
 	rec.plan(ctx, pl)
 	memPhase("audit")
-	p := pl.plan
-	pl.source, pl.target = nil, nil // the plan holds what is left to do: their memory goes back before it is saved
+	p := pl.Plan
+	pl.Source, pl.Target = nil, nil // the plan holds what is left to do: their memory goes back before it is saved
 	if f.interactive {
 		sel, ok, err := reviewInteractive(ctx, e, p)
 		if err != nil {
@@ -342,7 +233,7 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 		}
 		p = sel
 	}
-	// -o json shows the digest the file holds; savePlan seals p itself (an
+	// -o json shows the digest the file holds; planfile.Write seals p itself (an
 	// encoding of the whole plan each: not twice when once will do).
 	if out == "" && f.output == "json" {
 		if err := planfile.Seal(p); err != nil {
@@ -355,7 +246,7 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 				fmt.Fprintf(e.stderr, "migrate plan: warning: the %s has no cluster id, so apply --plan will refuse %s; apply without --plan instead\n", side, out)
 			}
 		}
-		if err := savePlan(out, p); err != nil {
+		if err := planfile.Write(out, p); err != nil {
 			rec.finish(ctx, e, "error", exitError)
 			return fail(e, "plan", fmt.Errorf("save %s: %w", out, err))
 		}
@@ -380,51 +271,4 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 	}
 	rec.finish(ctx, e, "planned", code)
 	return code
-}
-
-// writeScramResets writes the users whose passwords must be reset.
-func writeScramResets(path string, p *plan.Plan) error {
-	type reset struct {
-		User      string `json:"user"`
-		Mechanism string `json:"mechanism"`
-	}
-	list := []reset{}
-	for _, b := range p.Blockers {
-		if b.ID == "scram-no-password" {
-			user, mech, _ := strings.Cut(strings.TrimPrefix(b.Resource, "User:"), " SCRAM-")
-			list = append(list, reset{User: user, Mechanism: "SCRAM-" + mech})
-		}
-	}
-	data, _ := json.MarshalIndent(list, "", "  ")
-	return snapshot.WriteFileAtomic(path, append(data, '\n'), 0o644)
-}
-
-// secretValues returns the secret values this run holds in memory (the
-// source's decrypted broker passwords, the SCRAM credentials file), for the
-// audit trail to scrub should one ever reach it.
-func secretValues(src *snapshot.Snapshot, creds []plan.Credential) []string {
-	var out []string
-	add := func(s *secret.Secret) {
-		if s != nil {
-			if v, ok := s.Reveal(); ok && v != "" {
-				out = append(out, v)
-			}
-		}
-	}
-	if src != nil {
-		for _, t := range src.Topics {
-			for i := range t.Configs {
-				add(t.Configs[i].Secret)
-			}
-		}
-		for _, bc := range src.BrokerConfigs {
-			for i := range bc.Configs {
-				add(bc.Configs[i].Secret)
-			}
-		}
-	}
-	for i := range creds {
-		add(&creds[i].Password)
-	}
-	return out
 }

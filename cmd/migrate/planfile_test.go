@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/planfile"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -46,7 +47,7 @@ func TestPlanOutIsTheJSONOutput(t *testing.T) {
 	if len(printed.Changes) == 0 {
 		t.Fatal("the plan has no changes: the comparison would prove nothing")
 	}
-	saved, err := loadPlan(out)
+	saved, err := planfile.Read(out)
 	if err != nil {
 		t.Fatal(err)
 	}

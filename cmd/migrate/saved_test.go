@@ -15,6 +15,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
@@ -213,7 +214,7 @@ func TestBrokerPasswordCannotBeRerouted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := buildPlan(src, tgt, nil, plan.Options{}, nil)
+	fresh, err := migration.BuildPlan(src, tgt, nil, plan.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

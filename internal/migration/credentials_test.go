@@ -1,4 +1,4 @@
-package main
+package migration
 
 import (
 	"os"
@@ -34,7 +34,7 @@ func TestParseCredentials(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseCredentials("creds.json", []byte(tt.in))
+			got, err := ParseCredentials("creds.json", []byte(tt.in))
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error = %v, want it to contain %q", err, tt.err)
@@ -67,7 +67,7 @@ func FuzzParseCredentials(f *testing.F) {
 	f.Add([]byte(`[{"user":"alice","password":"sekrit-pw","mechanism":"SCRAM-SHA-512","iterations":4096}]`))
 	f.Add([]byte("[\n{\"user\":\"a\"}\n]"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		creds, err := parseCredentials("creds.json", b)
+		creds, err := ParseCredentials("creds.json", b)
 		if err != nil {
 			msg := err.Error()
 			if !strings.HasPrefix(msg, "creds.json:") || !strings.ContainsAny(msg[len("creds.json:"):][:1], "0123456789") {

@@ -1,4 +1,4 @@
-package main
+package migration
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 )
 
-// credentialFile is one entry of --scram-credentials.
+// credentialFile is one entry of a SCRAM credentials file.
 type credentialFile struct {
 	User       string `json:"user"`
 	Mechanism  string `json:"mechanism"`
@@ -19,7 +19,9 @@ type credentialFile struct {
 	Iterations int32  `json:"iterations"`
 }
 
-func loadCredentials(path string) ([]plan.Credential, error) {
+// LoadCredentials reads a SCRAM credentials file (ParseCredentials); ""
+// reads none.
+func LoadCredentials(path string) ([]plan.Credential, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -27,7 +29,7 @@ func loadCredentials(path string) ([]plan.Credential, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseCredentials(path, data)
+	return ParseCredentials(path, data)
 }
 
 // lineCol returns the 1-based line and column of byte offset off in data.
@@ -43,12 +45,13 @@ func lineCol(data []byte, off int64) (int, int) {
 	return line, int(off) - bytes.LastIndexByte(before, '\n')
 }
 
-// parseCredentials reads the --scram-credentials JSON list; path is used in
+// ParseCredentials reads a SCRAM credentials JSON list of {user, mechanism,
+// password, iterations}; path is used in
 // errors, which name path:line of the entry and never a password. Two
 // entries for the same user and mechanism must agree: different passwords
 // or iterations are refused naming both entries; an exact repeat is
 // accepted (it cannot be read two ways) and used once.
-func parseCredentials(path string, data []byte) ([]plan.Credential, error) {
+func ParseCredentials(path string, data []byte) ([]plan.Credential, error) {
 	where := func(off int64) string {
 		l, c := lineCol(data, off)
 		return fmt.Sprintf("%s:%d:%d", path, l, c)

@@ -1,0 +1,73 @@
+package migration
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/zkmigrate/zkmigrate/internal/apply"
+	"github.com/zkmigrate/zkmigrate/internal/audit"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+)
+
+// Apply applies sel (p's plan, or a selection of it) to p's live target
+// with o, resolving secrets only from p.Secrets and waiting server-side as
+// long as the connection waits for any answer; every event goes to obs.
+func (p *Planned) Apply(ctx context.Context, sel *plan.Plan, o apply.Options, obs apply.Observer) (apply.Result, error) {
+	if p.Conn == nil {
+		return apply.Result{}, errors.New("apply needs a live target, not a target snapshot")
+	}
+	o.Secrets = p.Secrets
+	o.TimeoutMillis = int32(p.Conn.Config.Timeout().Milliseconds())
+	return apply.Run(ctx, p.Conn.Client, sel, p.Target, o, obs)
+}
+
+// TargetKey names p's target for the apply lock and for finding killed
+// runs to resume: its cluster id, as the audit trail records it, else its
+// bootstrap addresses.
+func (p *Planned) TargetKey() string {
+	if p.Target.ClusterID != "" {
+		return p.Target.ClusterID
+	}
+	if p.Conn == nil {
+		return p.Target.Address
+	}
+	return strings.Join(p.Conn.Bootstrap, ",")
+}
+
+// Lock is a held apply lock on a target.
+type Lock struct {
+	// Release gives the lock back; call it once the apply is over.
+	Release func()
+	// Abandoned are the earlier runs on the target that were left
+	// unfinished (killed) and are now closed as abandoned, once: this run
+	// resumes after them (changes they completed are skipped).
+	Abandoned []int64
+	// AbandonErr is a failure to close them, which does not stop the apply.
+	AbandonErr error
+}
+
+// AcquireLock takes store's apply lock on target for run: one apply per
+// target per audit database at a time (a second is refused with an
+// *audit.LockError while the first holds it). Then the runs an apply of the
+// same target left unfinished are linked to run and closed as abandoned,
+// so that no later run lists them again.
+func AcquireLock(ctx context.Context, store *audit.Store, run *audit.Run, target string) (*Lock, error) {
+	release, err := store.AcquireTargetLock(ctx, target, run.ID())
+	if err != nil {
+		return nil, err
+	}
+	l := &Lock{Release: release}
+	prev, err := store.IncompleteRuns(ctx, target)
+	if err != nil {
+		return l, nil // they stay open for a later run to close; the lock is held
+	}
+	var ids []int64
+	for _, r := range prev {
+		if r.ID != run.ID() {
+			ids = append(ids, r.ID)
+		}
+	}
+	l.Abandoned, l.AbandonErr = run.AbandonRuns(ctx, ids)
+	return l, nil
+}

@@ -1,0 +1,215 @@
+package migration
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
+	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/policy"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+// Planned is a plan with what it was computed from. Close releases the
+// target connection.
+type Planned struct {
+	Plan   *plan.Plan
+	Source *snapshot.Snapshot
+	Target *snapshot.Snapshot
+	// Conn is the live target; nil when the target was a saved snapshot.
+	Conn        *kafkaconn.Conn
+	Credentials []plan.Credential
+	// Secrets are the secrets the plan built in this run holds, by change
+	// and key: apply resolves a secret reference only from these, never
+	// from a plan file.
+	Secrets *plan.Secrets
+}
+
+// Close closes the target connection, if any.
+func (p *Planned) Close() {
+	if p != nil && p.Conn != nil {
+		p.Conn.Close()
+	}
+}
+
+// SourceFunc reads the source snapshot.
+type SourceFunc func(ctx context.Context) (*snapshot.Snapshot, error)
+
+// DialFunc connects to the live target; the caller closes the connection.
+type DialFunc func(ctx context.Context) (*kafkaconn.Conn, error)
+
+// Target says where the target is read from: a saved snapshot file
+// (offline review) or, without one, the cluster Dial connects to.
+type Target struct {
+	SnapshotFile string
+	Dial         DialFunc
+	// Principal is who the plan is for when the target is a file; a live
+	// target's connection knows its own principal.
+	Principal string
+}
+
+// Hooks report progress; a nil hook is not called.
+type Hooks struct {
+	// Progress announces a step ("Reading target host:9092 ...").
+	Progress func(msg string)
+	// Phase marks the end of a phase: "source", "target", "plan".
+	Phase func(name string)
+}
+
+func (h Hooks) progress(format string, args ...any) {
+	if h.Progress != nil {
+		h.Progress(fmt.Sprintf(format, args...))
+	}
+}
+
+func (h Hooks) phase(name string) {
+	if h.Phase != nil {
+		h.Phase(name)
+	}
+}
+
+// PlanRequest is what Compute needs.
+type PlanRequest struct {
+	Source  SourceFunc
+	Target  Target
+	Options plan.Options // Policy and Principal are filled in by Compute
+	// PolicyFile is a TopicActionPolicy file ("" none); CredentialsFile a
+	// SCRAM credentials JSON list ("" none).
+	PolicyFile      string
+	CredentialsFile string
+	// ScramResetsFile, when set, receives the SCRAM users whose password
+	// must be reset (WriteScramResets).
+	ScramResetsFile string
+	Hooks
+}
+
+// Compute reads the policy, the credentials, the source and the target, in
+// that order (a bad file stops it before anything is read), and builds the
+// plan. The caller closes the result.
+func Compute(ctx context.Context, r PlanRequest) (*Planned, error) {
+	opts := r.Options
+	pol, digest, err := LoadPolicy(r.PolicyFile)
+	if err != nil {
+		return nil, err
+	}
+	opts.Policy = digest
+	creds, err := LoadCredentials(r.CredentialsFile)
+	if err != nil {
+		return nil, err
+	}
+	topics, err := topicScope(opts.TopicRegex)
+	if err != nil {
+		return nil, err
+	}
+	src, err := r.Source(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.phase("source")
+	tgt, conn, err := readTarget(ctx, r.Target, topics, r.Hooks)
+	if err != nil {
+		return nil, err
+	}
+	r.phase("target")
+	out := &Planned{Source: src, Target: tgt, Conn: conn, Credentials: creds}
+	opts.Principal = r.Target.Principal
+	if conn != nil {
+		opts.Principal = conn.Principal // who the connection authenticates as
+	}
+	p, err := BuildPlan(src, tgt, creds, opts, pol)
+	if err != nil {
+		out.Close()
+		return nil, err
+	}
+	out.Plan, out.Secrets = p, plan.SecretsOf(p)
+	r.phase("plan")
+	if r.ScramResetsFile != "" {
+		if err := WriteScramResets(r.ScramResetsFile, p); err != nil {
+			out.Close()
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// topicScope compiles a plan's topic regexp ("" = every topic).
+func topicScope(re string) (*regexp.Regexp, error) {
+	if re == "" {
+		return nil, nil
+	}
+	c, err := regexp.Compile(re)
+	if err != nil {
+		return nil, fmt.Errorf("topics %q: %v", re, err)
+	}
+	return c, nil
+}
+
+// readTarget reads the target from its file, or through the admin protocol
+// scoped to the topics the plan may touch.
+func readTarget(ctx context.Context, t Target, topics *regexp.Regexp, h Hooks) (*snapshot.Snapshot, *kafkaconn.Conn, error) {
+	if t.SnapshotFile != "" {
+		s, err := snapshot.Load(t.SnapshotFile)
+		return s, nil, err
+	}
+	conn, err := t.Dial(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	h.progress("Reading target %s ...", strings.Join(conn.Bootstrap, ","))
+	s, err := kread.Read(ctx, conn, kread.Options{Topics: topics})
+	if err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	return s, conn, nil
+}
+
+// LoadPolicy loads a TopicActionPolicy file and returns it with the digest
+// of its bytes ("sha256:<hex>"), which a saved plan records; "" loads none.
+func LoadPolicy(path string) (*policy.Policy, string, error) {
+	if path == "" {
+		return nil, "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("policy: %w", err)
+	}
+	pol, err := policy.Parse(path, b)
+	if err != nil {
+		return nil, "", err
+	}
+	sum := sha256.Sum256(b)
+	return pol, "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// BuildPlan builds the plan from source and target with the given options
+// and policy (nil: none).
+func BuildPlan(src, tgt *snapshot.Snapshot, creds []plan.Credential, opts plan.Options, pol *policy.Policy) (*plan.Plan, error) {
+	in := plan.Input{Source: src, Target: tgt, Options: opts, Credentials: creds,
+		SourceEndpoint: EndpointOf(src), TargetEndpoint: EndpointOf(tgt)}
+	if pol != nil {
+		in.Policy = policyAdapter{pol}
+		in.PolicyNotes = pol.Notes()
+	}
+	return plan.Build(in)
+}
+
+// EndpointOf is the plan's record of a snapshot's cluster.
+func EndpointOf(s *snapshot.Snapshot) plan.Endpoint {
+	return plan.Endpoint{Kind: s.Source, Address: s.Address, ClusterID: s.ClusterID, Digest: snapshot.Digest(s)}
+}
+
+// policyAdapter lets the plan evaluate a loaded TopicActionPolicy.
+type policyAdapter struct{ p *policy.Policy }
+
+func (a policyAdapter) Evaluate(action, topic, principal string, pre, post *plan.TopicState) plan.Verdict {
+	d := a.p.Evaluate(policy.Request{Action: policy.Action(action), Topic: topic, Principal: principal,
+		Pre: (*policy.TopicState)(pre), Post: (*policy.TopicState)(post)})
+	return plan.Verdict{Allowed: d.Allowed, Rule: d.Rule, Message: d.Message}
+}
