@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run-tests.sh — what `make test` (and so CI) runs:
-#   1. install what is missing (Java and Maven from Debian, Go modules);
+#   1. install what is missing (Java and Maven from Debian, Go modules) and
+#      check that go.mod and go.sum are tidy;
 #   2. fetch the Kafka jars (cached in $TESTBED_DIR/lib39, lib41);
 #   3. start ZooKeeper, Kafka 3.9 and Kafka 4.1 on fresh data dirs;
 #   4. create the legacy state through Kafka;
@@ -49,6 +50,12 @@ install_missing() {
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkgs[@]}" >/dev/null
 	fi
 	"$GO" mod download
+	# go.mod and go.sum stay tidy (direct requires apart from indirect ones);
+	# offline, from the modules just downloaded.
+	if ! GOPROXY=off "$GO" mod tidy -diff >&2; then
+		echo "go.mod/go.sum are not tidy: run go mod tidy (the diff is above)" >&2
+		return 1
+	fi
 }
 
 # Stop the servers whatever happened; quietly, so go test's summary stays the
