@@ -143,12 +143,10 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, text rende
 		if err != nil {
 			return nil, nil, err
 		}
-		p, err := plan.Build(plan.Input{Source: src, Target: tgt, Credentials: creds,
-			SourceEndpoint: migration.EndpointOf(src), TargetEndpoint: migration.EndpointOf(tgt),
-			// kfake places replicas itself whatever CreateTopics asks, so the
-			// demo lets the target place them (a real target keeps the
-			// source's replica lists: --placement auto).
-			Options: plan.Options{Principal: conn.Principal, Placement: plan.PlacementTarget}})
+		// kfake places replicas itself whatever CreateTopics asks, so the
+		// demo lets the target place them (a real target keeps the source's
+		// replica lists: --placement auto).
+		p, err := migration.BuildPlan(src, tgt, creds, plan.Options{Principal: conn.Principal, Placement: plan.PlacementTarget}, nil)
 		return p, tgt, err
 	}
 	p, tgt, err := build()
@@ -158,10 +156,9 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, text rende
 	outcome, code := "applied", exitOK
 	pl := &migration.Planned{Plan: p, Source: src, Target: tgt, Conn: conn, Credentials: creds, Secrets: plan.SecretsOf(p)}
 	rec.plan(ctx, pl)
-	opts := apply.Options{Secrets: pl.Secrets}
 	if interactive {
 		run := func(ctx context.Context, p *plan.Plan, obs apply.Observer) error {
-			_, err := apply.Run(ctx, conn.Client, p, tgt, opts, apply.Observers{obs, rec.observer()})
+			_, err := pl.Apply(ctx, p, apply.Options{}, apply.Observers{obs, rec.observer()})
 			return err
 		}
 		res, err := sessionInteractive(ctx, e, p, run, rec.id())
@@ -184,7 +181,7 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, text rende
 		if o := rec.observer(); o != nil {
 			obs = append(obs, o)
 		}
-		res, err := apply.Run(ctx, conn.Client, p, tgt, opts, obs)
+		res, err := pl.Apply(ctx, p, apply.Options{}, obs)
 		if err != nil {
 			return exitError, err
 		}
