@@ -161,7 +161,7 @@ func BenchmarkReadDataDir(b *testing.B) {
 	snapDir := filepath.Join(b.TempDir(), "version-2")
 	os.MkdirAll(snapDir, 0o755)
 	name := filepath.Join(snapDir, fmt.Sprintf("snapshot.%x", res.Zxid))
-	if err := os.WriteFile(name, encodeSnapshot(res.nodes), 0o644); err != nil {
+	if err := os.WriteFile(name, encodeSnapshot(nodesOf(res.tree)), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	for _, c := range []struct{ name, dir string }{{"log", logDir}, {"snapshot", filepath.Dir(snapDir)}} {

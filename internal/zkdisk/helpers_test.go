@@ -2,7 +2,9 @@ package zkdisk
 
 import (
 	"bytes"
+
 	"encoding/binary"
+	"github.com/zkmigrate/zkmigrate/internal/zktree"
 	"hash/adler32"
 	"io"
 	"os"
@@ -112,3 +114,16 @@ const (
 	fixtureSnap = fixtureV2 + "/snapshot.18d" // written by ZooKeeper 3.8.4 at zxid 0x18d, on a restart
 	fixtureZero = fixtureV2 + "/snapshot.0"
 )
+
+// nodesOf turns a tree back into snapshot nodes (for encodeSnapshot).
+func nodesOf(t *zktree.Tree) map[string]*Node {
+	m := map[string]*Node{}
+	for _, n := range t.Nodes {
+		nd := &Node{Data: n.Data, Czxid: n.Czxid, Mzxid: n.Mzxid, Version: n.Version}
+		if n.Ephemeral {
+			nd.EphemeralOwner = 1
+		}
+		m[n.Path] = nd
+	}
+	return m
+}

@@ -58,37 +58,46 @@ type Result struct {
 	// Applied counts the transactions applied after the snapshot.
 	Applied  int
 	Warnings []Warning
-	nodes    map[string]*Node
+	tree     *zktree.Tree // the whole tree, sorted
 }
 
 // Tree returns the tree under chroot ("" or "/" for the whole tree) with
-// paths relative to it, as the reader expects.
+// paths relative to it, as the reader expects. The whole tree is shared,
+// not copied.
 func (r *Result) Tree(chroot string) (*zktree.Tree, error) {
 	chroot = strings.TrimSuffix(chroot, "/")
-	if chroot != "" {
-		if !strings.HasPrefix(chroot, "/") {
-			return nil, fmt.Errorf("chroot %q: want an absolute path such as /kafka", chroot)
-		}
-		if _, ok := r.nodes[chroot]; !ok {
-			return nil, fmt.Errorf("chroot %s: no such znode in %s at zxid %#x", chroot, r.SnapDir, r.Zxid)
-		}
+	if chroot == "" {
+		return r.tree, nil
 	}
-	t := &zktree.Tree{Nodes: make([]zktree.Node, 0, len(r.nodes))}
-	for p, n := range r.nodes {
-		rel := p
-		if chroot != "" {
-			if p != chroot && !strings.HasPrefix(p, chroot+"/") {
-				continue
-			}
-			rel = strings.TrimPrefix(p, chroot)
-			if rel == "" {
-				rel = "/"
-			}
+	if !strings.HasPrefix(chroot, "/") {
+		return nil, fmt.Errorf("chroot %q: want an absolute path such as /kafka", chroot)
+	}
+	if _, _, err := r.tree.Get(chroot); err != nil {
+		return nil, fmt.Errorf("chroot %s: no such znode in %s at zxid %#x", chroot, r.SnapDir, r.Zxid)
+	}
+	t := &zktree.Tree{}
+	for _, n := range r.tree.Nodes {
+		if n.Path != chroot && !strings.HasPrefix(n.Path, chroot+"/") {
+			continue
 		}
-		t.Nodes = append(t.Nodes, zktree.Node{Path: rel, Data: n.Data, Czxid: n.Czxid, Mzxid: n.Mzxid, Version: n.Version, Ephemeral: n.EphemeralOwner != 0})
+		n.Path = strings.TrimPrefix(n.Path, chroot)
+		if n.Path == "" {
+			n.Path = "/"
+		}
+		t.Nodes = append(t.Nodes, n)
 	}
 	t.Sort()
 	return t, nil
+}
+
+// sortedTree turns the replayed nodes into a zktree.Tree.
+func sortedTree(nodes map[string]*Node) *zktree.Tree {
+	t := &zktree.Tree{Nodes: make([]zktree.Node, 0, len(nodes))}
+	for p, n := range nodes {
+		t.Nodes = append(t.Nodes, zktree.Node{Path: p, Data: n.Data, Czxid: n.Czxid, Mzxid: n.Mzxid, Version: n.Version, Ephemeral: n.EphemeralOwner != 0})
+	}
+	t.Sort()
+	return t
 }
 
 // Read loads the newest valid snapshot at or before the wanted point and
@@ -163,7 +172,8 @@ func Read(opt Options) (*Result, error) {
 		if opt.Zxid > 0 && reached < opt.Zxid && ended && len(res.Warnings) == 0 {
 			return res, fmt.Errorf("%s: zxid %#x is past the last transaction in %s (%#x)", snapDir, opt.Zxid, logDir, reached)
 		}
-		res.Snapshot, res.Zxid, res.Applied, res.nodes = sf.path, reached, applied, st.nodes
+		// The replay's map goes here: only the sorted tree stays in memory.
+		res.Snapshot, res.Zxid, res.Applied, res.tree = sf.path, reached, applied, sortedTree(st.nodes)
 		if at != 0 {
 			res.Time = time.UnixMilli(at).UTC()
 		}

@@ -387,8 +387,11 @@ func (x *xerialReader) fill() error {
 	if err != nil || len(block) < int(n) {
 		return &FormatError{File: x.name, Reason: "file ends inside a snappy block", Truncated: true}
 	}
+	// A snappy copy tag of 3 bytes yields at most 64: a block claiming to
+	// decode to much more than 32 times its size is not one, and is refused
+	// before anything is allocated for it.
 	dl, err := snappy.DecodedLen(block)
-	if err != nil || dl > maxSnappyBlock {
+	if err != nil || dl > maxSnappyBlock || dl > 32*len(block)+64 {
 		return &FormatError{File: x.name, Reason: "bad snappy block"}
 	}
 	out, err := snappy.Decode(nil, block)
