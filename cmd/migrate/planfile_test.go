@@ -51,6 +51,15 @@ func TestPlanOutIsTheJSONOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// -o json adds each change's fields (derived for display); the rest is
+	// the saved plan.
+	for i := range printed.Changes {
+		c := &printed.Changes[i]
+		if want, _ := plan.Fields(c); !cmp.Equal(c.Fields, want) {
+			t.Errorf("-o json: change %s has fields %v, want %v", c.ID, c.Fields, want)
+		}
+		c.Fields = nil
+	}
 	if diff := cmp.Diff(&printed, saved, cmp.AllowUnexported(secret.Secret{})); diff != "" {
 		t.Errorf("saved plan differs from -o json (-printed +saved):\n%s", diff)
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
@@ -18,12 +19,13 @@ import (
 // Digest returns the digest of p's content: "sha256:" and the hex SHA-256 of
 // its canonical encoding (compact JSON, as encoding/json writes the plan,
 // with a newline) with the Digest field left out. Compression and
-// whitespace do not change it; any change to a value does.
+// whitespace do not change it; any change to a value does. Changes' Fields
+// (derived for display) are left out too.
 func Digest(p *plan.Plan) (string, error) {
-	c := *p
+	c := withoutFields(p)
 	c.Digest = ""
 	h := sha256.New()
-	if err := jsonfile.Encode(h, &c); err != nil {
+	if err := jsonfile.Encode(h, c); err != nil {
 		return "", err
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
@@ -45,7 +47,21 @@ func Write(path string, p *plan.Plan) error {
 	if err := Seal(p); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return jsonfile.Write(path, 0o600, p)
+	return jsonfile.Write(path, 0o600, withoutFields(p))
+}
+
+// withoutFields is a shallow copy of p whose changes hold no Fields (they
+// are derived for display: never saved, not in the digest).
+func withoutFields(p *plan.Plan) *plan.Plan {
+	c := *p
+	if !slices.ContainsFunc(p.Changes, func(x plan.Change) bool { return x.Fields != nil }) {
+		return &c
+	}
+	c.Changes = slices.Clone(p.Changes)
+	for i := range c.Changes {
+		c.Changes[i].Fields = nil
+	}
+	return &c
 }
 
 // Read loads and checks the plan file at path (see Decode).
@@ -71,6 +87,9 @@ func Decode(name string, r io.Reader) (*plan.Plan, error) {
 	var p plan.Plan
 	if err := jsonfile.Decode(zr, &p); err != nil {
 		return nil, fmt.Errorf("%s: not a plan file: %v", name, err)
+	}
+	for i := range p.Changes {
+		p.Changes[i].Fields = nil // derived for display (plan -o json); ignored
 	}
 	if err := Check(name, &p); err != nil {
 		return nil, err

@@ -17,8 +17,22 @@ import (
 var symbols = map[plan.Action]string{plan.ActionCreate: "+", plan.ActionUpdate: "~", plan.ActionDelete: "-", plan.ActionNoOp: " "}
 
 // PlanJSON writes the plan as indented JSON (the saved-plan schema), one
-// change at a time. Secrets appear as references only.
+// change at a time, each change with its fields (plan.Fields), which are
+// cleared again afterwards. Secrets appear as references only.
 func PlanJSON(w io.Writer, p *plan.Plan) error {
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		fields, err := plan.Fields(c)
+		if err != nil {
+			return err
+		}
+		c.Fields = fields
+	}
+	defer func() {
+		for i := range p.Changes {
+			p.Changes[i].Fields = nil
+		}
+	}()
 	return jsonfile.EncodeIndent(w, p)
 }
 
