@@ -667,7 +667,8 @@ cmd_clean() {
 
 # fresh-target format|start|stop: a single-node Kafka 4.1 KRaft cluster
 # (node 1, controller and broker; SASL_PLAINTEXT + SCRAM and the
-# StandardAuthorizer like the target) on its own ports and data dir, for
+# StandardAuthorizer like the target, and the source's
+# delegation.token.secret.key) on its own ports and data dir, for
 # migrate bootstrap: "format" stops it, wipes data/fresh and formats it with
 # a new cluster id and only the admin user (--add-scram), and prints its
 # metadata log dir and address; "start" starts it on that data (the first
@@ -683,6 +684,9 @@ cmd_fresh() {
 		rm -rf "$DATA/fresh"
 		TARGET_NODE_ID=1 TARGET_CONTROLLER_PORT=$FRESH_CONTROLLER_PORT \
 			write_target_conf fresh 1 "$FRESH_PORT" broker,controller rack-a
+		# The source's token secret: its delegation tokens work here once
+		# migrate bootstrap --delegation-tokens has seeded them.
+		echo "delegation.token.secret.key=$TOKEN_SECRET" >>"$CONF/fresh.properties"
 		local cid
 		cid=$(new_cluster_id)
 		say "formatting fresh target storage (node 1, cluster id $cid) with SCRAM user $ADMIN_USER"

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/zkconn"
 	"github.com/zkmigrate/zkmigrate/internal/zkdisk"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
+	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
 
 const bootstrapUsage = `Usage: migrate bootstrap (--zookeeper host:port[,host:port][/chroot] [--zk-auth @FILE] | --zk-data-dir DIR)
@@ -62,6 +64,12 @@ It refuses, before writing anything:
     record type or version it does not know), or a metadata.version before
     3.5-IV2 (no SCRAM records).
 
+--delegation-tokens also seeds the source's delegation tokens (their
+metadata, as DelegationTokenRecords; expired ones are left out and named):
+Kafka derives a token's HMAC from its id and delegation.token.secret.key, so
+the tokens keep working when the target is configured with the source's
+secret key (metadata.version 3.6-IV2 or later).
+
 --in FILE --out FILE work on a checkpoint file instead (no started-cluster
 or cluster-id check: the file alone does not say). --show FILE lists a
 checkpoint's records: kinds, counts, feature levels, SCRAM users and
@@ -87,7 +95,7 @@ missing).
 `
 
 func init() {
-	for name, group := range map[string]string{"metadata-dir": groupTarget, "in": groupTarget, "show": groupOutput, "dry-run": groupSafety} {
+	for name, group := range map[string]string{"delegation-tokens": groupSelection, "metadata-dir": groupTarget, "in": groupTarget, "show": groupOutput, "dry-run": groupSafety} {
 		flagGroups[name] = group
 	}
 }
@@ -99,6 +107,7 @@ type bootstrapFlags struct {
 	in, out    string
 	show       string
 	principals string
+	tokens     bool
 	dryRun     bool
 	output     string
 	audit      auditFlags
@@ -115,6 +124,7 @@ func (f *bootstrapFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.in, "in", "", "read this bootstrap checkpoint `FILE` instead of --metadata-dir (with --out)")
 	fs.StringVar(&f.out, "out", "", "write the extended checkpoint to `FILE` (with --in; may be the same file)")
 	fs.StringVar(&f.principals, "principals", "", "only SCRAM users whose principal (User:alice) matches this `REGEXP`")
+	fs.BoolVar(&f.tokens, "delegation-tokens", false, "also seed the source's delegation tokens (DelegationTokenRecord: their metadata; a token keeps working when the target's delegation.token.secret.key is the source's)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "report what would be added; write nothing")
 	fs.StringVar(&f.show, "show", "", "list the records of this bootstrap checkpoint `FILE` (or a --metadata-dir's) and exit")
 	outputFlag(fs, &f.output, "output: text or json", "text", "json")
@@ -183,6 +193,8 @@ type bootTarget struct {
 	Records         int        `json:"records_before"`
 	Added           []bootUser `json:"added"`
 	Kept            []bootUser `json:"kept"`
+	AddedTokens     []string   `json:"added_tokens,omitempty"` // token ids
+	KeptTokens      []string   `json:"kept_tokens,omitempty"`
 	Written         bool       `json:"written"`
 	SHA256          string     `json:"sha256,omitempty"`
 
@@ -207,6 +219,8 @@ type bootResult struct {
 	ClusterID string       `json:"source_cluster_id,omitempty"`
 	Found     int          `json:"source_credentials"`
 	Skipped   []string     `json:"skipped,omitempty"` // source credentials that could not be read (znode and reason)
+	Tokens    int          `json:"source_delegation_tokens,omitempty"`
+	Expired   []string     `json:"expired_tokens,omitempty"` // token ids not seeded: expired, the controller would drop them
 	Targets   []bootTarget `json:"targets"`
 }
 
@@ -228,7 +242,7 @@ func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string)
 		return code
 	}
 	res := &bootResult{DryRun: f.dryRun, Source: f.src.zookeeper}
-	creds, err := readSourceScram(ctx, f, res)
+	creds, tokens, err := readSourceScram(ctx, f, res)
 	if err != nil {
 		fail(e, "bootstrap", err)
 		return finish("error", exitError)
@@ -241,7 +255,7 @@ func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string)
 			audit.Endpoint{Kind: "bootstrap-checkpoint", Address: targetFiles(targets), ClusterID: targets[0].ClusterID})
 	}
 	for i := range targets {
-		if err := targets[i].extend(creds, time.Now()); err != nil {
+		if err := targets[i].extend(creds, tokens, time.Now()); err != nil {
 			fail(e, "bootstrap", err)
 			return finish("error", exitError)
 		}
@@ -254,7 +268,7 @@ func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string)
 	if !f.dryRun {
 		for i := range targets {
 			t := &targets[i]
-			if len(t.Added) == 0 {
+			if len(t.Added)+len(t.AddedTokens) == 0 {
 				continue
 			}
 			if err := writeCheckpoint(t.Out, t.data, t.origin); err != nil {
@@ -277,7 +291,7 @@ func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string)
 	}
 	if writeErr != nil {
 		fail(e, "bootstrap", writeErr)
-		if targets[0].Written {
+		if slices.ContainsFunc(targets, func(t bootTarget) bool { return t.Written }) {
 			return finish("partial", exitPartial)
 		}
 		return finish("error", exitError)
@@ -430,10 +444,10 @@ func (t *bootTarget) load() error {
 // readSourceScram reads the source's SCRAM credentials with their keys,
 // filtered by --principals. Credentials that cannot be read are named in
 // res.Skipped.
-func readSourceScram(ctx context.Context, f *bootstrapFlags, res *bootResult) ([]kraftcheckpoint.ScramCredential, error) {
+func readSourceScram(ctx context.Context, f *bootstrapFlags, res *bootResult) ([]kraftcheckpoint.ScramCredential, []kraftcheckpoint.DelegationToken, error) {
 	conn, addr, closeConn, err := openBootstrapSource(ctx, &f.src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer closeConn()
 	res.Source = addr
@@ -442,7 +456,7 @@ func readSourceScram(ctx context.Context, f *bootstrapFlags, res *bootResult) ([
 	}
 	users, findings, err := zkread.ReadScramKeys(conn)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	re := regexp.MustCompile(f.principals) // checked by validate
 	for _, fd := range findings {
@@ -463,6 +477,50 @@ func readSourceScram(ctx context.Context, f *bootstrapFlags, res *bootResult) ([
 		out = append(out, c)
 	}
 	res.Found = len(out)
+	if !f.tokens {
+		return out, nil, nil
+	}
+	tokens, err := readSourceTokens(conn, res, time.Now())
+	return out, tokens, err
+}
+
+// readSourceTokens reads /delegation_token/tokens: each token's metadata
+// (its HMAC is never stored; Kafka derives it from the id and the secret
+// key). Expired tokens are left out and named; unreadable ones are
+// skipped and named.
+func readSourceTokens(conn zkread.Source, res *bootResult, now time.Time) ([]kraftcheckpoint.DelegationToken, error) {
+	ids, err := conn.Children("/delegation_token/tokens")
+	if errors.Is(err, zktree.ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list /delegation_token/tokens: %v", err)
+	}
+	slices.Sort(ids)
+	var out []kraftcheckpoint.DelegationToken
+	for _, id := range ids {
+		p := "/delegation_token/tokens/" + id
+		data, _, err := conn.Get(p)
+		if errors.Is(err, zktree.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			res.Skipped = append(res.Skipped, p+": "+err.Error())
+			continue
+		}
+		t, err := zkread.ParseDelegationToken(id, data)
+		if err != nil {
+			res.Skipped = append(res.Skipped, p+": "+strings.TrimPrefix(err.Error(), "zkread: "))
+			continue
+		}
+		if t.ExpiryTimestamp < now.UnixMilli() || t.MaxTimestamp < now.UnixMilli() {
+			res.Expired = append(res.Expired, t.TokenID)
+			continue
+		}
+		out = append(out, kraftcheckpoint.DelegationToken{Owner: t.Owner, Requester: t.Requester, Renewers: t.Renewers,
+			IssueTimestamp: t.IssueTimestamp, MaxTimestamp: t.MaxTimestamp, ExpirationTime: t.ExpiryTimestamp, TokenID: t.TokenID})
+	}
+	res.Tokens = len(out)
 	return out, nil
 }
 
@@ -495,7 +553,7 @@ var openBootstrapSource = func(ctx context.Context, f *sourceFlags) (zkread.Sour
 
 // extend works out what the checkpoint gets: every credential whose user
 // and mechanism it does not hold yet; the others are kept as they are.
-func (t *bootTarget) extend(creds []kraftcheckpoint.ScramCredential, now time.Time) error {
+func (t *bootTarget) extend(creds []kraftcheckpoint.ScramCredential, tokens []kraftcheckpoint.DelegationToken, now time.Time) error {
 	type um struct {
 		user string
 		m    kraftcheckpoint.Mechanism
@@ -515,10 +573,33 @@ func (t *bootTarget) extend(creds []kraftcheckpoint.ScramCredential, now time.Ti
 		add = append(add, c)
 		t.Added = append(t.Added, u)
 	}
-	if len(add) == 0 {
+	var values [][]byte
+	for _, c := range add {
+		if err := c.Validate(); err != nil {
+			return fmt.Errorf("%s: %v", t.File, err)
+		}
+		values = append(values, kraftcheckpoint.ScramValue(c))
+	}
+	haveToken := map[string]bool{}
+	for _, tk := range t.cp.Tokens() {
+		haveToken[tk.TokenID] = true
+	}
+	for _, tk := range tokens {
+		if haveToken[tk.TokenID] {
+			t.KeptTokens = append(t.KeptTokens, tk.TokenID)
+			continue
+		}
+		values = append(values, kraftcheckpoint.DelegationTokenValue(tk))
+		t.AddedTokens = append(t.AddedTokens, tk.TokenID)
+	}
+	if len(t.AddedTokens) > 0 && t.MetadataVersion < kraftcheckpoint.MinDelegationTokenMetadataVersion {
+		return fmt.Errorf("%s: metadata.version level %d has no delegation tokens (3.6-IV2, level %d, or later); leave out --delegation-tokens or format with a later --release-version",
+			t.File, t.MetadataVersion, kraftcheckpoint.MinDelegationTokenMetadataVersion)
+	}
+	if len(values) == 0 {
 		t.data = t.cp.Bytes()
 	} else {
-		data, err := t.cp.Append(add, now)
+		data, err := t.cp.AppendValues(values, now)
 		if err != nil {
 			return fmt.Errorf("%s: %v", t.File, err)
 		}
@@ -601,8 +682,11 @@ func recordBootstrap(ctx context.Context, run *audit.Run, res *bootResult) {
 		for _, u := range t.Kept {
 			_ = run.Note(ctx, "bootstrap-kept", fmt.Sprintf("%s already in %s: kept as it is, the source's not added", u, t.Out))
 		}
+		for _, id := range t.AddedTokens {
+			_ = run.Note(ctx, "bootstrap-"+verb, fmt.Sprintf("delegation token %s into %s", id, t.Out))
+		}
 		if t.Written {
-			_ = run.Note(ctx, "bootstrap-file", fmt.Sprintf("%s sha256:%s (%d records added)", t.Out, t.SHA256, len(t.Added)))
+			_ = run.Note(ctx, "bootstrap-file", fmt.Sprintf("%s sha256:%s (%d records added)", t.Out, t.SHA256, len(t.Added)+len(t.AddedTokens)))
 		}
 	}
 }
@@ -616,6 +700,13 @@ func writeBootstrapText(w io.Writer, res *bootResult) {
 	for _, s := range res.Skipped {
 		fmt.Fprintf(w, "  skipped  %s\n", s)
 	}
+	if res.Tokens > 0 || len(res.Expired) > 0 {
+		fmt.Fprintf(w, "Delegation tokens: %d to seed", res.Tokens)
+		if len(res.Expired) > 0 {
+			fmt.Fprintf(w, "; %d expired, left out: %s", len(res.Expired), strings.Join(res.Expired, ", "))
+		}
+		fmt.Fprintln(w)
+	}
 	for _, t := range res.Targets {
 		fmt.Fprintf(w, "\n%s", t.Out)
 		if t.ClusterID != "" {
@@ -628,13 +719,20 @@ func writeBootstrapText(w io.Writer, res *bootResult) {
 		for _, u := range t.Added {
 			fmt.Fprintf(w, "  add      %s (%d iterations)\n", u, u.Iterations)
 		}
+		for _, id := range t.KeptTokens {
+			fmt.Fprintf(w, "  keep     delegation token %s: already in the checkpoint\n", id)
+		}
+		for _, id := range t.AddedTokens {
+			fmt.Fprintf(w, "  add      delegation token %s\n", id)
+		}
+		n := len(t.Added) + len(t.AddedTokens)
 		switch {
-		case len(t.Added) == 0:
+		case n == 0:
 			fmt.Fprintln(w, "  nothing to add; the file is left as it is")
 		case res.DryRun:
-			fmt.Fprintf(w, "  dry run: would add %d record(s); nothing written\n", len(t.Added))
+			fmt.Fprintf(w, "  dry run: would add %d record(s); nothing written\n", n)
 		case t.Written:
-			fmt.Fprintf(w, "  wrote %d record(s) more; sha256 %s\n", len(t.Added), t.SHA256)
+			fmt.Fprintf(w, "  wrote %d record(s) more; sha256 %s\n", n, t.SHA256)
 		default:
 			fmt.Fprintln(w, "  not written")
 		}
@@ -673,6 +771,7 @@ func showCheckpoint(e *env, path, output string) int {
 		Kinds    []kind     `json:"kinds"`
 		Features []feature  `json:"features"`
 		Scram    []bootUser `json:"scram_users"`
+		Tokens   []string   `json:"delegation_tokens,omitempty"`
 	}
 	out.File, out.Batches, out.Kinds, out.Features, out.Scram = path, len(cp.Batches), []kind{}, []feature{}, []bootUser{}
 	idx := map[string]int{}
@@ -690,6 +789,9 @@ func showCheckpoint(e *env, path, output string) int {
 	}
 	for _, c := range cp.Scram() {
 		out.Scram = append(out.Scram, bootUser{User: c.Name, Mechanism: c.Mechanism.String(), Iterations: c.Iterations})
+	}
+	for _, tk := range cp.Tokens() {
+		out.Tokens = append(out.Tokens, tk.TokenID+" (owner "+tk.Owner+")")
 	}
 	if output == "json" {
 		enc := json.NewEncoder(e.stdout)
@@ -709,6 +811,12 @@ func showCheckpoint(e *env, path, output string) int {
 	fmt.Fprintf(w, "SCRAM credentials (%d; keys never shown):\n", len(out.Scram))
 	for _, u := range out.Scram {
 		fmt.Fprintf(w, "  %s (%d iterations)\n", u, u.Iterations)
+	}
+	if len(out.Tokens) > 0 {
+		fmt.Fprintf(w, "Delegation tokens (%d):\n", len(out.Tokens))
+		for _, tk := range out.Tokens {
+			fmt.Fprintf(w, "  %s\n", tk)
+		}
 	}
 	return exitOK
 }

@@ -387,3 +387,37 @@ func TestBootstrapFromZKDataDir(t *testing.T) {
 		t.Errorf("the source is not named with its zxid:\n%s", stdout)
 	}
 }
+
+// TestBootstrapTokens: --delegation-tokens seeds each live token's
+// metadata, names an expired one and leaves it out (the controller would
+// drop it at once), and a second run keeps the seeded token.
+func TestBootstrapTokens(t *testing.T) {
+	tree := &zktree.Tree{Nodes: []zktree.Node{
+		{Path: "/"}, {Path: "/config"}, {Path: "/config/users"}, {Path: "/delegation_token"}, {Path: "/delegation_token/tokens"},
+		{Path: "/delegation_token/tokens/live", Data: []byte(`{"version":3,"owner":"User%3Aalice","tokenRequester":"User%3Aadmin","renewers":["User%3Abob"],"issueTimestamp":1700000000000,"maxTimestamp":4102444800000,"expiryTimestamp":4102444800000,"tokenId":"live"}`)},
+		{Path: "/delegation_token/tokens/old", Data: []byte(`{"version":1,"owner":"User%3Aalice","renewers":[],"issueTimestamp":1600000000000,"maxTimestamp":1600604800000,"expiryTimestamp":1600086400000,"tokenId":"old"}`)},
+		{Path: "/delegation_token/tokens/bad", Data: []byte(`{"version":3}`)},
+	}}
+	tree.Sort()
+	old := openBootstrapSource
+	openBootstrapSource = func(context.Context, *sourceFlags) (zkread.Source, string, func(), error) {
+		return tree, "tree", func() {}, nil
+	}
+	t.Cleanup(func() { openBootstrapSource = old })
+
+	out := filepath.Join(t.TempDir(), "out.checkpoint")
+	code, stdout, errs := runMigrate(t, "bootstrap", "--zookeeper", "tree:1", "--in", kafka41Checkpoint, "--out", out, "--delegation-tokens", "--no-audit")
+	if code != exitPartial || !strings.Contains(stdout, "Delegation tokens: 1 to seed; 1 expired, left out: old") ||
+		!strings.Contains(stdout, "add      delegation token live") || !strings.Contains(stdout, "skipped  /delegation_token/tokens/bad") {
+		t.Fatalf("exit %d, want 3 (the bad token)\n%s%s", code, stdout, errs)
+	}
+	want := []kraftcheckpoint.DelegationToken{{Owner: "User:alice", Requester: "User:admin", Renewers: []string{"User:bob"},
+		IssueTimestamp: 1700000000000, MaxTimestamp: 4102444800000, ExpirationTime: 4102444800000, TokenID: "live"}}
+	if d := cmp.Diff(want, parseFile(t, out).Tokens()); d != "" {
+		t.Errorf("tokens (-want +got):\n%s", d)
+	}
+	code, stdout, _ = runMigrate(t, "bootstrap", "--zookeeper", "tree:1", "--in", out, "--out", out, "--delegation-tokens", "--no-audit")
+	if code != exitPartial || !strings.Contains(stdout, "keep     delegation token live: already in the checkpoint") || !strings.Contains(stdout, "nothing to add") {
+		t.Errorf("second run: exit %d\n%s", code, stdout)
+	}
+}

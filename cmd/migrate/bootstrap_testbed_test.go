@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha512"
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -16,6 +19,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/kraftcheckpoint"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/props"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 )
 
@@ -38,6 +42,21 @@ func login(addr, user, password, mechanism string) error {
 	return err
 }
 
+// tokenLogin authenticates with a delegation token (SCRAM-SHA-512,
+// tokenauth=true) and asks for the broker list.
+func tokenLogin(addr, tokenID, hmacB64 string) error {
+	m := scram.Auth{User: tokenID, Pass: hmacB64, IsToken: true}.AsSha512Mechanism()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.SASL(m), kgo.RetryTimeout(5*time.Second), kgo.RequestRetries(1))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err = kadm.NewClient(cl).ListBrokers(ctx)
+	return err
+}
+
 // TestBootstrapRealKafka41 is the whole path on real servers: a fresh
 // Kafka 4.1 controller formatted by kafka-storage (admin from --add-scram)
 // gets the legacy 3.9 cluster's SCRAM credentials from ZooKeeper; after its
@@ -46,7 +65,10 @@ func login(addr, user, password, mechanism string) error {
 // 4096 and 8192 iterations, names that need encoding; a wrong password is
 // refused; admin still works; plan sees every SCRAM user of the source in
 // sync, carol (whose password nobody has) included: no change, no reset; and
-// bootstrapping the started controller again is refused.
+// bootstrapping the started controller again is refused. With
+// --delegation-tokens the legacy token (owned by User:admin) is seeded and
+// authenticates on the target, whose delegation.token.secret.key is the
+// source's; a wrong HMAC is refused.
 func TestBootstrapRealKafka41(t *testing.T) {
 	zkAddr := testbed.ZK(t)
 	credsFile := testbed.LegacyCredentialsFile(t)
@@ -62,7 +84,7 @@ func TestBootstrapRealKafka41(t *testing.T) {
 	}
 
 	db := filepath.Join(t.TempDir(), "audit.db")
-	code, out, errs := runMigrate(t, "bootstrap", "--zookeeper", zkAddr, "--metadata-dir", fresh.MetadataDir, "--audit-db", db)
+	code, out, errs := runMigrate(t, "bootstrap", "--zookeeper", zkAddr, "--metadata-dir", fresh.MetadataDir, "--delegation-tokens", "--audit-db", db)
 	if code != exitOK {
 		t.Fatalf("bootstrap: exit %d\n%s%s", code, out, errs)
 	}
@@ -74,7 +96,33 @@ func TestBootstrapRealKafka41(t *testing.T) {
 		}
 	}
 
+	// The legacy delegation token (its id from ZooKeeper, its HMAC from the
+	// source's delegation.token.secret.key, as Kafka derives it).
+	tokens := cp.Tokens()
+	if len(tokens) != 1 || tokens[0].Owner != "User:admin" {
+		t.Fatalf("seeded tokens: %+v, want the legacy token owned by User:admin", tokens)
+	}
+	srcProps, err := props.Load(testbed.SourceServerProps(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tokenSecret string
+	for _, e := range srcProps.Entries {
+		if e.Key == "delegation.token.secret.key" {
+			tokenSecret = e.Value
+		}
+	}
+	mac := hmac.New(sha512.New, []byte(tokenSecret))
+	mac.Write([]byte(tokens[0].TokenID))
+	tokenHMAC := base64.StdEncoding.EncodeToString(mac.Sum(nil))
+
 	testbed.StartFresh(t)
+	if err := tokenLogin(fresh.Bootstrap, tokens[0].TokenID, tokenHMAC); err != nil {
+		t.Errorf("the legacy delegation token on the bootstrapped target: %v", err)
+	}
+	if err := tokenLogin(fresh.Bootstrap, tokens[0].TokenID, base64.StdEncoding.EncodeToString([]byte("not-the-hmac"))); err == nil {
+		t.Error("a wrong token HMAC was accepted")
+	}
 	for _, c := range creds {
 		if err := login(fresh.Bootstrap, c.User, c.Password, c.Mechanism); err != nil {
 			t.Errorf("%s %s with its original password: %v", c.User, c.Mechanism, err)

@@ -25,6 +25,7 @@ const FileName = "bootstrap.checkpoint"
 // Metadata record types (apiKey of the metadata record schemas) that a
 // bootstrap checkpoint holds.
 const (
+	TypeDelegationToken     int16 = 10
 	TypeUserScramCredential int16 = 11
 	TypeFeatureLevel        int16 = 12
 )
@@ -41,6 +42,10 @@ const MetadataVersionFeature = "metadata.version"
 // MinScramMetadataVersion is the first metadata.version level with SCRAM
 // records (3.5-IV2), as `kafka-storage format --add-scram` requires.
 const MinScramMetadataVersion int16 = 11
+
+// MinDelegationTokenMetadataVersion is the first metadata.version level with
+// delegation tokens in KRaft (3.6-IV2).
+const MinDelegationTokenMetadataVersion int16 = 14
 
 // Checkpoint is a parsed bootstrap checkpoint. Batches hold the bytes they
 // were read from, so that writing the checkpoint back keeps every record
@@ -75,6 +80,19 @@ type Record struct {
 
 	Feature *FeatureLevel    // TypeFeatureLevel
 	Scram   *ScramCredential // TypeUserScramCredential
+	Token   *DelegationToken // TypeDelegationToken
+}
+
+// DelegationToken is a DelegationTokenRecord: a token's metadata. The
+// token's HMAC is not in it: Kafka derives it from the token id and
+// delegation.token.secret.key.
+type DelegationToken struct {
+	Owner, Requester string // principals, User:alice
+	Renewers         []string
+	IssueTimestamp   int64
+	MaxTimestamp     int64
+	ExpirationTime   int64
+	TokenID          string
 }
 
 // FeatureLevel is a FeatureLevelRecord.
@@ -144,6 +162,19 @@ func (c *Checkpoint) Scram() []ScramCredential {
 		for _, r := range b.Records {
 			if r.Scram != nil {
 				out = append(out, *r.Scram)
+			}
+		}
+	}
+	return out
+}
+
+// Tokens returns the checkpoint's delegation tokens in file order.
+func (c *Checkpoint) Tokens() []DelegationToken {
+	var out []DelegationToken
+	for _, b := range c.Batches {
+		for _, r := range b.Records {
+			if r.Token != nil {
+				out = append(out, *r.Token)
 			}
 		}
 	}
@@ -237,8 +268,8 @@ var ErrEmpty = errors.New("kraftcheckpoint: the file holds no record batch (an e
 // (length, magic 2, CRC32C, uncompressed), offsets must run from 0 without
 // a gap, the first batch must be the snapshot header and the last the
 // snapshot footer, and every metadata record must be a type and version
-// this package knows (FeatureLevelRecord and UserScramCredentialRecord,
-// version 0). Errors name the batch's byte position and the offset.
+// this package knows (FeatureLevelRecord, UserScramCredentialRecord and
+// DelegationTokenRecord, version 0). Errors name the batch's byte position and the offset.
 func Parse(data []byte) (*Checkpoint, error) {
 	if len(data) == 0 {
 		return nil, ErrEmpty
@@ -439,8 +470,8 @@ func parseMetadata(rec *Record) error {
 		return fmt.Errorf("record version: bad varint")
 	}
 	rec.Type, rec.Version = int16(typ), int16(ver)
-	if rec.Version != 0 || (rec.Type != TypeFeatureLevel && rec.Type != TypeUserScramCredential) {
-		return fmt.Errorf("%s version %d: not a record this tool knows in a bootstrap checkpoint (it reads FeatureLevelRecord and UserScramCredentialRecord, version 0)", RecordTypeName(rec.Type), rec.Version)
+	if rec.Version != 0 || (rec.Type != TypeFeatureLevel && rec.Type != TypeUserScramCredential && rec.Type != TypeDelegationToken) {
+		return fmt.Errorf("%s version %d: not a record this tool knows in a bootstrap checkpoint (it reads FeatureLevelRecord, UserScramCredentialRecord and DelegationTokenRecord, version 0)", RecordTypeName(rec.Type), rec.Version)
 	}
 	switch rec.Type {
 	case TypeFeatureLevel:
@@ -477,6 +508,34 @@ func parseMetadata(rec *Record) error {
 			return fmt.Errorf("UserScramCredentialRecord for User:%s: iterations: %v", c.Name, err)
 		}
 		rec.Scram = &c
+	case TypeDelegationToken:
+		var t DelegationToken
+		if t.Owner, err = r.compactString(); err != nil {
+			return fmt.Errorf("DelegationTokenRecord owner: %v", err)
+		}
+		if t.Requester, err = r.compactString(); err != nil {
+			return fmt.Errorf("DelegationTokenRecord requester: %v", err)
+		}
+		n, err := r.uvarint()
+		if err != nil || n == 0 || n-1 > uint64(len(r.b)) {
+			return fmt.Errorf("DelegationTokenRecord renewers: bad array length")
+		}
+		for i := uint64(0); i < n-1; i++ {
+			s, err := r.compactString()
+			if err != nil {
+				return fmt.Errorf("DelegationTokenRecord renewer %d: %v", i, err)
+			}
+			t.Renewers = append(t.Renewers, s)
+		}
+		for _, f := range []*int64{&t.IssueTimestamp, &t.MaxTimestamp, &t.ExpirationTime} {
+			if *f, err = r.int64(); err != nil {
+				return fmt.Errorf("DelegationTokenRecord timestamps: %v", err)
+			}
+		}
+		if t.TokenID, err = r.compactString(); err != nil {
+			return fmt.Errorf("DelegationTokenRecord token id: %v", err)
+		}
+		rec.Token = &t
 	}
 	if err := r.taggedFields(); err != nil {
 		return fmt.Errorf("%s: tagged fields: %v", RecordTypeName(rec.Type), err)

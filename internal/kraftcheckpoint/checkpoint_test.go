@@ -336,3 +336,35 @@ func TestCredentialNeverPrintsKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestDelegationTokenRoundTrip: a DelegationTokenRecord written by
+// AppendValues reads back field for field (renewers none, one and two).
+func TestDelegationTokenRoundTrip(t *testing.T) {
+	c, err := Parse(read(t, fixturePlain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks := []DelegationToken{
+		{Owner: "User:admin", Requester: "User:admin", IssueTimestamp: 1, MaxTimestamp: 3, ExpirationTime: 2, TokenID: "tok-a"},
+		{Owner: "User:alice", Requester: "User:CN=foo,OU=bar", Renewers: []string{"User:bob"}, IssueTimestamp: 1764590000000, MaxTimestamp: 1765194800000, ExpirationTime: 1764676400000, TokenID: "tok-b"},
+		{Owner: "User:x", Requester: "User:x", Renewers: []string{"User:a", "User:User With Space"}, TokenID: "Zm9v-token"},
+	}
+	var values [][]byte
+	for _, tk := range toks {
+		values = append(values, DelegationTokenValue(tk))
+	}
+	out, err := c.AppendValues(values, time.UnixMilli(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(toks, c2.Tokens()); d != "" {
+		t.Errorf("tokens (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(c.Features(), c2.Features()); d != "" {
+		t.Errorf("features changed:\n%s", d)
+	}
+}

@@ -20,6 +20,12 @@ func FuzzParse(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(b)
+		if c, err := Parse(b); err == nil { // and the same with a delegation token
+			tok := DelegationTokenValue(DelegationToken{Owner: "User:a", Requester: "User:a", Renewers: []string{"User:b"}, TokenID: "t"})
+			if out, err := c.AppendValues([][]byte{tok}, time.UnixMilli(0)); err == nil {
+				f.Add(out)
+			}
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := Parse(data)
@@ -40,7 +46,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("an appended checkpoint does not parse: %v", err)
 		}
-		if len(c2.Scram()) != len(c.Scram())+1 || len(c2.Features()) != len(c.Features()) {
+		if len(c2.Scram()) != len(c.Scram())+1 || len(c2.Features()) != len(c.Features()) || len(c2.Tokens()) != len(c.Tokens()) {
 			t.Fatalf("append changed the records: %d -> %d SCRAM", len(c.Scram()), len(c2.Scram()))
 		}
 	})

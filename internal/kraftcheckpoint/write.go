@@ -65,12 +65,46 @@ func ScramValue(c ScramCredential) []byte {
 	return w.b
 }
 
+// DelegationTokenValue is the metadata record value of a
+// DelegationTokenRecord (frame version 1, type 10, version 0).
+func DelegationTokenValue(t DelegationToken) []byte {
+	w := writer{}
+	w.uvarint(1)
+	w.uvarint(uint64(TypeDelegationToken))
+	w.uvarint(0)
+	w.compactBytes([]byte(t.Owner))
+	w.compactBytes([]byte(t.Requester))
+	w.uvarint(uint64(len(t.Renewers)) + 1)
+	for _, r := range t.Renewers {
+		w.compactBytes([]byte(r))
+	}
+	w.int64(t.IssueTimestamp)
+	w.int64(t.MaxTimestamp)
+	w.int64(t.ExpirationTime)
+	w.compactBytes([]byte(t.TokenID))
+	w.uvarint(0) // no tagged fields
+	return w.b
+}
+
 // Append returns the checkpoint's bytes with creds added: every batch but
 // the footer byte for byte, then the credentials in new data batches at the
 // next offsets, then the footer batch (its record unchanged) at the offset
 // after them. The checkpoint itself is not changed. Each credential must
 // pass Validate.
 func (c *Checkpoint) Append(creds []ScramCredential, now time.Time) ([]byte, error) {
+	var values [][]byte
+	for _, cr := range creds {
+		if err := cr.Validate(); err != nil {
+			return nil, fmt.Errorf("kraftcheckpoint: %v", err)
+		}
+		values = append(values, ScramValue(cr))
+	}
+	return c.AppendValues(values, now)
+}
+
+// AppendValues is Append for metadata record values already encoded
+// (ScramValue, DelegationTokenValue).
+func (c *Checkpoint) AppendValues(values [][]byte, now time.Time) ([]byte, error) {
 	if len(c.Batches) < 2 {
 		return nil, errors.New("kraftcheckpoint: append to a checkpoint that was not parsed")
 	}
@@ -91,11 +125,7 @@ func (c *Checkpoint) Append(creds []ScramCredential, now time.Time) ([]byte, err
 		next += int64(len(pending))
 		pending, size = nil, 0
 	}
-	for _, cr := range creds {
-		if err := cr.Validate(); err != nil {
-			return nil, fmt.Errorf("kraftcheckpoint: %v", err)
-		}
-		v := ScramValue(cr)
+	for _, v := range values {
 		if size > 0 && size+len(v) > MaxBatchBytes {
 			flush()
 		}
