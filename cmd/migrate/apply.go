@@ -44,7 +44,7 @@ func (f *applyFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxInFlight, "max-in-flight", 4, "`N` concurrent requests (at least 1)")
 	fs.Float64Var(&f.rate, "rate", 0, "at most `N` resources per second (0 = unlimited; negative, NaN and Inf are refused)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "print every RPC with its broker and duration")
-	fs.DurationVar(&f.settle, "verify-timeout", 60*time.Second, "after applying, re-read the target until it shows every applied change (KRaft brokers learn of changes asynchronously), at most this `DURATION`; changes it still does not show are named and the exit code is 3; 0 skips the check")
+	fs.DurationVar(&f.settle, "verify-timeout", 60*time.Second, "after applying, re-read the target through each of its brokers until every broker shows every applied change (KRaft brokers learn of changes asynchronously, each on its own), at most this `DURATION`; changes it still does not show are named and the exit code is 3; 0 skips the check")
 }
 
 const applyUsage = `Usage: migrate apply --plan plan.json (--zookeeper ... | --zk-data-dir DIR | --snapshot FILE) --bootstrap-server ... [flags]
@@ -71,8 +71,8 @@ Flags that shape a plan (--prune, --topics, --include, ...) are refused
 with --plan: the saved plan keeps the options it was made with.
 --validate-only sends only the RPCs that have a validate_only mode, with it
 set; every other change is reported as not validated and nothing is sent.
-After a real apply the target is read again until it shows every applied
-change (--verify-timeout).
+After a real apply the target is read again, through each of its brokers,
+until every broker shows every applied change (--verify-timeout).
 A target that stops answering fails the request in flight after
 request.timeout.ms (--command-config, default 30000) and its retries; the
 rest of the plan is then not sent.
@@ -255,7 +255,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 				_ = rec.run.Note(ctx, "verify", err.Error())
 			}
 		} else {
-			fmt.Fprintf(e.stderr, "Verified: the target shows every applied change.\n")
+			fmt.Fprintf(e.stderr, "Verified: every broker of the target shows every applied change.\n")
 		}
 	}
 	if js != nil {

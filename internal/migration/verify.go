@@ -2,6 +2,7 @@ package migration
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -10,7 +11,6 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
-	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
 // Applied collects, as an apply.Observer, the changes the target accepted
@@ -36,28 +36,33 @@ func (a *Applied) Changes() []*plan.Change {
 	return append([]*plan.Change(nil), a.changes...)
 }
 
-// ReadFunc reads the target once.
-type ReadFunc func(ctx context.Context) (*snapshot.Snapshot, error)
+// ReadFunc reads the target once through each of its brokers
+// (kread.ReadEachBroker).
+type ReadFunc func(ctx context.Context) ([]kread.BrokerRead, error)
 
-// Reader reads p's live target, scoped to the topics its plan may touch.
+// Reader reads p's live target through each of its brokers, scoped to the
+// topics its plan may touch.
 func (p *Planned) Reader() ReadFunc {
-	return func(ctx context.Context) (*snapshot.Snapshot, error) {
+	return func(ctx context.Context) ([]kread.BrokerRead, error) {
 		topics, err := topicScope(p.Plan.Options.TopicRegex)
 		if err != nil {
 			return nil, err
 		}
-		return kread.Read(ctx, p.Conn, kread.Options{Topics: topics})
+		return kread.ReadEachBroker(ctx, p.Conn, kread.Options{Topics: topics})
 	}
 }
 
-// Verify reads the target (read) until it shows every applied change in
-// its After state, or timeout runs out; it returns the ids of the changes
-// the target never showed, with an error naming them (nil, nil: every
-// change is shown). KRaft brokers apply metadata asynchronously, so a read
-// right after the RPCs may lag behind them: the target is read at once,
-// then after 100 ms, 200 ms, ... (at most 1 s apart), and the wait ends
-// with the first read that shows everything. A read that fails is retried
-// the same way; the last failure is named in the error.
+// Verify reads the target (read) until every broker shows every applied
+// change in its After state, or timeout runs out; it returns the ids of the
+// changes some broker never showed, with an error naming them and the
+// brokers (nil, nil: every broker shows every change). Each KRaft broker
+// applies the metadata log on its own, so right after the RPCs one broker
+// may still answer with the old state, and a client that asks another
+// broker than verify did would see it: the target is read through each
+// broker at once, then after 100 ms, 200 ms, ... (at most 1 s apart), and
+// the wait ends with the first round in which every broker shows
+// everything. A read that fails, or a broker that does not answer, is
+// retried the same way; the last failure is named in the error.
 func Verify(ctx context.Context, read ReadFunc, applied []*plan.Change, timeout time.Duration) ([]string, error) {
 	deadline := time.Now().Add(timeout)
 	missing := make([]string, len(applied))
@@ -65,25 +70,24 @@ func Verify(ctx context.Context, read ReadFunc, applied []*plan.Change, timeout 
 		missing[i] = c.ID
 	}
 	var readErr error
+	var behind []string
 	for delay := 100 * time.Millisecond; ; delay = min(2*delay, time.Second) {
 		rctx, cancel := context.WithDeadline(ctx, deadline)
-		tgt, err := read(rctx)
+		reads, err := read(rctx)
 		cut := rctx.Err() != nil && ctx.Err() == nil // our own deadline ended the read
 		cancel()
-		if err != nil && !cut {
-			readErr = err
-		}
-		if err == nil {
-			readErr = nil
-			ix := plan.NewTarget(tgt)
-			missing = missing[:0]
-			for _, c := range applied {
-				if !ix.Shows(c) {
-					missing = append(missing, c.ID)
-				}
+		switch {
+		case err != nil:
+			if !cut {
+				readErr = err
 			}
-			if len(missing) == 0 {
+		default:
+			m, b, failed := unshown(reads, applied)
+			if len(m) == 0 && failed == nil {
 				return nil, nil
+			}
+			if !cut { // a round our deadline ended says nothing new
+				missing, behind, readErr = m, b, failed
 			}
 		}
 		wait := min(delay, time.Until(deadline))
@@ -100,8 +104,50 @@ func Verify(ctx context.Context, read ReadFunc, applied []*plan.Change, timeout 
 		shown += fmt.Sprintf(" (and %d more)", len(missing)-10)
 	}
 	why := ""
+	if len(behind) > 0 {
+		why = " on " + strings.Join(behind, ", ")
+	}
 	if readErr != nil {
-		why = fmt.Sprintf(" (last read failed: %v)", readErr)
+		why += fmt.Sprintf(" (last read failed: %v)", readErr)
 	}
 	return missing, fmt.Errorf("verify: after %s the target still does not show %d applied change(s)%s: %s", timeout, len(missing), why, shown)
+}
+
+// unshown returns the ids of the applied changes that some broker's read
+// does not show, the brokers that miss one ("broker 2 (host:9092)"), and
+// the first failed read. A broker whose read failed shows none of them; a
+// round with no broker read shows nothing either.
+func unshown(reads []kread.BrokerRead, applied []*plan.Change) (missing, behind []string, failed error) {
+	if len(reads) == 0 {
+		failed = errors.New("no broker was read")
+	}
+	gone := make([]bool, len(applied))
+	for _, r := range reads {
+		lags := false
+		if r.Err != nil || r.Snapshot == nil {
+			if failed == nil {
+				failed = r.Err
+			}
+			lags = true
+			for i := range gone {
+				gone[i] = true
+			}
+		} else {
+			ix := plan.NewTarget(r.Snapshot)
+			for i, c := range applied {
+				if !ix.Shows(c) {
+					gone[i], lags = true, true
+				}
+			}
+		}
+		if lags {
+			behind = append(behind, fmt.Sprintf("broker %d (%s)", r.Broker, r.Addr))
+		}
+	}
+	for i, c := range applied {
+		if gone[i] || failed != nil && len(reads) == 0 {
+			missing = append(missing, c.ID)
+		}
+	}
+	return missing, behind, failed
 }
