@@ -218,14 +218,35 @@ func TestApplyRetriesRetriable(t *testing.T) {
 	if res.Failed != 0 {
 		t.Fatalf("failures: %v", res.Failures)
 	}
-	sends := 0
+	// Each request is a batch of its own; Attempt counts the requests for
+	// topic c (1, then 2 for the retry), BatchDone repeats it, and the
+	// result names the batch whose response decided it (the retry).
+	var attempts []int
+	sentBatch := map[int]int{} // batch → attempt, from BatchSent
 	for _, e := range ev.es {
-		if b, ok := e.(apply.BatchSent); ok && slices.ContainsFunc(b.Changes, func(c *plan.Change) bool { return c.ID == "topic:c" }) {
-			sends++
+		switch b := e.(type) {
+		case apply.BatchSent:
+			sentBatch[b.Batch] = b.Attempt
+			if slices.ContainsFunc(b.Changes, func(c *plan.Change) bool { return c.ID == "topic:c" }) {
+				attempts = append(attempts, b.Attempt)
+			}
+		case apply.BatchDone:
+			if a, ok := sentBatch[b.Batch]; !ok || a != b.Attempt {
+				t.Errorf("BatchDone %d: attempt %d, its BatchSent's %d (sent: %v)", b.Batch, b.Attempt, a, ok)
+			}
 		}
 	}
-	if sends != 2 {
-		t.Errorf("topic c sent %d times, want 2 (one retry)", sends)
+	if !slices.Equal(attempts, []int{1, 2}) {
+		t.Errorf("topic c sent with attempts %v, want [1 2] (one retry)", attempts)
+	}
+	for id, r := range ev.results() {
+		want := 1
+		if id == "topic:c" {
+			want = 2
+		}
+		if a, ok := sentBatch[r.Batch]; !ok || a != want {
+			t.Errorf("%s: result names batch %d (attempt %d, sent %v), want a batch of attempt %d", id, r.Batch, a, ok, want)
+		}
 	}
 	if topics, _ := adm.ListTopics(ctx); !topics.Has("c") {
 		t.Error("topic c was not created")

@@ -97,18 +97,19 @@ func lookup(cs []snapshot.Config, key string) (string, bool) {
 	return "", false
 }
 
+// configKind is what a config change kind compares by: its kind (for
+// blockers) and the catalogue scope its keys are typed in.
+type configKind struct {
+	kind  Kind
+	scope catalogue.Scope
+}
+
 // configChange compares wanted configs with the target's and returns a
 // change (Before/After holding only the touched keys), or nil when in sync.
 // Sensitive keys present on the target count as in sync unless
-// ResendSecrets; sensitive keys whose value is unknown become blockers.
-// Keys only on the target are deleted only with Prune.
-func (b *builder) configChange(want, have []snapshot.Config, resource string) *Change {
-	return b.configChangePrune(want, have, resource, func(string) bool { return b.in.Options.Prune })
-}
-
-// configChangePrune is configChange with the keys to prune chosen by the
-// caller.
-func (b *builder) configChangePrune(want, have []snapshot.Config, resource string, prune func(key string) bool) *Change {
+// ResendSecrets; sensitive keys whose value is unknown become blockers
+// against resource. Keys only on the target are deleted when prune says so.
+func (b *builder) configChange(k configKind, want, have []snapshot.Config, resource string, prune func(key string) bool) *Change {
 	haveByKey := make(map[string]snapshot.Config, len(have))
 	for _, c := range have {
 		haveByKey[c.Key] = c
@@ -123,7 +124,7 @@ func (b *builder) configChangePrune(want, have []snapshot.Config, resource strin
 				continue
 			}
 			if w.Secret == nil || !w.Secret.Known() {
-				b.block("secret-unknown", kindOfResource(resource), resource,
+				b.block("secret-unknown", k.kind, resource,
 					fmt.Sprintf("sensitive config %s is encrypted in ZooKeeper and its value is not known", w.Key),
 					"give --password-encoder-secret-file (the brokers' password.encoder.secret) so the value can be decrypted", nil)
 				continue
@@ -134,7 +135,7 @@ func (b *builder) configChangePrune(want, have []snapshot.Config, resource strin
 			after = append(after, snapshot.Config{Key: w.Key, Sensitive: true, Secret: w.Secret})
 			continue
 		}
-		if present && !h.Sensitive && catalogue.EqualValues(scopeOf(resource), w.Key, h.Value, w.Value) {
+		if present && !h.Sensitive && catalogue.EqualValues(k.scope, w.Key, h.Value, w.Value) {
 			continue
 		}
 		if present {
@@ -166,22 +167,6 @@ func stripSource(cs []snapshot.Config) []snapshot.Config {
 		out[i] = c
 	}
 	return out
-}
-
-// scopeOf is the catalogue scope of a config resource label ("topic x",
-// "broker 1").
-func scopeOf(resource string) catalogue.Scope {
-	if strings.HasPrefix(resource, "topic ") {
-		return catalogue.ScopeTopic
-	}
-	return catalogue.ScopeBroker
-}
-
-func kindOfResource(resource string) Kind {
-	if strings.HasPrefix(resource, "topic ") {
-		return KindTopicConfig
-	}
-	return KindBrokerConfig
 }
 
 // configFields lists a config change key by key: set, altered or removed.

@@ -10,6 +10,8 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
+var brokerConfigs = configKind{KindBrokerConfig, catalogue.ScopeBroker}
+
 // broker-config: dynamic broker configs, per broker ("1") or cluster-wide
 // (""), set through IncrementalAlterConfigs.
 var brokerConfigSpec = &spec{
@@ -19,7 +21,7 @@ var brokerConfigSpec = &spec{
 		return &State{Configs: pick(ix.brokers[c.Resource.Name], touchedKeys(c))}
 	},
 	equal: func(obs, ref *State) bool {
-		return equalConfigs(catalogue.ScopeBroker, stateConfigs(obs), stateConfigs(ref))
+		return equalConfigs(brokerConfigs.scope, stateConfigs(obs), stateConfigs(ref))
 	},
 	fields: configFields,
 	label: func(r Resource) string {
@@ -69,7 +71,7 @@ func (b *builder) brokerConfigs() {
 		if name == "" {
 			b.keptClusterConfigs(configs, have[""])
 		}
-		if cc := b.configChangePrune(configs, have[name], brokerLabel(name), b.pruneBroker(name)); cc != nil {
+		if cc := b.configChange(brokerConfigs, configs, have[name], brokerLabel(name), b.pruneBroker(name)); cc != nil {
 			cc.Kind, cc.Resource = KindBrokerConfig, Resource{Type: "broker", Name: name}
 			b.add(*cc)
 		}
@@ -82,7 +84,7 @@ func (b *builder) brokerConfigs() {
 			if bc.Broker == "" {
 				b.keptClusterConfigs(nil, bc.Configs)
 			}
-			if cc := b.configChangePrune(nil, bc.Configs, brokerLabel(bc.Broker), b.pruneBroker(bc.Broker)); cc != nil {
+			if cc := b.configChange(brokerConfigs, nil, bc.Configs, brokerLabel(bc.Broker), b.pruneBroker(bc.Broker)); cc != nil {
 				cc.Kind, cc.Resource = KindBrokerConfig, Resource{Type: "broker", Name: bc.Broker}
 				b.add(*cc)
 			}

@@ -6,6 +6,8 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 )
 
+var topicConfigs = configKind{KindTopicConfig, catalogue.ScopeTopic}
+
 // topic-config: the dynamic config overrides of an existing topic.
 var topicConfigSpec = &spec{
 	resource: "topic",
@@ -18,7 +20,7 @@ var topicConfigSpec = &spec{
 		return &State{Configs: pick(tt.Configs, touchedKeys(c))}
 	},
 	equal: func(obs, ref *State) bool {
-		return equalConfigs(catalogue.ScopeTopic, stateConfigs(obs), stateConfigs(ref))
+		return equalConfigs(topicConfigs.scope, stateConfigs(obs), stateConfigs(ref))
 	},
 	fields: configFields,
 	label:  nameLabel,
@@ -28,7 +30,7 @@ var topicConfigSpec = &spec{
 // otherwise (and with Prune deletes those the source does not have).
 func modifyTopicConfig(b *builder, t *topicPass) *Change {
 	st := t.src
-	cc := b.configChange(t.configs, t.tgt.Configs, "topic "+st.Name)
+	cc := b.configChange(topicConfigs, t.configs, t.tgt.Configs, "topic "+st.Name, func(string) bool { return b.in.Options.Prune })
 	if cc == nil {
 		return nil
 	}

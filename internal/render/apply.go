@@ -48,7 +48,11 @@ func (a *ApplyText) Observe(e apply.Event) {
 			if e.Err != nil {
 				status = e.Err.Error()
 			}
-			fmt.Fprintf(a.W, "  %s v%d to broker %d in %s: %s\n", e.RPC, e.Version, e.Broker, e.Duration.Round(time.Millisecond), status)
+			retry := ""
+			if e.Attempt > 1 {
+				retry = fmt.Sprintf(" (attempt %d)", e.Attempt)
+			}
+			fmt.Fprintf(a.W, "  %s v%d to broker %d in %s%s: %s\n", e.RPC, e.Version, e.Broker, e.Duration.Round(time.Millisecond), retry, status)
 		}
 	case apply.ResourceResult:
 		a.seen++
