@@ -69,6 +69,7 @@ func (c *cli) root() *cobra.Command {
 		c.newCheckCmd(),
 		c.newPlanCmd(),
 		c.newApplyCmd(),
+		c.newSyncCmd(),
 		c.newAuditCmd(),
 		c.newPolicyCmd(),
 		c.newDemoCmd(),

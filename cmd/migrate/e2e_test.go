@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -531,7 +532,10 @@ func TestHelperProcess(t *testing.T) {
 	if err := json.Unmarshal([]byte(args), &argv); err != nil {
 		t.Fatal(err)
 	}
-	os.Exit(run(context.Background(), argv, strings.NewReader(""), os.Stdout, os.Stderr, false))
+	// SIGTERM and Ctrl-C stop it as they stop the real binary.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, argv, strings.NewReader(""), os.Stdout, os.Stderr, false))
 }
 
 // TestFaultsRealKafka kills the apply process (SIGKILL) and the target

@@ -148,7 +148,7 @@ func (s *Store) Run(ctx context.Context, id int64) (RunSummary, error) {
 	return rs, nil
 }
 
-// IncompleteRuns returns the apply runs against target (matched against
+// IncompleteRuns returns the apply and sync runs against target (matched against
 // the target's cluster id or address, as given to BeginRun or SetEndpoints)
 // that never finished and were not resumed by a run that finished, oldest
 // first. A run that still holds a live lock on the target (its process is
@@ -156,7 +156,7 @@ func (s *Store) Run(ctx context.Context, id int64) (RunSummary, error) {
 // it is running, not killed.
 func (s *Store) IncompleteRuns(ctx context.Context, target string) ([]RunSummary, error) {
 	runs, err := s.queryRuns(ctx, runSelect+`
-	WHERE r.command = 'apply'
+	WHERE r.command IN ('apply', 'sync', 'sync-round')
 	  AND (r.target_cluster_id = ?1 OR r.target_address = ?1 OR te.cluster_id = ?1 OR te.address = ?1)
 	  AND e.run_id IS NULL
 	  AND NOT EXISTS (SELECT 1 FROM run_events v JOIN run_ends f ON f.run_id = v.run_id

@@ -42,7 +42,7 @@ func TestLiveSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer source.Close()
+	t.Cleanup(source.Close)
 
 	reads, err := zkconn.Dial(ctx, zkconn.Options{Connect: zkAddr})
 	if err != nil {
@@ -96,11 +96,10 @@ func TestLiveSync(t *testing.T) {
 	if r := next(t, rounds); r.Reason != ReasonInitial || r.Err != nil {
 		t.Fatalf("first round %+v", r)
 	}
-	t.Cleanup(func() {
-		c := context.Background()
-		source.Admin.DeleteACLs(c, kadm.NewACLs().Topics(topic).ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:"+user).AllowHosts().Operations(kadm.OpRead))
-		source.Admin.AlterClientQuotas(c, []kadm.AlterClientQuotaEntry{{Entity: kadm.ClientQuotaEntity{{Type: "user", Name: &user}}, Ops: []kadm.AlterClientQuotaOp{{Key: "consumer_byte_rate", Remove: true}}}})
-		source.Admin.DeleteTopics(c, topic)
+	t.Cleanup(func() { // before the connections close, which Cleanup runs after this
+		testbed.DeleteACLs(t, source.Admin, kadm.NewACLs().Topics(topic).ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:"+user).AllowHosts().Operations(kadm.OpRead))
+		testbed.RemoveUserQuota(t, source.Admin, user, "consumer_byte_rate")
+		testbed.DeleteTopicsAndWait(t, source.Admin, bound, topic)
 	})
 
 	// Each change made on the source arrives as a round that applies it.

@@ -42,19 +42,19 @@ func TestLiveFeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer kc.Close()
+	t.Cleanup(kc.Close)
 	adm := kc.Admin
 
 	id := fmt.Sprintf("zkfeed-%d", time.Now().UnixNano())
 	topic, prefix, user := id, id+"-pfx-", id+"-user"
-	t.Cleanup(func() {
-		c := context.Background()
-		adm.DeleteACLs(c, kadm.NewACLs().Topics(topic).ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:"+user).AllowHosts().Operations(kadm.OpRead))
-		adm.DeleteACLs(c, kadm.NewACLs().Topics(prefix).ResourcePatternType(kadm.ACLPatternPrefixed).Allow("User:"+user).AllowHosts().Operations(kadm.OpWrite))
-		adm.DeleteACLs(c, kadm.NewACLs().TransactionalIDs(topic).ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:"+user).AllowHosts().Operations(kadm.OpWrite))
-		adm.AlterClientQuotas(c, []kadm.AlterClientQuotaEntry{{Entity: kadm.ClientQuotaEntity{{Type: "user", Name: &user}}, Ops: []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Remove: true}}}})
-		adm.AlterUserSCRAMs(c, []kadm.DeleteSCRAM{{User: user, Mechanism: kadm.ScramSha256}}, nil)
-		adm.DeleteTopics(c, topic)
+	t.Cleanup(func() { // before kc.Close, which Cleanup runs after this
+		testbed.DeleteACLs(t, adm,
+			kadm.NewACLs().Topics(topic).ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:"+user).AllowHosts().Operations(kadm.OpRead),
+			kadm.NewACLs().Topics(prefix).ResourcePatternType(kadm.ACLPatternPrefixed).Allow("User:"+user).AllowHosts().Operations(kadm.OpWrite),
+			kadm.NewACLs().TransactionalIDs(topic).ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:"+user).AllowHosts().Operations(kadm.OpWrite))
+		testbed.RemoveUserQuota(t, adm, user, "producer_byte_rate")
+		testbed.DeleteSCRAM(t, adm, user, kadm.ScramSha256)
+		testbed.DeleteTopicsAndWait(t, adm, bound, topic)
 	})
 
 	steps := []struct {
