@@ -161,7 +161,7 @@ func TestSyncRealKafka(t *testing.T) {
 	topic, user := prefix+"-orders", prefix+"-app"
 	target := b.admin(t)
 	t.Cleanup(func() { // before the connections close, which Cleanup runs after this
-		acl := kadm.NewACLs().Topics(topic).ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:"+user).AllowHosts().Operations(kadm.OpRead)
+		acl := kadm.NewACLs().Topics(topic).ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:" + user).AllowHosts().Operations(kadm.OpRead)
 		testbed.DeleteACLs(t, source.Admin, acl)
 		testbed.DeleteACLs(t, target.Admin, acl)
 		testbed.DeleteTopicsAndWait(t, source.Admin, syncBound, topic, topic+"-late", topic+"-outage")
@@ -196,7 +196,9 @@ func TestSyncRealKafka(t *testing.T) {
 	p.until(t, "the partition", false, func(l roundLine) bool { return hasChange(l, "partitions:"+topic) && l.Applied > 0 })
 	acl, err := source.Admin.CreateACLs(ctx, kadm.NewACLs().Topics(topic).ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:"+user).AllowHosts().Operations(kadm.OpRead))
 	must("create ACL", errorsJoin(err, acl[0].Err))
-	p.until(t, "the ACL", false, func(l roundLine) bool { return len(l.Changes) > 0 && strings.HasPrefix(l.Changes[0].ID, "acl:") && l.Applied > 0 })
+	p.until(t, "the ACL", false, func(l roundLine) bool {
+		return len(l.Changes) > 0 && strings.HasPrefix(l.Changes[0].ID, "acl:") && l.Applied > 0
+	})
 
 	// The target's controller crashes while the source changes: rounds
 	// fail, are retried in full, and catch up once it is back.
