@@ -346,7 +346,9 @@ func (s *syncRun) apply(ctx context.Context, p *plan.Plan, tgt *snapshot.Snapsho
 		err = res.Stopped
 	}
 	if err == nil && s.f.settle > 0 && len(applied.Changes()) > 0 {
-		read := func(ctx context.Context) (*snapshot.Snapshot, error) { return s.readTarget(ctx) }
+		read := func(ctx context.Context) ([]kread.BrokerRead, error) {
+			return kread.ReadEachBroker(ctx, s.target, kread.Options{Topics: s.topics})
+		}
 		unverified, verr := migration.Verify(ctx, read, applied.Changes(), s.f.settle)
 		out.Unverified = len(unverified)
 		if verr != nil && rec.ok() {
