@@ -47,8 +47,10 @@ func (f *applyFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.settle, "verify-timeout", 60*time.Second, "after applying, re-read the target through each of its brokers until every broker shows every applied change (KRaft brokers learn of changes asynchronously, each on its own), at most this `DURATION`; changes it still does not show are named and the exit code is 3; 0 skips the check")
 }
 
-const applyUsage = `Usage: migrate apply --plan plan.json (--zookeeper ... | --zk-data-dir DIR | --snapshot FILE) --bootstrap-server ... [flags]
-       migrate apply (--zookeeper ... | --zk-data-dir DIR | --snapshot FILE) --bootstrap-server ... [plan flags]
+const applyUsage = `Usage: migrate apply --plan plan.json (--zookeeper ... | --source-bootstrap-server ... | --snapshot FILE)
+                     --bootstrap-server ... [flags]
+       migrate apply (--zookeeper ... | --zk-data-dir DIR | --source-bootstrap-server ... | --snapshot FILE)
+                     --bootstrap-server ... [plan flags]
 
 Apply a plan through the admin protocol: batched, validated server-side
 first, retried on retriable errors, results per resource. Re-running is
@@ -61,11 +63,11 @@ database are not; see docs/audit.md). Earlier applies of the target that
 were killed are resumed and closed as "abandoned" in the audit trail, once.
 A saved plan (--plan) applies only what its source still justifies: the
 file's digest must match its content, its source and target cluster ids
-those of the --zookeeper/--snapshot and --bootstrap-server given now, and
-every change must be one the current source would plan (same resource,
-action and after-state; the plan's own options are used, and the --policy
-it was made with, which must be given again) or already done on the
-target. Anything else is refused, naming the change, before anything is
+those of the source (--zookeeper, --source-bootstrap-server or --snapshot)
+and --bootstrap-server given now, and every change must be one the current
+source would plan (same resource, action and after-state; the plan's own
+options are used, and the --policy it was made with, which must be given
+again) or already done on the target. Anything else is refused, naming the change, before anything is
 sent. Secrets resolve only into the resource and key they were read from.
 Flags that shape a plan (--prune, --topics, --include, ...) are refused
 with --plan: the saved plan keeps the options it was made with.
@@ -100,8 +102,8 @@ func runApply(ctx context.Context, e *env, f *applyFlags, args []string) int {
 	if f.planFile == "" && f.targetSnapshot != "" {
 		return fail(e, "apply", errors.New("--target-snapshot is for offline review; apply needs --bootstrap-server"))
 	}
-	if f.planFile != "" && f.source.zookeeper == "" && f.source.snapshotFile == "" {
-		return fail(e, "apply", fmt.Errorf("apply --plan %s needs the source it was planned from (--zookeeper or --snapshot): a saved change is applied only if that source still justifies it", f.planFile))
+	if f.planFile != "" && !f.source.given() {
+		return fail(e, "apply", fmt.Errorf("apply --plan %s needs the source it was planned from (--zookeeper, --source-bootstrap-server or --snapshot): a saved change is applied only if that source still justifies it", f.planFile))
 	}
 	if err := f.validate(); err != nil {
 		return fail(e, "apply", err)

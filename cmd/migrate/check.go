@@ -30,6 +30,8 @@ type checkFlags struct {
 
 func (f *checkFlags) register(fs *pflag.FlagSet) {
 	f.source.register(fs)
+	// check compares ZooKeeper with what the brokers serve when given both.
+	f.source.crossCheck = true
 	// An audit reads everything: partition state, old /consumers groups.
 	f.source.full = true
 	if fl := fs.Lookup("full"); fl != nil {
@@ -45,7 +47,8 @@ func (f *checkFlags) register(fs *pflag.FlagSet) {
 	f.audit.register(fs)
 }
 
-const checkUsage = `Usage: migrate check (--zookeeper ... | --zk-data-dir DIR | --snapshot FILE) [--broker-config server.properties]...
+const checkUsage = `Usage: migrate check (--zookeeper ... | --zk-data-dir DIR | --source-bootstrap-server ... | --snapshot FILE)
+                     [--broker-config server.properties]...
                      [--password-encoder-secret-file FILE] [--scram-credentials FILE]
                      [--policy FILE] [--target-version 4.0|4.1] [-o text|json|markdown]
                      [--fail-on error|warning|info|none]
@@ -57,6 +60,12 @@ hygiene, and existing topics that violate the TopicActionPolicy. Every finding
 has a stable id (see docs/checks.md or --catalogue), a severity, the resource,
 why it matters and the fix. Give each broker's server.properties with
 --broker-config: the authorizer, IBP and ZooKeeper-only settings live there.
+
+With both --zookeeper and --source-bootstrap-server (the same cluster), check
+also compares what ZooKeeper holds with what the brokers serve through the
+admin protocol, kind by kind: every difference is a CROSS-* finding (a config
+the brokers never picked up, a topic a broker does not know, replica lists,
+ACLs, quotas, SCRAM users, the configs of a broker that is not running).
 
 Exit codes: 0 no finding at or above --fail-on, 3 findings at or above it,
 1 error (nothing was audited).
@@ -126,6 +135,15 @@ func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
 	if err != nil {
 		rec.finish(ctx, e, "error", exitError)
 		return fail(e, "check", err)
+	}
+	if f.source.zookeeper != "" && f.source.bootstrap != "" {
+		served, err := f.source.readKafka(ctx, progress)
+		if err != nil {
+			rec.finish(ctx, e, "error", exitError)
+			return fail(e, "check", err)
+		}
+		findings = append(findings, check.CrossCheck(src, served)...)
+		check.Sort(findings)
 	}
 	rec.findings(ctx, check.ToSnapshot(findings))
 	if err := writeCheckReport(e.stdout, f.output, f.limit, check.NewReport(sourceName(src), target, findings)); err != nil {

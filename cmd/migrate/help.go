@@ -34,6 +34,8 @@ var flagGroups = map[string]string{
 	"broker-config":                groupSource,
 	"password-encoder-secret-file": groupSource,
 	"snapshot":                     groupSource,
+	"source-bootstrap-server":      groupSource,
+	"source-command-config":        groupSource,
 	"zk-data-dir":                  groupSource,
 	"zk-data-log-dir":              groupSource,
 	"zk-chroot":                    groupSource,

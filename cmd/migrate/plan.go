@@ -179,7 +179,8 @@ func (f *planFlags) compute(ctx context.Context, progress io.Writer) (*migration
 	return migration.Compute(ctx, r)
 }
 
-const planUsage = `Usage: migrate plan (--zookeeper ... | --zk-data-dir DIR | --snapshot FILE) (--bootstrap-server ... | --target-snapshot FILE) [flags]
+const planUsage = `Usage: migrate plan (--zookeeper ... | --zk-data-dir DIR | --source-bootstrap-server ... | --snapshot FILE)
+                    (--bootstrap-server ... | --target-snapshot FILE) [flags]
 
 Compute the changes that bring the target in line with the source, show them
 as a diff (+ create, ~ update, - delete), and optionally save them for apply.

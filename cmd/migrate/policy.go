@@ -19,7 +19,8 @@ import (
 
 const policyUsage = `Usage: migrate policy convert --broker-config server.properties [--broker-config ...]
                              [--out FILE] [--controller-config-out FILE]
-       migrate policy test --policy FILE (--zookeeper ... | --zk-data-dir DIR | --snapshot FILE) [-o text|json]
+       migrate policy test --policy FILE (--zookeeper ... | --zk-data-dir DIR | --source-bootstrap-server ... |
+                           --snapshot FILE) [-o text|json]
 
 The TopicActionPolicy: one policy, a YAML file of CEL rules, for CREATE, MODIFY
 and DELETE of topics (see docs/policy.md). zkmigrate evaluates it on every

@@ -16,6 +16,7 @@ const snapshotUsage = `Usage: migrate snapshot (--zookeeper host:port[,host:port
                         [--full] [-o text|json] [--out FILE]
        migrate snapshot --zk-data-dir DIR [--zk-data-log-dir DIR] [--zk-chroot /kafka]
                         [--zk-zxid ZXID | --zk-time TIME] [flags]
+       migrate snapshot --source-bootstrap-server host:port [--source-command-config FILE] [flags]
 
 Reads the legacy cluster's whole metadata from ZooKeeper (read only) into a
 snapshot: brokers, topics and assignments, topic/broker/client configs,
@@ -31,6 +32,13 @@ newest consistent point or to --zk-zxid / --zk-time (checksums verified;
 plain, gzip and snappy snapshots of ZooKeeper 3.4-3.9). A damaged or
 truncated log tail is a warning finding naming the file and offset, and the
 last consistent point before it is read. The files are never written.
+
+--source-bootstrap-server reads the same snapshot through the brokers' admin
+protocol (any Kafka: 3.x in ZooKeeper mode, 3.x or 4.x KRaft), recorded as
+source "kafka" at that address. It lacks what the protocol never returns,
+each item named in a finding: SCRAM keys (mechanism and iterations only),
+sensitive config values, and, in ZooKeeper mode, topics pending deletion and
+the configs of brokers that are not running (docs/sources.md).
 
 `
 

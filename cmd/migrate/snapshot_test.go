@@ -116,7 +116,12 @@ func TestSnapshotCommandErrors(t *testing.T) {
 		stderr string
 	}{
 		{name: "no source", args: []string{"snapshot"}, code: exitError, stderr: "migrate snapshot: give the source: --zookeeper"},
-		{name: "both sources", args: []string{"snapshot", "--zookeeper", "h:2181", "--snapshot", snap}, code: exitError, stderr: "not both"},
+		{name: "both sources", args: []string{"snapshot", "--zookeeper", "h:2181", "--snapshot", snap}, code: exitError, stderr: "give one source: --zookeeper and --snapshot are mutually exclusive"},
+		{name: "zookeeper and brokers", args: []string{"snapshot", "--zookeeper", "h:2181", "--source-bootstrap-server", "h:9092"}, code: exitError, stderr: "give one source: --zookeeper and --source-bootstrap-server are mutually exclusive"},
+		{name: "brokers and snapshot", args: []string{"snapshot", "--source-bootstrap-server", "h:9092", "--snapshot", snap}, code: exitError, stderr: "give one source: --source-bootstrap-server and --snapshot are mutually exclusive"},
+		{name: "source command config alone", args: []string{"snapshot", "--snapshot", snap, "--source-command-config", props}, code: exitError, stderr: "--source-command-config is for --source-bootstrap-server"},
+		{name: "bad source command config", args: []string{"snapshot", "--source-bootstrap-server", "127.0.0.1:1", "--source-command-config", filepath.Join(dir, "none.properties")}, code: exitError, stderr: "--source-command-config: "},
+		{name: "unreachable brokers name the source", args: []string{"snapshot", "--source-bootstrap-server", "127.0.0.1:1"}, code: exitError, stderr: "127.0.0.1:1"},
 		{name: "unreachable names the hosts", args: []string{"snapshot", "--zookeeper", "127.0.0.1:1,127.0.0.1:2/kafka", "--zk-timeout", "1s"}, code: exitError,
 			stderr: "migrate snapshot: zkconn: cannot reach ZooKeeper at 127.0.0.1:1,127.0.0.1:2 within 1s"},
 		{name: "bad output", args: []string{"snapshot", "--snapshot", snap, "-o", "yaml"}, code: exitError, stderr: `-o "yaml"`},

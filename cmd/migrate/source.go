@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
+	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkconn"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
@@ -24,10 +26,14 @@ func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 func (l *stringList) Type() string       { return "stringList" }
 
 // sourceFlags are the source flags every command shares: a live ZooKeeper
-// ensemble, an offline ZooKeeper data directory or a saved snapshot, plus the brokers' static config files and
-// the password encoder secret.
+// ensemble, an offline ZooKeeper data directory, the brokers' admin protocol
+// or a saved snapshot, plus the brokers' static config files and the
+// password encoder secret.
 type sourceFlags struct {
 	zookeeper         string
+	bootstrap         string // --source-bootstrap-server
+	commandConfig     string // --source-command-config
+	crossCheck        bool   // check: --zookeeper and --source-bootstrap-server together
 	zkAuth            string
 	zkTLSConfigFile   string
 	brokerConfigs     stringList
@@ -49,6 +55,8 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&f.brokerConfigs, "broker-config", "a broker's server.properties `FILE` (repeatable); secrets in it are kept by reference")
 	fs.StringVar(&f.encoderSecretFile, "password-encoder-secret-file", "", "`FILE` holding password.encoder.secret, to decrypt dynamic broker passwords in memory")
 	f.disk.register(fs)
+	fs.StringVar(&f.bootstrap, "source-bootstrap-server", "", "read the source through its brokers' admin protocol instead of ZooKeeper: `host:port[,host:port]` (any Kafka: 3.x ZooKeeper mode, 3.x/4.x KRaft; SCRAM keys, sensitive config values and pending deletions are not carried, each named in a finding)")
+	fs.StringVar(&f.commandConfig, "source-command-config", "", "client.properties `FILE` for --source-bootstrap-server, in the format of --command-config")
 	fs.StringVar(&f.snapshotFile, "snapshot", "", "read a saved snapshot `FILE` instead of ZooKeeper")
 	fs.BoolVar(&f.full, "full", false, "full read for audits: also partition state, old /consumers groups, notification queues")
 	fs.IntVar(&f.workers, "zk-requests-in-flight", 0, fmt.Sprintf("`N` ZooKeeper reads kept in flight, spread over the sessions (default %d with multiRead, else %d)", zkconn.MultiInFlight, zkread.DefaultWorkers))
@@ -61,15 +69,52 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 // validate checks the source flags without reading anything, so that a
 // usage error stops a command before its audit trail records a run.
 func (f *sourceFlags) validate() error {
+	var given []string
+	for _, g := range []struct{ flag, value string }{{"--zookeeper", f.zookeeper}, {"--zk-data-dir", f.disk.dataDir},
+		{"--source-bootstrap-server", f.bootstrap}, {"--snapshot", f.snapshotFile}} {
+		if strings.TrimSpace(g.value) != "" {
+			given = append(given, g.flag)
+		}
+	}
+	cross := f.crossCheck && len(given) == 2 && f.zookeeper != "" && f.bootstrap != ""
 	switch {
-	case f.zookeeper == "" && f.snapshotFile == "" && !f.disk.set():
-		return errors.New("give the source: --zookeeper host:port[/chroot], --zk-data-dir DIR or --snapshot FILE")
-	case f.zookeeper != "" && f.snapshotFile != "":
-		return errors.New("give --zookeeper or --snapshot, not both")
-	case f.disk.set() && (f.zookeeper != "" || f.snapshotFile != ""):
-		return errors.New("give --zk-data-dir, --zookeeper or --snapshot: one source, not several")
+	case len(given) == 0:
+		return errors.New("give the source: --zookeeper host:port[/chroot], --zk-data-dir DIR, --source-bootstrap-server host:port or --snapshot FILE")
+	case cross:
+		// check compares ZooKeeper with what the brokers serve.
+	case len(given) > 1:
+		return fmt.Errorf("give one source: %s are mutually exclusive", strings.Join(given, " and "))
+	}
+	if f.commandConfig != "" && f.bootstrap == "" {
+		return errors.New("--source-command-config is for --source-bootstrap-server; give that too")
 	}
 	return f.disk.validate()
+}
+
+// given reports whether a live source or a snapshot is named (apply --plan
+// needs one).
+func (f *sourceFlags) given() bool {
+	return f.zookeeper != "" || f.bootstrap != "" || f.snapshotFile != ""
+}
+
+// readKafka reads the source through its brokers' admin protocol.
+func (f *sourceFlags) readKafka(ctx context.Context, progress io.Writer) (*snapshot.Snapshot, error) {
+	cfg := kafkaconn.Default()
+	if f.commandConfig != "" {
+		var err error
+		if cfg, err = kafkaconn.Load(f.commandConfig); err != nil {
+			return nil, fmt.Errorf("--source-command-config: %w", err)
+		}
+	}
+	conn, err := kafkaconn.Dial(ctx, strings.Split(f.bootstrap, ","), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w", f.bootstrap, err)
+	}
+	defer conn.Close()
+	if progress != nil {
+		fmt.Fprintf(progress, "Reading source %s ...\n", strings.Join(conn.Bootstrap, ","))
+	}
+	return kread.Read(ctx, conn, kread.Options{Source: true})
 }
 
 // load reads the source: ZooKeeper or the snapshot file, then the
@@ -85,7 +130,16 @@ func (f *sourceFlags) load(ctx context.Context, progress io.Writer) (*snapshot.S
 	}
 
 	var s *snapshot.Snapshot
-	if f.snapshotFile != "" {
+	if f.bootstrap != "" && f.zookeeper == "" {
+		if s, err = f.readKafka(ctx, progress); err != nil {
+			return nil, err
+		}
+		if len(secrets) > 0 {
+			s.Findings = append(s.Findings, snapshot.Finding{ID: "encoder-secret-unused", Severity: snapshot.SeverityInfo, Resource: "source " + s.Address,
+				Message: "the admin protocol never returns broker passwords, so the password encoder secret has nothing to decrypt",
+				Fix:     "read from --zookeeper to resolve encrypted broker passwords"})
+		}
+	} else if f.snapshotFile != "" {
 		if s, err = snapshot.Load(f.snapshotFile); err != nil {
 			return nil, err
 		}

@@ -23,6 +23,7 @@ const (
 	CatACL      = "ACL hygiene"
 	CatTopic    = "Topic health"
 	CatPolicy   = "TopicActionPolicy"
+	CatCross    = "ZooKeeper versus the brokers (--zookeeper with --source-bootstrap-server)"
 	idReadIssue = "READ-PROBLEM"
 )
 
@@ -171,7 +172,7 @@ var rules = []Rule{
 	},
 	{
 		ID: "KRAFT-PASSWORD-NO-SECRET", Category: CatKRaft, Severity: SeverityError,
-		Title: "A dynamic broker password config is stored encrypted in ZooKeeper and its value is not known (no password.encoder.secret, or it did not decrypt).",
+		Title: "A dynamic broker password config is stored encrypted in ZooKeeper and its value is not known (no password.encoder.secret, or it did not decrypt), or the source was read through the admin protocol, which never returns it.",
 		Why:   "KRaft stores broker passwords in clear in the metadata log: they must be sent decrypted. Without the secret the admin protocol cannot carry them, and a KIP-866 controller without the same encoder secret copies the ciphertext as if it were the password.",
 		Fix:   "Give the encoder secret (--password-encoder-secret-file, the brokers' password.encoder.secret), or set the passwords again on the KRaft cluster with kafka-configs --alter.",
 		Ref:   "kafka-zk-model §4.4",
@@ -317,5 +318,109 @@ var rules = []Rule{
 		Title: "An existing topic violates a rule of the TopicActionPolicy given with --policy.",
 		Why:   "zkmigrate evaluates the policy on every planned change; a topic that violates it is blocked and not created on the target.",
 		Fix:   "Bring the topic in line with the rule on the source (or change the rule) before planning the move.",
+	},
+
+	// Cross-check: ZooKeeper's state against what the brokers serve.
+	{
+		ID: "CROSS-CLUSTER-ID", Category: CatCross, Severity: SeverityError,
+		Title: "ZooKeeper and the brokers given belong to different clusters (their cluster ids differ).",
+		Why:   "Comparing two clusters says nothing about either; nothing else was compared.",
+		Fix:   "Give the ZooKeeper connect string (with its chroot) and the bootstrap servers of the same cluster.",
+	},
+	{
+		ID: "CROSS-BROKER", Category: CatCross, Severity: SeverityWarning,
+		Title: "A broker is registered in ZooKeeper and not served in Metadata (or the other way round), or its rack differs.",
+		Why:   "The brokers' view of the cluster is behind ZooKeeper's: a broker starting or stopping, or a metadata cache that did not catch up. Plans place replicas on the brokers they see.",
+		Fix:   "Wait for brokers that are starting or stopping and run the check again; a difference that stays points at a broker whose metadata cache is stuck (restart it).",
+	},
+	{
+		ID: "CROSS-TOPIC-NOT-SERVED", Category: CatCross, Severity: SeverityWarning,
+		Title: "A topic is in ZooKeeper (/brokers/topics) but the brokers do not serve it in Metadata, and it is not being deleted.",
+		Why:   "The controller never loaded it (created directly in ZooKeeper while no controller ran, or a controller that fails on it); clients cannot use it, yet a migration from ZooKeeper would recreate it.",
+		Fix:   "Look at the controller log for the topic; exclude it from the migration (--topics) if nobody can use it today.",
+	},
+	{
+		ID: "CROSS-TOPIC-DELETING", Category: CatCross, Severity: SeverityInfo,
+		Title: "A topic marked for deletion (/admin/delete_topics) is still in ZooKeeper; the brokers no longer serve it.",
+		Why:   "In ZooKeeper mode the brokers drop a topic from Metadata as soon as its deletion starts, while ZooKeeper keeps it until every replica is deleted; the admin protocol cannot see such a topic at all.",
+		Fix:   "Bring the brokers holding its replicas online so the deletion finishes (see KRAFT-PENDING-DELETE).",
+	},
+	{
+		ID: "CROSS-TOPIC-NOT-IN-ZK", Category: CatCross, Severity: SeverityWarning,
+		Title: "The brokers serve a topic that ZooKeeper does not hold.",
+		Why:   "The brokers' metadata cache is behind ZooKeeper (the topic was deleted), or the ZooKeeper connect string names another chroot; a migration from ZooKeeper would not carry the topic.",
+		Fix:   "Check --zookeeper's chroot; run the check again after the deletion has propagated.",
+	},
+	{
+		ID: "CROSS-TOPIC-ID", Category: CatCross, Severity: SeverityError,
+		Title: "A topic's id in ZooKeeper differs from the id the brokers serve.",
+		Why:   "The topic was deleted and recreated under the same name and the brokers still serve the old one; clients that use topic ids fail against it.",
+		Fix:   "Restart the brokers that serve the old id, then run the check again.",
+	},
+	{
+		ID: "CROSS-PARTITIONS", Category: CatCross, Severity: SeverityWarning,
+		Title: "A topic has a different number of partitions in ZooKeeper than the brokers serve.",
+		Why:   "Partitions added in ZooKeeper that the controller did not pick up (or not yet): producers cannot write to them, yet a migration from ZooKeeper creates them.",
+		Fix:   "Check the controller log; run the check again once the controller has processed the change.",
+	},
+	{
+		ID: "CROSS-REPLICAS", Category: CatCross, Severity: SeverityWarning,
+		Title: "A partition's replica list (order included: the first is the preferred leader) differs between ZooKeeper and what the brokers serve.",
+		Why:   "An assignment written to ZooKeeper that the controller did not apply; the layout a plan copies from ZooKeeper is not the one in use.",
+		Fix:   "Let reassignments finish and run the check again; a difference that stays points at the controller.",
+	},
+	{
+		ID: "CROSS-REASSIGNMENT", Category: CatCross, Severity: SeverityWarning,
+		Title: "The replicas being added or removed by a reassignment differ between ZooKeeper and ListPartitionReassignments.",
+		Why:   "A reassignment started or finished on one side only: the controller has not processed it yet, or it stalled.",
+		Fix:   "Let reassignments finish (kafka-reassign-partitions --verify) before the cutover.",
+	},
+	{
+		ID: "CROSS-CONFIG-NOT-SERVED", Category: CatCross, Severity: SeverityWarning,
+		Title: "A dynamic topic or broker config is set in ZooKeeper but the brokers do not serve it.",
+		Why:   "The brokers never picked it up: a key they do not know (a typo, or a config of another Kafka version), a broker config that cannot be changed dynamically, or a change notification not processed. A migration from ZooKeeper would set it on the target, where it may be refused or change behaviour that never ran.",
+		Fix:   "Remove the key (kafka-configs --delete-config) if it is not wanted, or exclude it from the migration; otherwise find why the brokers ignore it (their log names invalid dynamic configs).",
+	},
+	{
+		ID: "CROSS-CONFIG-NOT-IN-ZK", Category: CatCross, Severity: SeverityWarning,
+		Title: "The brokers serve a dynamic config override that ZooKeeper does not hold.",
+		Why:   "The brokers have not processed a deletion yet, or another ZooKeeper chroot is being read.",
+		Fix:   "Check --zookeeper's chroot; run the check again after the change has propagated.",
+	},
+	{
+		ID: "CROSS-CONFIG-VALUE", Category: CatCross, Severity: SeverityWarning,
+		Title: "A dynamic config's value in ZooKeeper differs from the value the brokers serve (compared by its Kafka type).",
+		Why:   "A change the brokers have not picked up, or one they rejected; the value a migration carries from ZooKeeper is not the one in effect.",
+		Fix:   "Run the check again after the change has propagated; a difference that stays means the brokers refused the value (their log says why).",
+	},
+	{
+		ID: "CROSS-BROKER-CONFIG-OFFLINE", Category: CatCross, Severity: SeverityInfo,
+		Title: "ZooKeeper holds dynamic configs of a broker that is not running, so no broker serves them.",
+		Why:   "A broker that left the cluster (or is down) keeps its /config/brokers/<id> znode; the admin protocol cannot describe a broker that is not running, so only a ZooKeeper read sees these configs.",
+		Fix:   "If the broker is gone for good, delete its configs (kafka-configs --entity-type brokers --entity-name <id> --delete-config ...) or leave them out of the migration; if it comes back, nothing to do.",
+	},
+	{
+		ID: "CROSS-ACL", Category: CatCross, Severity: SeverityWarning,
+		Title: "An ACL binding is in ZooKeeper and not served by DescribeAcls, or the other way round.",
+		Why:   "The authorizer's cache is behind ZooKeeper (an ACL change notification not processed) or the brokers keep their ACLs elsewhere (authorizer.zookeeper.url); the ACLs in force are not those a migration copies.",
+		Fix:   "Check authorizer.zookeeper.url in server.properties (--broker-config); run the check again after the change has propagated.",
+	},
+	{
+		ID: "CROSS-QUOTA", Category: CatCross, Severity: SeverityWarning,
+		Title: "A client-quota entity or value in ZooKeeper differs from what DescribeClientQuotas serves.",
+		Why:   "A quota change the brokers have not picked up; the quotas in force are not those a migration copies.",
+		Fix:   "Run the check again after the change has propagated.",
+	},
+	{
+		ID: "CROSS-SCRAM", Category: CatCross, Severity: SeverityWarning,
+		Title: "A SCRAM user, mechanism or iteration count in ZooKeeper differs from what DescribeUserScramCredentials serves.",
+		Why:   "A credential change the brokers have not picked up: users authenticate against what the brokers hold.",
+		Fix:   "Run the check again after the change has propagated.",
+	},
+	{
+		ID: "CROSS-DELEGATION-TOKEN", Category: CatCross, Severity: SeverityInfo,
+		Title: "A delegation token is in ZooKeeper and not served by DescribeDelegationToken, or the other way round.",
+		Why:   "Expired tokens are removed by the brokers on a schedule, and their token cache follows ZooKeeper through change notifications; either side may be briefly behind.",
+		Fix:   "Nothing, unless it stays: then check the brokers' delegation.token.secret.key and their log.",
 	},
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
+	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkconn"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
@@ -124,5 +126,53 @@ func TestTestbedEncoderSecret(t *testing.T) {
 		if strings.Contains(f.Message+f.Fix, secret) {
 			t.Fatalf("the encoder secret appears in finding %s", f.ID)
 		}
+	}
+}
+
+// readTestbedBrokers reads the real Kafka 3.9 source through its brokers'
+// admin protocol, as `migrate check --source-bootstrap-server` does.
+func readTestbedBrokers(t *testing.T) *snapshot.Snapshot {
+	t.Helper()
+	bootstrap := testbedEnv(t, "ZKM_TEST_SOURCE_BOOTSTRAP")
+	cfg, err := kafkaconn.Load(testbedEnv(t, "ZKM_TEST_SOURCE_CLIENT_PROPS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn, err := kafkaconn.Dial(ctx, strings.Split(bootstrap, ","), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	s, err := kread.Read(ctx, conn, kread.Options{Source: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestTestbedCrossCheck compares the 3.9 source's ZooKeeper with what its
+// brokers serve. The legacy state holds two differences Kafka itself
+// produced: topic doomed, deleted while broker 3 (its only replica) was
+// down, stays in ZooKeeper while the brokers dropped it from Metadata; and
+// broker 3's dynamic config (log.cleaner.threads, set by kafka-configs while
+// it ran) stays in /config/brokers/3 while no running broker serves it.
+// Everything else agrees, so these are the only findings.
+func TestTestbedCrossCheck(t *testing.T) {
+	zk := readTestbed(t, nil)
+	served := readTestbedBrokers(t)
+	fs := CrossCheck(zk, served)
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.ID+" "+f.Resource)
+		t.Logf("%s %s %s: %s", f.Severity, f.ID, f.Resource, f.Message)
+	}
+	want := []string{"CROSS-BROKER-CONFIG-OFFLINE broker:3", "CROSS-TOPIC-DELETING topic:doomed"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("cross-check findings:\n got %q\nwant %q", got, want)
+	}
+	if !has(fs, "CROSS-BROKER-CONFIG-OFFLINE", "broker:3", "1 dynamic config for broker 3") {
+		t.Errorf("broker 3's finding does not count its one config")
 	}
 }

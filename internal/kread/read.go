@@ -51,6 +51,18 @@ type Options struct {
 	Concurrency int
 	// Now returns the time recorded in ReadInfo; time.Now when nil.
 	Now func() time.Time
+	// Source reads the cluster as a migration source: delegation tokens
+	// too, and findings naming what the protocol does not carry
+	// (SourceFindings). Errors then name the cluster as the source.
+	Source bool
+}
+
+// role names the cluster in errors: "source" or "target".
+func (o *Options) role() string {
+	if o.Source {
+		return "source"
+	}
+	return "target"
 }
 
 func (o *Options) defaults() {
@@ -97,7 +109,7 @@ func Read(ctx context.Context, conn *kafkaconn.Conn, opts Options) (*snapshot.Sn
 	var ne net.Error
 	noAnswer := errors.As(err, &ne) || kgo.IsRetryableBrokerErr(err) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kgo.ErrClientClosed)
 	if addr := strings.Join(conn.Bootstrap, ","); noAnswer && !strings.Contains(err.Error(), addr) {
-		err = fmt.Errorf("%w (target %s)", err, addr)
+		err = fmt.Errorf("%w (%s %s)", err, opts.role(), addr)
 	}
 	return s, err
 }
@@ -131,6 +143,9 @@ func read(ctx context.Context, conn *kafkaconn.Conn, via kmsg.Requestor, opts Op
 	g.Go(func() (err error) { s.Quotas, err = r.quotas(gctx); return err })
 	g.Go(func() (err error) { s.ScramUsers, err = r.scramUsers(gctx); return err })
 	g.Go(func() (err error) { reassign, err = r.reassignments(gctx); return err })
+	if opts.Source {
+		g.Go(func() (err error) { s.DelegationTokens, err = r.delegationTokens(gctx); return err })
+	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -168,6 +183,9 @@ func read(ctx context.Context, conn *kafkaconn.Conn, via kmsg.Requestor, opts Op
 	}
 
 	s.Findings = r.findings
+	if opts.Source {
+		s.Findings = append(s.Findings, SourceFindings(s)...)
+	}
 	s.Read.Finished = opts.Now().UTC().Format(time.RFC3339)
 	s.Sort()
 	return s, nil
@@ -326,7 +344,7 @@ func (r *reader) wrap(err error, what, acl string) error {
 	var ke *kerr.Error
 	if !errors.As(err, &ke) && r.addr != "" {
 		// The request got no answer: name the cluster.
-		return fmt.Errorf("kread: %s: %v (target %s)", what, err, r.addr)
+		return fmt.Errorf("kread: %s: %v (%s %s)", what, err, r.opts.role(), r.addr)
 	}
 	return fmt.Errorf("kread: %s: %v", what, err)
 }
