@@ -4,12 +4,13 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
 // crossBase is a small cluster as both sides see it when they agree.
 func crossBase() *snapshot.Snapshot {
-	sec := snapshot.SecretRef("r")
+	sec := secret.Ref("r")
 	return &snapshot.Snapshot{
 		ClusterID: "c1",
 		Brokers:   []snapshot.Broker{{ID: 1, Rack: "a"}, {ID: 2, Rack: "b"}},

@@ -7,14 +7,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
 // TestSourceFindings names each item a protocol read lacks, and nothing for
 // what it does carry.
 func TestSourceFindings(t *testing.T) {
-	ref := func(r string) *snapshot.Secret { s := snapshot.SecretRef(r); return &s }
-	known := func(r string) *snapshot.Secret { s := snapshot.NewSecret(r, "v"); return &s }
+	ref := func(r string) *secret.Secret { s := secret.Ref(r); return &s }
+	known := func(r string) *secret.Secret { s := secret.New(r, "v"); return &s }
 	kraft := []snapshot.Feature{{Name: "metadata.version", MaxLevel: 27, Enabled: true}}
 	tests := []struct {
 		name string

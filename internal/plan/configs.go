@@ -124,9 +124,13 @@ func (b *builder) configChange(k configKind, want, have []snapshot.Config, resou
 				continue
 			}
 			if w.Secret == nil || !w.Secret.Known() {
-				b.block("secret-unknown", k.kind, resource,
-					fmt.Sprintf("sensitive config %s is encrypted in ZooKeeper and its value is not known", w.Key),
-					"give --password-encoder-secret-file (the brokers' password.encoder.secret) so the value can be decrypted", nil)
+				msg, fix := fmt.Sprintf("sensitive config %s is encrypted in ZooKeeper and its value is not known", w.Key),
+					"give --password-encoder-secret-file (the brokers' password.encoder.secret) so the value can be decrypted"
+				if b.in.Source.Source == snapshot.SourceKafka {
+					msg, fix = fmt.Sprintf("sensitive config %s: the source's brokers never return its value through the admin protocol", w.Key),
+						"read the source from ZooKeeper (--zookeeper) with --password-encoder-secret-file, or set the value on the target by hand"
+				}
+				b.block("secret-unknown", k.kind, resource, msg, fix, nil)
 				continue
 			}
 			if present {

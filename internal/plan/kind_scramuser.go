@@ -1,6 +1,10 @@
 package plan
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
 
 // scram-user: one SCRAM credential (user and mechanism) set from a password
 // the operator supplied; ZooKeeper holds only salted keys.
@@ -69,8 +73,12 @@ func (b *builder) scram() {
 			res := Resource{Type: "user", Name: u.Name, Mechanism: sc.Mechanism}
 			cred, ok := creds[k]
 			if !ok {
+				why := "ZooKeeper holds only salted keys"
+				if b.in.Source.Source == snapshot.SourceKafka {
+					why = "the source's brokers give only the mechanism and iterations"
+				}
 				if bl := b.block("scram-no-password", KindScramUser, "User:"+u.Name+" "+sc.Mechanism,
-					"SCRAM credentials cannot be carried through the admin protocol without the password (ZooKeeper holds only salted keys)",
+					"SCRAM credentials cannot be carried through the admin protocol without the password ("+why+")",
 					"give the password in --scram-credentials, or have the user reset it (--scram-resets FILE lists them)", nil); bl != nil {
 					bl.User, bl.Mechanism = u.Name, sc.Mechanism
 				}
