@@ -23,7 +23,7 @@ func TestZKDataDirFlagErrors(t *testing.T) {
 	}{
 		{"zxid without dir", []string{"snapshot", "--snapshot", "x.json", "--zk-zxid", "5"}, "--zk-zxid needs --zk-data-dir"},
 		{"chroot without dir", []string{"check", "--zookeeper", "h:1", "--zk-chroot", "/kafka"}, "--zk-chroot needs --zk-data-dir"},
-		{"two sources", []string{"snapshot", "--zk-data-dir", zkDataFixture, "--zookeeper", "h:1"}, "one source, not several"},
+		{"two sources", []string{"snapshot", "--zk-data-dir", zkDataFixture, "--zookeeper", "h:1"}, "give one source: --zookeeper and --zk-data-dir are mutually exclusive"},
 		{"zxid and time", []string{"snapshot", "--zk-data-dir", zkDataFixture, "--zk-zxid", "5", "--zk-time", "2026-01-01"}, "--zk-zxid or --zk-time, not both"},
 		{"bad zxid", []string{"snapshot", "--zk-data-dir", zkDataFixture, "--zk-zxid", "0xzz"}, `--zk-zxid "0xzz"`},
 		{"bad time", []string{"snapshot", "--zk-data-dir", zkDataFixture, "--zk-time", "last tuesday"}, `--zk-time "last tuesday"`},
