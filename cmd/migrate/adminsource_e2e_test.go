@@ -11,7 +11,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
-	"github.com/zkmigrate/zkmigrate/internal/testbed"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 )
 
 // TestProtocolSourceToKafka41 migrates the Kafka 3.9 source read through its

@@ -14,7 +14,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
-	"github.com/zkmigrate/zkmigrate/internal/testbed"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 	"github.com/zkmigrate/zkmigrate/internal/zkconn"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
 )
