@@ -96,6 +96,8 @@ func (f *syncFlags) check(args []string) error {
 		return fmt.Errorf("unexpected argument %q", args[0])
 	case f.source.snapshotFile != "" || f.source.disk.set():
 		return errors.New("sync follows a live ZooKeeper's change feed: give --zookeeper, not --snapshot or --zk-data-dir (a fixed point in time)")
+	case f.source.bootstrap != "":
+		return errors.New("sync follows a live ZooKeeper's change feed: give --zookeeper; a source read through its brokers (--source-bootstrap-server) has no change feed, and sync does not poll one yet")
 	case f.targetSnapshot != "":
 		return errors.New("sync writes to a live target: give --bootstrap-server, not --target-snapshot")
 	case f.exitOnChange && !f.freeze:

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestProtocolSourceUsage: --source-bootstrap-server is refused where it
+// cannot work, with the flags named, before anything is read.
+func TestProtocolSourceUsage(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sync", "--source-bootstrap-server", "127.0.0.1:1", "--bootstrap-server", "127.0.0.1:2"}, "migrate sync: sync follows a live ZooKeeper's change feed: give --zookeeper; a source read through its brokers (--source-bootstrap-server) has no change feed"},
+		{[]string{"check", "--zookeeper", "h:1", "--source-bootstrap-server", "h:2", "--snapshot", "s.json"}, "migrate check: give one source: --zookeeper and --source-bootstrap-server and --snapshot are mutually exclusive"},
+		{[]string{"check", "--zk-data-dir", "d", "--source-bootstrap-server", "h:2"}, "migrate check: give one source: --zk-data-dir and --source-bootstrap-server are mutually exclusive"},
+		{[]string{"plan", "--zookeeper", "h:1", "--source-bootstrap-server", "h:2", "--bootstrap-server", "h:3"}, "migrate plan: give one source: --zookeeper and --source-bootstrap-server are mutually exclusive"},
+		{[]string{"apply", "--plan", "p.json", "--bootstrap-server", "h:3"}, "migrate apply: apply --plan p.json needs the source it was planned from (--zookeeper, --source-bootstrap-server or --snapshot)"},
+	} {
+		t.Run(strings.Join(tt.args[:2], " "), func(t *testing.T) {
+			code, out, errs := runMigrate(t, tt.args...)
+			if code != exitError || out != "" || !strings.HasPrefix(errs, tt.want) || strings.Count(errs, "\n") != 1 {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and one line starting %q", code, out, errs, tt.want)
+			}
+		})
+	}
+}
