@@ -94,7 +94,10 @@ func (f *zkDiskFlags) read(ctx context.Context, opt zkread.Options) (*snapshot.S
 	if err != nil {
 		return nil, err
 	}
-	off := &snapshot.OfflineRead{DataDir: dir, Chroot: f.chroot, Snapshot: filepath.Base(res.Snapshot), Zxid: res.Zxid, Applied: res.Applied}
+	off := &snapshot.OfflineRead{DataDir: dir, Chroot: f.chroot, Zxid: res.Zxid, Applied: res.Applied}
+	if res.Snapshot != "" {
+		off.Snapshot = filepath.Base(res.Snapshot)
+	}
 	if res.LogDir != res.SnapDir {
 		off.LogDir, _ = filepath.Abs(res.LogDir)
 	}

@@ -30,7 +30,7 @@ func TestZKDataDirFlagErrors(t *testing.T) {
 		{"relative chroot", []string{"snapshot", "--zk-data-dir", zkDataFixture, "--zk-chroot", "kafka"}, `--zk-chroot "kafka"`},
 		{"missing chroot", []string{"snapshot", "--zk-data-dir", zkDataFixture, "--zk-chroot", "/kafka"}, "chroot /kafka: no such znode"},
 		{"no such dir", []string{"snapshot", "--zk-data-dir", "/nonexistent/zk"}, "--zk-data-dir: stat /nonexistent/zk"},
-		{"no snapshots", []string{"snapshot", "--zk-data-dir", t.TempDir()}, "no ZooKeeper snapshot files"},
+		{"no snapshots", []string{"snapshot", "--zk-data-dir", t.TempDir()}, "no ZooKeeper snapshot or log files"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := runMigrate(t, tc.args...)

@@ -78,7 +78,7 @@ type OfflineRead struct {
 	DataDir  string `json:"data_dir"`            // the version-2 folder holding the snapshots
 	LogDir   string `json:"log_dir,omitempty"`   // the transaction logs' folder, when apart
 	Chroot   string `json:"chroot,omitempty"`    // the Kafka chroot read
-	Snapshot string `json:"snapshot"`            // the snapshot file the replay started from
+	Snapshot string `json:"snapshot,omitempty"`  // the snapshot file the replay started from ("": the empty tree; ZooKeeper 3.4 may have none)
 	Zxid     int64  `json:"zxid"`                // the last transaction applied
 	ZxidTime string `json:"zxid_time,omitempty"` // its time (RFC 3339), when a transaction was applied
 	Applied  int    `json:"applied,omitempty"`   // transactions replayed after the snapshot

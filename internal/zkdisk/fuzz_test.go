@@ -23,6 +23,8 @@ func FuzzSnapshot(f *testing.F) {
 	f.Add(fuzzSeed(f, fixtureSnap), uint8(0))
 	f.Add(fuzzSeed(f, "testdata/compressed/snapshot.18d.gz"), uint8(1))
 	f.Add(fuzzSeed(f, "testdata/compressed/snapshot.18d.snappy"), uint8(2))
+	f.Add(fuzzSeed(f, "testdata/zk39/version-2/snapshot.2a"), uint8(0)) // 3.9: digest and last-zxid trailers
+	f.Add(fuzzSeed(f, "testdata/zk34/version-2/snapshot.1a"), uint8(0)) // 3.4: no trailer
 	f.Add(encodeSnapshot(map[string]*Node{"/": {}, "/a": {Data: []byte("x")}}), uint8(0))
 	names := []string{"snapshot.1", "snapshot.1.gz", "snapshot.1.snappy"}
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
@@ -55,6 +57,8 @@ func FuzzTxnLog(f *testing.F) {
 	f.Add(log)
 	f.Add(log[:4096])
 	f.Add(log[:16])
+	f.Add(fuzzSeed(f, "testdata/zk34/version-2/log.1"))  // 3.4: closeSession without paths
+	f.Add(fuzzSeed(f, "testdata/zk39/version-2/log.2c")) // 3.9
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := NewLogReader("log.1", bytes.NewReader(data), int64(len(data)))
 		if err != nil {

@@ -188,7 +188,7 @@ func (d *slice) buffer() ([]byte, error) {
 	if n < 0 || int(n) > d.left() {
 		return nil, errShort
 	}
-	b := append([]byte(nil), d.b[d.off:d.off+int(n)]...)
+	b := append(make([]byte, 0, n), d.b[d.off:d.off+int(n)]...) // empty, not null, for length 0
 	d.off += int(n)
 	return b, nil
 }

@@ -49,7 +49,8 @@ func (w Warning) String() string {
 type Result struct {
 	// SnapDir and LogDir are the version-2 folders read.
 	SnapDir, LogDir string
-	// Snapshot is the snapshot file the replay started from.
+	// Snapshot is the snapshot file the replay started from; "" when it
+	// started from the empty tree (a 3.4 data dir before its first snapshot).
 	Snapshot string
 	// Zxid is the last transaction applied (the snapshot's zxid when none).
 	Zxid int64
@@ -119,12 +120,17 @@ func Read(opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(snaps) == 0 {
-		return nil, fmt.Errorf("%s: no ZooKeeper snapshot files (snapshot.<zxid>): give ZooKeeper's dataDir or its version-2 folder", snapDir)
-	}
 	logs, err := listFiles(logDir, "log")
 	if err != nil {
 		return nil, err
+	}
+	if len(snaps) == 0 && len(logs) == 0 {
+		return nil, fmt.Errorf("%s: no ZooKeeper snapshot or log files (snapshot.<zxid>, log.<zxid>): give ZooKeeper's dataDir or its version-2 folder", snapDir)
+	}
+	if len(snaps) == 0 || (len(logs) > 0 && logs[0].zxid <= 1 && snaps[0].zxid > 0) {
+		// ZooKeeper 3.4 writes no snapshot until snapCount transactions:
+		// it starts from an empty tree and replays every log from zxid 1.
+		snaps = append([]dirFile{{zxid: 0}}, snaps...)
 	}
 	res := &Result{SnapDir: snapDir, LogDir: logDir}
 	target := int64(math.MaxInt64)
@@ -143,6 +149,9 @@ func Read(opt Options) (*Result, error) {
 			continue
 		}
 		snap, err := ReadSnapshotFile(sf.path)
+		if sf.path == "" {
+			snap, err = emptySnapshot(), nil
+		}
 		if err != nil {
 			res.warn(warningOf(err, sf.path))
 			continue
@@ -498,3 +507,10 @@ type Source struct {
 
 // LastZxid returns the zxid the tree is at.
 func (s Source) LastZxid() int64 { return s.Zxid }
+
+// emptySnapshot is the tree a ZooKeeper server starts with before any
+// transaction: the root and /zookeeper/quota (3.5+ also adds
+// /zookeeper/config, by a transaction of its own when reconfig is on).
+func emptySnapshot() *Snapshot {
+	return &Snapshot{Nodes: map[string]*Node{"/": {Data: []byte{}}, "/zookeeper": {Data: []byte{}}, "/zookeeper/quota": {Data: []byte{}}}}
+}

@@ -75,7 +75,7 @@ func TestDirForms(t *testing.T) {
 	if _, err := Read(Options{DataDir: fixtureDir, Zxid: 0x200}); err == nil || !strings.Contains(err.Error(), "zxid 0x200 is past the last transaction") {
 		t.Errorf("zxid past the end: %v", err)
 	}
-	if _, err := Read(Options{DataDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "no ZooKeeper snapshot files") {
+	if _, err := Read(Options{DataDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "no ZooKeeper snapshot or log files") {
 		t.Errorf("empty dir: %v", err)
 	}
 }
