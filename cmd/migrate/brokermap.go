@@ -47,10 +47,19 @@ var optionFlags = map[string]string{
 	"placement":     "--placement",
 }
 
+// sideFlags are the flags that choose each side of a plan.
+var sideFlags = map[string]string{"source": "--zookeeper, --zk-data-dir or --snapshot", "target": "--bootstrap-server"}
+
 // planErrorText renders a *plan.Error in err with the flag of the option it
-// names ("--broker-id-map has no entry for source broker 3, ..."); other
-// errors as they are.
+// names ("--broker-id-map has no entry for source broker 3, ..."), and a
+// *plan.EndpointError with the flags of its side; other errors as they are.
 func planErrorText(err error) string {
+	var ee *plan.EndpointError
+	if errors.As(err, &ee) {
+		if flags, ok := sideFlags[ee.Side]; ok {
+			return strings.Replace(err.Error(), ee.Msg, ee.Msg+" ("+flags+")", 1)
+		}
+	}
 	var pe *plan.Error
 	if !errors.As(err, &pe) || pe.Option == "" {
 		return err.Error()

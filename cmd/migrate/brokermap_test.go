@@ -62,7 +62,8 @@ func FuzzParseBrokerIDMap(f *testing.F) {
 }
 
 // TestPlanErrorText: a plan error that names an option is shown with the
-// flag of that option, also when wrapped.
+// flag of that option, and an endpoint error with the flags of its side,
+// also when wrapped.
 func TestPlanErrorText(t *testing.T) {
 	tests := []struct {
 		err  error
@@ -72,6 +73,8 @@ func TestPlanErrorText(t *testing.T) {
 		{fmt.Errorf("computing: %w", &plan.Error{Option: "topics", Msg: `"(": bad`}), `computing: plan: --topics "(": bad`},
 		{&plan.Error{Msg: "source and target snapshots are required"}, "plan: source and target snapshots are required"},
 		{&plan.Error{Option: "new_thing", Msg: "is bad"}, "plan: option new_thing is bad"},
+		{fmt.Errorf("plan.json: %w", &plan.EndpointError{Side: "target", Msg: "give the target the plan was made against"}), "plan.json: give the target the plan was made against (--bootstrap-server)"},
+		{&plan.EndpointError{Side: "source", Msg: "give the source the plan was made from"}, "give the source the plan was made from (--zookeeper, --zk-data-dir or --snapshot)"},
 		{errors.New("other"), "other"},
 	}
 	for _, tt := range tests {

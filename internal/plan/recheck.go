@@ -38,12 +38,12 @@ func (e *UnjustifiedError) Error() string {
 // them against the target. Recheck is a pure function.
 func Recheck(saved, fresh *Plan, target *Target) error {
 	for _, side := range []struct {
-		name        string
-		saved, now  Endpoint
-		recommended string
+		name       string
+		saved, now Endpoint
+		made       string
 	}{
-		{"source", saved.Source, fresh.Source, "the --zookeeper or --snapshot the plan was made from"},
-		{"target", saved.Target, fresh.Target, "the --bootstrap-server the plan was made against"},
+		{"source", saved.Source, fresh.Source, "made from"},
+		{"target", saved.Target, fresh.Target, "made against"},
 	} {
 		switch {
 		case side.saved.ClusterID == "":
@@ -51,8 +51,8 @@ func Recheck(saved, fresh *Plan, target *Target) error {
 		case side.now.ClusterID == "":
 			return fmt.Errorf("the %s %s reports no cluster id, so it cannot be the %s cluster %s the plan was made for", side.name, orUnnamed(side.now.Address), side.name, side.saved.ClusterID)
 		case side.now.ClusterID != side.saved.ClusterID:
-			return fmt.Errorf("the plan was made for %s cluster %s, but the %s given now (%s) is cluster %s; give %s",
-				side.name, side.saved.ClusterID, side.name, orUnnamed(side.now.Address), side.now.ClusterID, side.recommended)
+			return &EndpointError{Side: side.name, Msg: fmt.Sprintf("the plan was made for %s cluster %s, but the %s given now (%s) is cluster %s; give the %s the plan was %s",
+				side.name, side.saved.ClusterID, side.name, orUnnamed(side.now.Address), side.now.ClusterID, side.name, side.made)}
 		}
 	}
 	byID := make(map[string]*Change, len(fresh.Changes))
@@ -88,6 +88,16 @@ func Recheck(saved, fresh *Plan, target *Target) error {
 	}
 	return nil
 }
+
+// EndpointError refuses a saved plan made for another source or target
+// cluster than the one given now. Side is "source" or "target"; a command
+// names the options that choose it.
+type EndpointError struct {
+	Side string
+	Msg  string
+}
+
+func (e *EndpointError) Error() string { return e.Msg }
 
 func orUnnamed(addr string) string {
 	if addr == "" {
