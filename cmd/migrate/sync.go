@@ -380,20 +380,29 @@ func roundNote(session int64, r syncer.Round) string {
 	return fmt.Sprintf("session run %d, round %d (%s), zxid 0x%x", session, r.N, r.Reason, r.Zxid)
 }
 
-// note records a frozen round that saw the source change, and every
-// round's summary on the session run.
+// note records every round's summary on the session run, and a frozen
+// round that found differences (at the cut, or source changes after it)
+// as a run "sync-round" holding the changes it did not apply.
 func (s *syncRun) note(ctx context.Context, r syncer.Round) {
 	if s.session.ok() && (len(r.Changes) > 0 || r.Err != nil || len(r.Missed)+len(r.Drift) > 0) {
 		_ = s.session.run.Note(ctx, "sync-round", fmt.Sprintf("round %d (%s), zxid 0x%x: %d changes, %d applied, %d failed, %d missed, %d drift, frozen %v, error %v",
 			r.N, r.Reason, r.Zxid, len(r.Changes), r.Outcome.Applied, r.Outcome.Failed, len(r.Missed), len(r.Drift), r.Frozen, r.Err))
 	}
-	if r.Frozen && r.Reason == syncer.ReasonChange && len(r.Entities) > 0 {
-		rec := s.f.audit.begin(ctx, s.e, "sync-round")
-		if rec.ok() {
-			_ = rec.run.Note(ctx, "sync-round", roundNote(s.session.id(), r)+", frozen: source changed after the cut: "+entityList(r.Entities))
-		}
-		s.finishQuiet(ctx, rec, "frozen: source changed", exitPartial)
+	if !r.Frozen || r.Plan == nil && (r.Reason != syncer.ReasonChange || len(r.Entities) == 0) {
+		return
 	}
+	rec := s.f.audit.begin(ctx, s.e, "sync-round")
+	if rec.ok() {
+		what := "frozen: differs from the source, not applied"
+		if r.Reason == syncer.ReasonChange {
+			what = "frozen: the source changed after the cut: " + entityList(r.Entities)
+		}
+		if r.Plan != nil {
+			_ = rec.run.RecordPlan(ctx, r.Plan)
+		}
+		_ = rec.run.Note(ctx, "sync-round", roundNote(s.session.id(), r)+", "+what)
+	}
+	s.finishQuiet(ctx, rec, "frozen: not applied", exitPartial)
 }
 
 func entityList(es []zkfeed.Entity) string {

@@ -38,8 +38,10 @@ func SyncText(w io.Writer, r syncer.Round) error {
 		}
 	}
 	switch {
-	case r.Frozen && len(r.Changes) > 0:
+	case r.Frozen && r.Reason == syncer.ReasonChange && len(r.Changes) > 0:
 		detail("changed after the cut:", r.Changes)
+	case r.Frozen && len(r.Changes) > 0:
+		detail("differs, not applied (frozen):", r.Changes)
 	default:
 		detail("missed (no notification):", r.Missed)
 		detail("drift (target edited or unfinished):", r.Drift)
@@ -81,8 +83,10 @@ func syncHeadline(r syncer.Round) string {
 	switch {
 	case r.Err != nil:
 		b.WriteString(": failed")
-	case r.Frozen && len(r.Changes) > 0:
+	case r.Frozen && r.Reason == syncer.ReasonChange:
 		fmt.Fprintf(&b, ": FROZEN, the source changed after the cut (%s, not applied)", plural(len(r.Changes), "change"))
+	case r.Frozen && len(r.Changes) > 0:
+		fmt.Fprintf(&b, ": frozen, %s the target lacks (not applied)", plural(len(r.Changes), "change"))
 	case r.Frozen:
 		b.WriteString(": frozen, nothing to report")
 	case len(r.Changes) == 0:

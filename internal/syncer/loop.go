@@ -85,6 +85,9 @@ type Round struct {
 	// the round's apply finishing (change rounds).
 	Lag     time.Duration
 	Changes []plan.Change // planned and sent (or, frozen, what would be)
+	// Plan is the round's plan holding just Changes (nil when there are
+	// none), for the audit trail.
+	Plan *plan.Plan
 	// Missed are changes a reconciliation found that the source made
 	// without a notification reaching the feed (there should be none).
 	Missed []plan.Change
@@ -320,11 +323,15 @@ func (s *state) planFor(ctx context.Context, src *snapshot.Snapshot) (*plan.Plan
 // apply sends changes (a subset of p's) unless frozen.
 func (s *state) apply(ctx context.Context, r *Round, p *plan.Plan, target *snapshot.Snapshot, changes []plan.Change) {
 	r.Changes = changes
-	if len(changes) == 0 || r.Frozen {
+	if len(changes) == 0 {
 		return
 	}
 	sub := *p
 	sub.Changes = changes
+	r.Plan = &sub
+	if r.Frozen {
+		return
+	}
 	out, err := s.cfg.Stages.Apply(ctx, &sub, target, *r)
 	r.Outcome = out
 	if err != nil {
