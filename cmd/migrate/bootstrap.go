@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/audit"
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/kraftcheckpoint"
 	"github.com/zkmigrate/zkmigrate/internal/props"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -70,6 +71,14 @@ Kafka derives a token's HMAC from its id and delegation.token.secret.key, so
 the tokens keep working when the target is configured with the source's
 secret key (metadata.version 3.6-IV2 or later).
 
+--topic-ids also creates the source's topics (--topics REGEXP to choose)
+with their topic ids: a TopicRecord and one PartitionRecord per partition
+(the source's replica lists, the first replica as leader). Kafka 4.1 takes
+the leaders off the not-yet-registered brokers at its first start and,
+once they register, elects them again (an unclean election, logged as
+such, of empty partitions). Internal topics and topics pending deletion
+are left out; configs follow with plan/apply. The target's brokers must have the source's ids.
+
 --in FILE --out FILE work on a checkpoint file instead (no started-cluster
 or cluster-id check: the file alone does not say). --show FILE lists a
 checkpoint's records: kinds, counts, feature levels, SCRAM users and
@@ -95,7 +104,7 @@ missing).
 `
 
 func init() {
-	for name, group := range map[string]string{"delegation-tokens": groupSelection, "metadata-dir": groupTarget, "in": groupTarget, "show": groupOutput, "dry-run": groupSafety} {
+	for name, group := range map[string]string{"topic-ids": groupSelection, "delegation-tokens": groupSelection, "metadata-dir": groupTarget, "in": groupTarget, "show": groupOutput, "dry-run": groupSafety} {
 		flagGroups[name] = group
 	}
 }
@@ -108,6 +117,8 @@ type bootstrapFlags struct {
 	show       string
 	principals string
 	tokens     bool
+	topicIDs   bool
+	topics     string
 	dryRun     bool
 	output     string
 	audit      auditFlags
@@ -125,6 +136,8 @@ func (f *bootstrapFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "write the extended checkpoint to `FILE` (with --in; may be the same file)")
 	fs.StringVar(&f.principals, "principals", "", "only SCRAM users whose principal (User:alice) matches this `REGEXP`")
 	fs.BoolVar(&f.tokens, "delegation-tokens", false, "also seed the source's delegation tokens (DelegationTokenRecord: their metadata; a token keeps working when the target's delegation.token.secret.key is the source's)")
+	fs.BoolVar(&f.topicIDs, "topic-ids", false, "also create the source's topics with their topic ids and replica assignments (TopicRecord, PartitionRecord; partitions start empty, configs follow with plan/apply); the target's brokers must have the source's ids")
+	fs.StringVar(&f.topics, "topics", "", "with --topic-ids: only topics whose name matches this `REGEXP`")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "report what would be added; write nothing")
 	fs.StringVar(&f.show, "show", "", "list the records of this bootstrap checkpoint `FILE` (or a --metadata-dir's) and exit")
 	outputFlag(fs, &f.output, "output: text or json", "text", "json")
@@ -179,6 +192,12 @@ func (f *bootstrapFlags) validate(args []string) error {
 	if _, err := regexp.Compile(f.principals); err != nil {
 		return fmt.Errorf("--principals %q: %v", f.principals, err)
 	}
+	if _, err := regexp.Compile(f.topics); err != nil {
+		return fmt.Errorf("--topics %q: %v", f.topics, err)
+	}
+	if f.topics != "" && !f.topicIDs {
+		return errors.New("--topics needs --topic-ids")
+	}
 	return nil
 }
 
@@ -193,6 +212,8 @@ type bootTarget struct {
 	Records         int        `json:"records_before"`
 	Added           []bootUser `json:"added"`
 	Kept            []bootUser `json:"kept"`
+	AddedTopics     []string   `json:"added_topics,omitempty"` // topic names
+	KeptTopics      []string   `json:"kept_topics,omitempty"`
 	AddedTokens     []string   `json:"added_tokens,omitempty"` // token ids
 	KeptTokens      []string   `json:"kept_tokens,omitempty"`
 	Written         bool       `json:"written"`
@@ -221,6 +242,10 @@ type bootResult struct {
 	Skipped   []string     `json:"skipped,omitempty"` // source credentials that could not be read (znode and reason)
 	Tokens    int          `json:"source_delegation_tokens,omitempty"`
 	Expired   []string     `json:"expired_tokens,omitempty"` // token ids not seeded: expired, the controller would drop them
+	Topics    int          `json:"source_topics,omitempty"`
+	NoTopicID []string     `json:"topics_without_id,omitempty"`       // left to plan/apply (new ids)
+	Pending   []string     `json:"topics_pending_deletion,omitempty"` // being deleted on the source: not seeded
+	BrokerIDs []int32      `json:"broker_ids_needed,omitempty"`       // the brokers the seeded partitions name
 	Targets   []bootTarget `json:"targets"`
 }
 
@@ -242,7 +267,7 @@ func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string)
 		return code
 	}
 	res := &bootResult{DryRun: f.dryRun, Source: f.src.zookeeper}
-	creds, tokens, err := readSourceScram(ctx, f, res)
+	creds, tokens, topics, err := readSourceScram(ctx, f, res)
 	if err != nil {
 		fail(e, "bootstrap", err)
 		return finish("error", exitError)
@@ -255,7 +280,7 @@ func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string)
 			audit.Endpoint{Kind: "bootstrap-checkpoint", Address: targetFiles(targets), ClusterID: targets[0].ClusterID})
 	}
 	for i := range targets {
-		if err := targets[i].extend(creds, tokens, time.Now()); err != nil {
+		if err := targets[i].extend(creds, tokens, topics, time.Now()); err != nil {
 			fail(e, "bootstrap", err)
 			return finish("error", exitError)
 		}
@@ -268,7 +293,7 @@ func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string)
 	if !f.dryRun {
 		for i := range targets {
 			t := &targets[i]
-			if len(t.Added)+len(t.AddedTokens) == 0 {
+			if t.added() == 0 {
 				continue
 			}
 			if err := writeCheckpoint(t.Out, t.data, t.origin); err != nil {
@@ -444,10 +469,10 @@ func (t *bootTarget) load() error {
 // readSourceScram reads the source's SCRAM credentials with their keys,
 // filtered by --principals. Credentials that cannot be read are named in
 // res.Skipped.
-func readSourceScram(ctx context.Context, f *bootstrapFlags, res *bootResult) ([]kraftcheckpoint.ScramCredential, []kraftcheckpoint.DelegationToken, error) {
+func readSourceScram(ctx context.Context, f *bootstrapFlags, res *bootResult) ([]kraftcheckpoint.ScramCredential, []kraftcheckpoint.DelegationToken, []seedTopic, error) {
 	conn, addr, closeConn, err := openBootstrapSource(ctx, &f.src)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer closeConn()
 	res.Source = addr
@@ -456,7 +481,7 @@ func readSourceScram(ctx context.Context, f *bootstrapFlags, res *bootResult) ([
 	}
 	users, findings, err := zkread.ReadScramKeys(conn)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	re := regexp.MustCompile(f.principals) // checked by validate
 	for _, fd := range findings {
@@ -477,11 +502,87 @@ func readSourceScram(ctx context.Context, f *bootstrapFlags, res *bootResult) ([
 		out = append(out, c)
 	}
 	res.Found = len(out)
-	if !f.tokens {
-		return out, nil, nil
+	var tokens []kraftcheckpoint.DelegationToken
+	if f.tokens {
+		if tokens, err = readSourceTokens(conn, res, time.Now()); err != nil {
+			return nil, nil, nil, err
+		}
 	}
-	tokens, err := readSourceTokens(conn, res, time.Now())
-	return out, tokens, err
+	var topics []seedTopic
+	if f.topicIDs {
+		if topics, err = readSourceTopics(ctx, conn, f.topics, res); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return out, tokens, topics, nil
+}
+
+// seedTopic is a source topic to create with its id: its TopicRecord and a
+// PartitionRecord per partition.
+type seedTopic struct {
+	topic kraftcheckpoint.Topic
+	parts []kraftcheckpoint.Partition
+}
+
+// readSourceTopics reads the source's topics (zkread, as plan does) and
+// turns each one with a topic id into records: every partition with the
+// source's replicas (a reassignment's target set: replicas minus
+// removing), the first as leader, all in the ISR, epochs 0. Internal topics
+// are left out, and so are topics pending deletion; topics without an id
+// (IBP before 2.8) are named and left to plan/apply.
+func readSourceTopics(ctx context.Context, conn zkread.Source, filter string, res *bootResult) ([]seedTopic, error) {
+	s, err := zkread.Read(ctx, conn, zkread.Options{Address: res.Source})
+	if err != nil {
+		return nil, err
+	}
+	re := regexp.MustCompile(filter) // checked by validate
+	brokers := map[int32]bool{}
+	var out []seedTopic
+	for _, t := range s.Topics {
+		if t.Internal || catalogue.IsInternalTopic(t.Name) || !re.MatchString(t.Name) {
+			continue
+		}
+		if slices.Contains(s.PendingDeletes, t.Name) {
+			res.Pending = append(res.Pending, t.Name)
+			continue
+		}
+		if t.ID == "" {
+			res.NoTopicID = append(res.NoTopicID, t.Name)
+			continue
+		}
+		id, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(t.ID, "="))
+		if err != nil || len(id) != 16 {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("topic %s: topic id %q is not a base64url Uuid", t.Name, t.ID))
+			continue
+		}
+		st := seedTopic{topic: kraftcheckpoint.Topic{Name: t.Name}}
+		copy(st.topic.ID[:], id)
+		for _, p := range t.Partitions {
+			var replicas []int32
+			for _, r := range p.Replicas {
+				if !slices.Contains(p.Removing, r) {
+					replicas = append(replicas, r)
+					brokers[r] = true
+				}
+			}
+			if len(replicas) == 0 {
+				res.Skipped = append(res.Skipped, fmt.Sprintf("topic %s partition %d: no replicas", t.Name, p.ID))
+				st.parts = nil
+				break
+			}
+			st.parts = append(st.parts, kraftcheckpoint.Partition{Partition: p.ID, TopicID: st.topic.ID, Replicas: replicas,
+				ISR: slices.Clone(replicas), Removing: []int32{}, Adding: []int32{}, Leader: replicas[0]})
+		}
+		if len(st.parts) > 0 {
+			out = append(out, st)
+		}
+	}
+	for b := range brokers {
+		res.BrokerIDs = append(res.BrokerIDs, b)
+	}
+	slices.Sort(res.BrokerIDs)
+	res.Topics = len(out)
+	return out, nil
 }
 
 // readSourceTokens reads /delegation_token/tokens: each token's metadata
@@ -553,7 +654,10 @@ var openBootstrapSource = func(ctx context.Context, f *sourceFlags) (zkread.Sour
 
 // extend works out what the checkpoint gets: every credential whose user
 // and mechanism it does not hold yet; the others are kept as they are.
-func (t *bootTarget) extend(creds []kraftcheckpoint.ScramCredential, tokens []kraftcheckpoint.DelegationToken, now time.Time) error {
+// added counts the records a target gets.
+func (t *bootTarget) added() int { return len(t.Added) + len(t.AddedTokens) + len(t.AddedTopics) }
+
+func (t *bootTarget) extend(creds []kraftcheckpoint.ScramCredential, tokens []kraftcheckpoint.DelegationToken, topics []seedTopic, now time.Time) error {
 	type um struct {
 		user string
 		m    kraftcheckpoint.Mechanism
@@ -591,6 +695,21 @@ func (t *bootTarget) extend(creds []kraftcheckpoint.ScramCredential, tokens []kr
 		}
 		values = append(values, kraftcheckpoint.DelegationTokenValue(tk))
 		t.AddedTokens = append(t.AddedTokens, tk.TokenID)
+	}
+	haveTopic := map[string]bool{}
+	for _, tp := range t.cp.Topics() {
+		haveTopic[tp.Name] = true
+	}
+	for _, st := range topics {
+		if haveTopic[st.topic.Name] {
+			t.KeptTopics = append(t.KeptTopics, st.topic.Name)
+			continue
+		}
+		values = append(values, kraftcheckpoint.TopicValue(st.topic))
+		for _, p := range st.parts {
+			values = append(values, kraftcheckpoint.PartitionValue(p))
+		}
+		t.AddedTopics = append(t.AddedTopics, st.topic.Name)
 	}
 	if len(t.AddedTokens) > 0 && t.MetadataVersion < kraftcheckpoint.MinDelegationTokenMetadataVersion {
 		return fmt.Errorf("%s: metadata.version level %d has no delegation tokens (3.6-IV2, level %d, or later); leave out --delegation-tokens or format with a later --release-version",
@@ -685,8 +804,11 @@ func recordBootstrap(ctx context.Context, run *audit.Run, res *bootResult) {
 		for _, id := range t.AddedTokens {
 			_ = run.Note(ctx, "bootstrap-"+verb, fmt.Sprintf("delegation token %s into %s", id, t.Out))
 		}
+		for _, name := range t.AddedTopics {
+			_ = run.Note(ctx, "bootstrap-"+verb, fmt.Sprintf("topic %s with its topic id into %s", name, t.Out))
+		}
 		if t.Written {
-			_ = run.Note(ctx, "bootstrap-file", fmt.Sprintf("%s sha256:%s (%d records added)", t.Out, t.SHA256, len(t.Added)+len(t.AddedTokens)))
+			_ = run.Note(ctx, "bootstrap-file", fmt.Sprintf("%s sha256:%s (%d SCRAM credentials, %d delegation tokens, %d topics added)", t.Out, t.SHA256, len(t.Added), len(t.AddedTokens), len(t.AddedTopics)))
 		}
 	}
 }
@@ -707,6 +829,15 @@ func writeBootstrapText(w io.Writer, res *bootResult) {
 		}
 		fmt.Fprintln(w)
 	}
+	if res.Topics > 0 || len(res.NoTopicID) > 0 {
+		fmt.Fprintf(w, "Topics: %d to create with their topic ids; the target's brokers must have node ids %v (a partition on a broker that never registers has no leader)\n", res.Topics, res.BrokerIDs)
+		if len(res.NoTopicID) > 0 {
+			fmt.Fprintf(w, "  without a topic id (left to plan/apply, which creates them with new ids): %s\n", strings.Join(res.NoTopicID, ", "))
+		}
+		if len(res.Pending) > 0 {
+			fmt.Fprintf(w, "  pending deletion on the source, left out: %s\n", strings.Join(res.Pending, ", "))
+		}
+	}
 	for _, t := range res.Targets {
 		fmt.Fprintf(w, "\n%s", t.Out)
 		if t.ClusterID != "" {
@@ -725,7 +856,13 @@ func writeBootstrapText(w io.Writer, res *bootResult) {
 		for _, id := range t.AddedTokens {
 			fmt.Fprintf(w, "  add      delegation token %s\n", id)
 		}
-		n := len(t.Added) + len(t.AddedTokens)
+		for _, name := range t.KeptTopics {
+			fmt.Fprintf(w, "  keep     topic %s: already in the checkpoint\n", name)
+		}
+		for _, name := range t.AddedTopics {
+			fmt.Fprintf(w, "  add      topic %s with its topic id\n", name)
+		}
+		n := t.added()
 		switch {
 		case n == 0:
 			fmt.Fprintln(w, "  nothing to add; the file is left as it is")
@@ -772,6 +909,7 @@ func showCheckpoint(e *env, path, output string) int {
 		Features []feature  `json:"features"`
 		Scram    []bootUser `json:"scram_users"`
 		Tokens   []string   `json:"delegation_tokens,omitempty"`
+		Topics   []string   `json:"topics,omitempty"`
 	}
 	out.File, out.Batches, out.Kinds, out.Features, out.Scram = path, len(cp.Batches), []kind{}, []feature{}, []bootUser{}
 	idx := map[string]int{}
@@ -793,6 +931,9 @@ func showCheckpoint(e *env, path, output string) int {
 	for _, tk := range cp.Tokens() {
 		out.Tokens = append(out.Tokens, tk.TokenID+" (owner "+tk.Owner+")")
 	}
+	for _, tp := range cp.Topics() {
+		out.Topics = append(out.Topics, tp.Name+" (id "+base64.RawURLEncoding.EncodeToString(tp.ID[:])+")")
+	}
 	if output == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -811,6 +952,12 @@ func showCheckpoint(e *env, path, output string) int {
 	fmt.Fprintf(w, "SCRAM credentials (%d; keys never shown):\n", len(out.Scram))
 	for _, u := range out.Scram {
 		fmt.Fprintf(w, "  %s (%d iterations)\n", u, u.Iterations)
+	}
+	if len(out.Topics) > 0 {
+		fmt.Fprintf(w, "Topics (%d):\n", len(out.Topics))
+		for _, tp := range out.Topics {
+			fmt.Fprintf(w, "  %s\n", tp)
+		}
 	}
 	if len(out.Tokens) > 0 {
 		fmt.Fprintf(w, "Delegation tokens (%d):\n", len(out.Tokens))

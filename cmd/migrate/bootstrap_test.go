@@ -421,3 +421,67 @@ func TestBootstrapTokens(t *testing.T) {
 		t.Errorf("second run: exit %d\n%s", code, stdout)
 	}
 }
+
+// TestBootstrapTopicIDs: --topic-ids writes each non-internal source topic
+// with its id and the source's replica lists (first replica leader, all in
+// the ISR), --topics filters, and a second run keeps them.
+func TestBootstrapTopicIDs(t *testing.T) {
+	useDemoSource(t)
+	src := fixtureSource(t)
+	out := filepath.Join(t.TempDir(), "out.checkpoint")
+	code, stdout, errs := runMigrate(t, "bootstrap", "--zookeeper", "fixture:2181", "--in", kafka41Checkpoint, "--out", out, "--topic-ids", "--no-audit")
+	if code != exitOK || !strings.Contains(stdout, "the target's brokers must have node ids [1 2]") || !strings.Contains(stdout, "pending deletion on the source, left out: doomed") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, errs)
+	}
+	c := parseFile(t, out)
+	ids := map[string]string{}
+	for _, tp := range c.Topics() {
+		ids[tp.Name] = base64.RawURLEncoding.EncodeToString(tp.ID[:])
+	}
+	parts := map[string][]kraftcheckpoint.Partition{}
+	for _, r := range c.Records() {
+		if r.Part != nil {
+			name := ""
+			for n, id := range ids {
+				if id == base64.RawURLEncoding.EncodeToString(r.Part.TopicID[:]) {
+					name = n
+				}
+			}
+			parts[name] = append(parts[name], *r.Part)
+		}
+	}
+	n := 0
+	for _, st := range src.Topics {
+		if st.Internal || slices.Contains(src.PendingDeletes, st.Name) {
+			if _, ok := ids[st.Name]; ok {
+				t.Errorf("internal or deleted topic %s seeded", st.Name)
+			}
+			continue
+		}
+		n++
+		if ids[st.Name] != strings.TrimRight(st.ID, "=") {
+			t.Errorf("%s: id %q, want the source's %q", st.Name, ids[st.Name], st.ID)
+		}
+		if len(parts[st.Name]) != len(st.Partitions) {
+			t.Errorf("%s: %d partitions, want %d", st.Name, len(parts[st.Name]), len(st.Partitions))
+			continue
+		}
+		for i, p := range st.Partitions {
+			got := parts[st.Name][i]
+			if got.Partition != p.ID || !slices.Equal(got.Replicas, p.Replicas) || !slices.Equal(got.ISR, p.Replicas) || got.Leader != p.Replicas[0] {
+				t.Errorf("%s-%d: %+v, want replicas %v", st.Name, p.ID, got, p.Replicas)
+			}
+		}
+	}
+	if n == 0 || len(ids) != n {
+		t.Errorf("%d topics seeded, want the source's %d", len(ids), n)
+	}
+
+	code, stdout, _ = runMigrate(t, "bootstrap", "--zookeeper", "fixture:2181", "--in", out, "--out", out, "--topic-ids", "--topics", "^payments$", "--no-audit")
+	if code != exitOK || !strings.Contains(stdout, "keep     topic payments: already in the checkpoint") || strings.Contains(stdout, "topic orders") {
+		t.Errorf("second run: exit %d\n%s", code, stdout)
+	}
+	if code, _, errs := runMigrate(t, "bootstrap", "--zookeeper", "z:1", "--in", out, "--out", out, "--topics", "x"); code != exitError || !strings.Contains(errs, "--topics needs --topic-ids") {
+		t.Errorf("--topics alone: exit %d %s", code, errs)
+	}
+}

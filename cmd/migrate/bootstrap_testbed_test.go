@@ -6,6 +6,7 @@ import (
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/kraftcheckpoint"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/props"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 )
 
@@ -57,6 +59,55 @@ func tokenLogin(addr, tokenID, hmacB64 string) error {
 	return err
 }
 
+// zkSnapshot reads the source through migrate snapshot -o json.
+func zkSnapshot(t *testing.T, zk string) *snapshot.Snapshot {
+	t.Helper()
+	code, out, errs := runMigrate(t, "snapshot", "--zookeeper", zk, "-o", "json")
+	if code != exitOK {
+		t.Fatalf("snapshot: exit %d %s", code, errs)
+	}
+	var s snapshot.Snapshot
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	return &s
+}
+
+// checkSeededTopic checks that topic exists on addr with id, has
+// partitions partitions each with a leader, and takes a record.
+func checkSeededTopic(addr, topic, id string, partitions int) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.SASL(scram.Auth{User: testbed.AdminUser, Pass: testbed.AdminPassword}.AsSha256Mechanism()))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	adm := kadm.NewClient(cl)
+	for {
+		td, err := adm.ListTopics(ctx, topic)
+		if err != nil {
+			return err
+		}
+		d := td[topic]
+		ready := d.Err == nil && len(d.Partitions) == partitions
+		for _, p := range d.Partitions {
+			ready = ready && p.Leader >= 0 && p.Err == nil
+		}
+		if ready {
+			if got := strings.TrimRight(d.ID.String(), "="); got != strings.TrimRight(id, "=") {
+				return fmt.Errorf("topic id %s, want the source's %s", got, id)
+			}
+			break
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("not ready within 30 s: %+v", d)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	return cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("after bootstrap")}).FirstErr()
+}
+
 // TestBootstrapRealKafka41 is the whole path on real servers: a fresh
 // Kafka 4.1 controller formatted by kafka-storage (admin from --add-scram)
 // gets the legacy 3.9 cluster's SCRAM credentials from ZooKeeper; after its
@@ -68,7 +119,10 @@ func tokenLogin(addr, tokenID, hmacB64 string) error {
 // bootstrapping the started controller again is refused. With
 // --delegation-tokens the legacy token (owned by User:admin) is seeded and
 // authenticates on the target, whose delegation.token.secret.key is the
-// source's; a wrong HMAC is refused.
+// source's; a wrong HMAC is refused. With --topic-ids the topic payments
+// (pinned to broker 1) is created with the source's topic id, its
+// partitions get a leader and take a record, and plan does not create it
+// again.
 func TestBootstrapRealKafka41(t *testing.T) {
 	zkAddr := testbed.ZK(t)
 	credsFile := testbed.LegacyCredentialsFile(t)
@@ -84,7 +138,8 @@ func TestBootstrapRealKafka41(t *testing.T) {
 	}
 
 	db := filepath.Join(t.TempDir(), "audit.db")
-	code, out, errs := runMigrate(t, "bootstrap", "--zookeeper", zkAddr, "--metadata-dir", fresh.MetadataDir, "--delegation-tokens", "--audit-db", db)
+	code, out, errs := runMigrate(t, "bootstrap", "--zookeeper", zkAddr, "--metadata-dir", fresh.MetadataDir, "--delegation-tokens",
+		"--topic-ids", "--topics", "^payments$", "--audit-db", db)
 	if code != exitOK {
 		t.Fatalf("bootstrap: exit %d\n%s%s", code, out, errs)
 	}
@@ -116,7 +171,23 @@ func TestBootstrapRealKafka41(t *testing.T) {
 	mac.Write([]byte(tokens[0].TokenID))
 	tokenHMAC := base64.StdEncoding.EncodeToString(mac.Sum(nil))
 
+	src := zkSnapshot(t, zkAddr)
+	var srcID string
+	for _, tp := range src.Topics {
+		if tp.Name == "payments" {
+			srcID = tp.ID
+		}
+	}
+	if srcID == "" || len(cp.Topics()) != 1 {
+		t.Fatalf("source id of payments %q, %d topics seeded", srcID, len(cp.Topics()))
+	}
+
 	testbed.StartFresh(t)
+	// payments (pinned to broker 1 on the source) exists with the source's
+	// topic id, every partition has a leader, and takes a record.
+	if err := checkSeededTopic(fresh.Bootstrap, "payments", srcID, 3); err != nil {
+		t.Errorf("payments on the bootstrapped target: %v", err)
+	}
 	if err := tokenLogin(fresh.Bootstrap, tokens[0].TokenID, tokenHMAC); err != nil {
 		t.Errorf("the legacy delegation token on the bootstrapped target: %v", err)
 	}
@@ -149,6 +220,14 @@ func TestBootstrapRealKafka41(t *testing.T) {
 		if bl.ID == "scram-no-password" {
 			t.Errorf("plan still asks for a password reset: %s", bl.Resource)
 		}
+	}
+
+	// plan does not create payments again.
+	code, out, errs = runMigrate(t, "plan", "--zookeeper", zkAddr, "--bootstrap-server", fresh.Bootstrap, "--command-config", targetProps,
+		"--include", "topic", "--topics", "^payments$", "-o", "json", "--no-audit")
+	var tp plan.Plan
+	if err := json.Unmarshal([]byte(out), &tp); err != nil || code != exitOK || len(tp.Changes) != 0 {
+		t.Errorf("plan --include topic for payments: exit %d, %v, %d changes\n%s", code, err, len(tp.Changes), errs)
 	}
 
 	// Too late now: the controller has started.

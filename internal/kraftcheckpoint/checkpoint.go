@@ -25,6 +25,8 @@ const FileName = "bootstrap.checkpoint"
 // Metadata record types (apiKey of the metadata record schemas) that a
 // bootstrap checkpoint holds.
 const (
+	TypeTopic               int16 = 2
+	TypePartition           int16 = 3
 	TypeDelegationToken     int16 = 10
 	TypeUserScramCredential int16 = 11
 	TypeFeatureLevel        int16 = 12
@@ -81,6 +83,26 @@ type Record struct {
 	Feature *FeatureLevel    // TypeFeatureLevel
 	Scram   *ScramCredential // TypeUserScramCredential
 	Token   *DelegationToken // TypeDelegationToken
+	Topic   *Topic           // TypeTopic
+	Part    *Partition       // TypePartition
+}
+
+// Topic is a TopicRecord: a topic's name and id.
+type Topic struct {
+	Name string
+	ID   [16]byte
+}
+
+// Partition is a PartitionRecord (version 0): a partition's assignment and
+// leadership at bootstrap.
+type Partition struct {
+	Partition        int32
+	TopicID          [16]byte
+	Replicas, ISR    []int32
+	Removing, Adding []int32
+	Leader           int32
+	LeaderEpoch      int32
+	PartitionEpoch   int32
 }
 
 // DelegationToken is a DelegationTokenRecord: a token's metadata. The
@@ -181,6 +203,19 @@ func (c *Checkpoint) Tokens() []DelegationToken {
 	return out
 }
 
+// Topics returns the checkpoint's topics in file order.
+func (c *Checkpoint) Topics() []Topic {
+	var out []Topic
+	for _, b := range c.Batches {
+		for _, r := range b.Records {
+			if r.Topic != nil {
+				out = append(out, *r.Topic)
+			}
+		}
+	}
+	return out
+}
+
 // Features returns the checkpoint's feature levels in file order.
 func (c *Checkpoint) Features() []FeatureLevel {
 	var out []FeatureLevel
@@ -268,8 +303,8 @@ var ErrEmpty = errors.New("kraftcheckpoint: the file holds no record batch (an e
 // (length, magic 2, CRC32C, uncompressed), offsets must run from 0 without
 // a gap, the first batch must be the snapshot header and the last the
 // snapshot footer, and every metadata record must be a type and version
-// this package knows (FeatureLevelRecord, UserScramCredentialRecord and
-// DelegationTokenRecord, version 0). Errors name the batch's byte position and the offset.
+// this package knows (FeatureLevelRecord, UserScramCredentialRecord,
+// DelegationTokenRecord, TopicRecord and PartitionRecord, version 0). Errors name the batch's byte position and the offset.
 func Parse(data []byte) (*Checkpoint, error) {
 	if len(data) == 0 {
 		return nil, ErrEmpty
@@ -450,6 +485,15 @@ func parseControl(rec *Record, key []byte) error {
 	return nil
 }
 
+// knownType reports whether the reader decodes records of type t.
+func knownType(t int16) bool {
+	switch t {
+	case TypeFeatureLevel, TypeUserScramCredential, TypeDelegationToken, TypeTopic, TypePartition:
+		return true
+	}
+	return false
+}
+
 // parseMetadata decodes a metadata record's frame and, for the types a
 // bootstrap checkpoint holds, the record.
 func parseMetadata(rec *Record) error {
@@ -470,8 +514,8 @@ func parseMetadata(rec *Record) error {
 		return fmt.Errorf("record version: bad varint")
 	}
 	rec.Type, rec.Version = int16(typ), int16(ver)
-	if rec.Version != 0 || (rec.Type != TypeFeatureLevel && rec.Type != TypeUserScramCredential && rec.Type != TypeDelegationToken) {
-		return fmt.Errorf("%s version %d: not a record this tool knows in a bootstrap checkpoint (it reads FeatureLevelRecord, UserScramCredentialRecord and DelegationTokenRecord, version 0)", RecordTypeName(rec.Type), rec.Version)
+	if !knownType(rec.Type) || rec.Version != 0 {
+		return fmt.Errorf("%s version %d: not a record this tool knows in a bootstrap checkpoint (it reads FeatureLevelRecord, UserScramCredentialRecord, DelegationTokenRecord, TopicRecord and PartitionRecord, version 0)", RecordTypeName(rec.Type), rec.Version)
 	}
 	switch rec.Type {
 	case TypeFeatureLevel:
@@ -536,6 +580,36 @@ func parseMetadata(rec *Record) error {
 			return fmt.Errorf("DelegationTokenRecord token id: %v", err)
 		}
 		rec.Token = &t
+	case TypeTopic:
+		var tp Topic
+		if tp.Name, err = r.compactString(); err != nil {
+			return fmt.Errorf("TopicRecord name: %v", err)
+		}
+		if len(r.b) < 16 {
+			return errors.New("TopicRecord id: truncated")
+		}
+		copy(tp.ID[:], r.take(16))
+		rec.Topic = &tp
+	case TypePartition:
+		var p Partition
+		if p.Partition, err = r.int32(); err != nil {
+			return fmt.Errorf("PartitionRecord id: %v", err)
+		}
+		if len(r.b) < 16 {
+			return errors.New("PartitionRecord topic id: truncated")
+		}
+		copy(p.TopicID[:], r.take(16))
+		for _, dst := range []*[]int32{&p.Replicas, &p.ISR, &p.Removing, &p.Adding} {
+			if *dst, err = r.int32Array(); err != nil {
+				return fmt.Errorf("PartitionRecord %d: %v", p.Partition, err)
+			}
+		}
+		for _, dst := range []*int32{&p.Leader, &p.LeaderEpoch, &p.PartitionEpoch} {
+			if *dst, err = r.int32(); err != nil {
+				return fmt.Errorf("PartitionRecord %d: %v", p.Partition, err)
+			}
+		}
+		rec.Part = &p
 	}
 	if err := r.taggedFields(); err != nil {
 		return fmt.Errorf("%s: tagged fields: %v", RecordTypeName(rec.Type), err)

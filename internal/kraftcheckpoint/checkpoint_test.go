@@ -232,7 +232,7 @@ func rebatch(t *testing.T, data []byte, i int, keepCRC bool, fn func(b []byte) [
 // an error naming what is wrong.
 func TestParseRefuses(t *testing.T) {
 	data := read(t, fixtureScram)
-	topic := encodeBatch(1, 0, false, 0, []encRecord{{value: []byte{1, 2, 0, 0}}}) // TopicRecord v0 frame only
+	topic := encodeBatch(1, 0, false, 0, []encRecord{{value: []byte{1, 14, 0, 0}}}) // a ClientQuotaRecord v0 frame
 	headerAndTopic := append(append([]byte(nil), data[:len(rawBatch(t, data, 0))]...), topic...)
 	for _, tc := range []struct {
 		name string
@@ -249,7 +249,7 @@ func TestParseRefuses(t *testing.T) {
 		{"transactional", rebatch(t, data, 1, false, func(b []byte) []byte { b[offAttributes+1] |= attrTransactional; return b }), "transactional"},
 		{"no footer", data[:len(data)-len(rawBatch(t, data, 2))], "not the snapshot footer"},
 		{"no header", data[len(rawBatch(t, data, 0)):], "starts at offset 1, want 0"},
-		{"unknown record type", append(headerAndTopic, rawBatch(t, data, 2)...), "TopicRecord version 0: not a record this tool knows"},
+		{"unknown record type", append(headerAndTopic, rawBatch(t, data, 2)...), "ClientQuotaRecord version 0: not a record this tool knows"},
 		{"offset gap", rebatch(t, data, 2, false, func(b []byte) []byte { b[offBaseOffset+7]++; return b }), "starts at offset 8, want 7"},
 		{"record version 1", rebatch(t, data, 1, false, func(b []byte) []byte {
 			i := bytes.Index(b, []byte{1, 12, 0}) // the first FeatureLevelRecord's frame
@@ -366,5 +366,43 @@ func TestDelegationTokenRoundTrip(t *testing.T) {
 	}
 	if d := cmp.Diff(c.Features(), c2.Features()); d != "" {
 		t.Errorf("features changed:\n%s", d)
+	}
+}
+
+// TestTopicRoundTrip: TopicRecord and PartitionRecord (version 0) written
+// by AppendValues read back field for field.
+func TestTopicRoundTrip(t *testing.T) {
+	c, err := Parse(read(t, fixturePlain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := Topic{Name: "payments", ID: [16]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}}
+	parts := []Partition{
+		{Partition: 0, TopicID: tp.ID, Replicas: []int32{1, 2}, ISR: []int32{1, 2}, Removing: []int32{}, Adding: []int32{}, Leader: 1},
+		{Partition: 1, TopicID: tp.ID, Replicas: []int32{2}, ISR: []int32{2}, Removing: []int32{}, Adding: []int32{}, Leader: 2, LeaderEpoch: 3, PartitionEpoch: 4},
+	}
+	values := [][]byte{TopicValue(tp)}
+	for _, p := range parts {
+		values = append(values, PartitionValue(p))
+	}
+	out, err := c.AppendValues(values, time.UnixMilli(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]Topic{tp}, c2.Topics()); d != "" {
+		t.Errorf("topics (-want +got):\n%s", d)
+	}
+	var got []Partition
+	for _, r := range c2.Records() {
+		if r.Part != nil {
+			got = append(got, *r.Part)
+		}
+	}
+	if d := cmp.Diff(parts, got); d != "" {
+		t.Errorf("partitions (-want +got):\n%s", d)
 	}
 }

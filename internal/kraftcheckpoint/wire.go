@@ -99,6 +99,27 @@ func (r *reader) compactBytes() ([]byte, error) {
 	return r.take(int(n)), nil
 }
 
+// int32Array is a flexible-version non-nullable []int32.
+func (r *reader) int32Array() ([]int32, error) {
+	n, err := r.uvarint()
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, errors.New("null array, where the schema does not allow it")
+	}
+	n--
+	if n*4 > uint64(len(r.b)) {
+		return nil, fmt.Errorf("array of %d with %d bytes left", n, len(r.b))
+	}
+	out := make([]int32, 0, n)
+	for i := uint64(0); i < n; i++ {
+		v, _ := r.int32()
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 func (r *reader) compactString() (string, error) {
 	b, err := r.compactBytes()
 	return string(b), err

@@ -86,6 +86,40 @@ func DelegationTokenValue(t DelegationToken) []byte {
 	return w.b
 }
 
+// TopicValue is the metadata record value of a TopicRecord (version 0).
+func TopicValue(t Topic) []byte {
+	w := writer{}
+	w.uvarint(1)
+	w.uvarint(uint64(TypeTopic))
+	w.uvarint(0)
+	w.compactBytes([]byte(t.Name))
+	w.b = append(w.b, t.ID[:]...)
+	w.uvarint(0)
+	return w.b
+}
+
+// PartitionValue is the metadata record value of a PartitionRecord
+// (version 0: no directories, no eligible leader replicas).
+func PartitionValue(p Partition) []byte {
+	w := writer{}
+	w.uvarint(1)
+	w.uvarint(uint64(TypePartition))
+	w.uvarint(0)
+	w.int32(p.Partition)
+	w.b = append(w.b, p.TopicID[:]...)
+	for _, a := range [][]int32{p.Replicas, p.ISR, p.Removing, p.Adding} {
+		w.uvarint(uint64(len(a)) + 1)
+		for _, v := range a {
+			w.int32(v)
+		}
+	}
+	w.int32(p.Leader)
+	w.int32(p.LeaderEpoch)
+	w.int32(p.PartitionEpoch)
+	w.uvarint(0)
+	return w.b
+}
+
 // Append returns the checkpoint's bytes with creds added: every batch but
 // the footer byte for byte, then the credentials in new data batches at the
 // next offsets, then the footer batch (its record unchanged) at the offset
