@@ -17,7 +17,7 @@ import (
 
 // liveRead reads the test bed's ZooKeeper until a read sees no change while
 // it ran, so that it shows the state at its start zxid.
-func liveRead(t *testing.T) (*snapshot.Snapshot, *zkconn.Conn) {
+func liveRead(t *testing.T, full bool) (*snapshot.Snapshot, *zkconn.Conn) {
 	t.Helper()
 	conn, err := zkconn.Dial(context.Background(), zkconn.Options{Connect: testbed.ZK(t)})
 	if err != nil {
@@ -25,7 +25,7 @@ func liveRead(t *testing.T) (*snapshot.Snapshot, *zkconn.Conn) {
 	}
 	t.Cleanup(func() { conn.Close() })
 	for range 10 {
-		s, err := zkread.Read(context.Background(), conn, zkread.Options{Full: true, Address: conn.Address()})
+		s, err := zkread.Read(context.Background(), conn, zkread.Options{Full: full, Address: conn.Address()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func liveRead(t *testing.T) (*snapshot.Snapshot, *zkconn.Conn) {
 	return nil, nil
 }
 
-func offlineRead(t *testing.T, opt Options) (*snapshot.Snapshot, *Result) {
+func offlineRead(t *testing.T, opt Options, full bool) (*snapshot.Snapshot, *Result) {
 	t.Helper()
 	res, err := Read(opt)
 	if err != nil {
@@ -47,7 +47,7 @@ func offlineRead(t *testing.T, opt Options) (*snapshot.Snapshot, *Result) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := zkread.Read(context.Background(), Source{Tree: tree, Zxid: res.Zxid}, zkread.Options{Full: true})
+	s, err := zkread.Read(context.Background(), Source{Tree: tree, Zxid: res.Zxid}, zkread.Options{Full: full})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,16 +68,18 @@ func withoutBookkeeping(s *snapshot.Snapshot) string {
 // started at, gives the same Snapshot as that live read.
 func TestTestBedOfflineEqualsLive(t *testing.T) {
 	dataDir := testbed.ZKDataDir(t)
-	live, _ := liveRead(t)
-	off, res := offlineRead(t, Options{DataDir: dataDir, Zxid: live.Read.StartZxid})
-	if res.Zxid != live.Read.StartZxid || len(res.Warnings) != 0 {
-		t.Fatalf("offline read reached %#x (want %#x), warnings %v", res.Zxid, live.Read.StartZxid, res.Warnings)
-	}
-	if live.Topic("orders") == nil || live.Read.Znodes < 100 {
-		t.Fatalf("the test bed holds no legacy state (%d znodes); run testbed.sh legacy", live.Read.Znodes)
-	}
-	if d := cmp.Diff(withoutBookkeeping(live), withoutBookkeeping(off)); d != "" {
-		t.Errorf("offline read differs from the live one (-live +offline):\n%s", d)
+	for _, full := range []bool{false, true} {
+		live, _ := liveRead(t, full)
+		off, res := offlineRead(t, Options{DataDir: dataDir, Zxid: live.Read.StartZxid}, full)
+		if res.Zxid != live.Read.StartZxid || len(res.Warnings) != 0 {
+			t.Fatalf("full=%v: offline read reached %#x (want %#x), warnings %v", full, res.Zxid, live.Read.StartZxid, res.Warnings)
+		}
+		if live.Topic("orders") == nil || live.Read.Znodes < 50 {
+			t.Fatalf("the test bed holds no legacy state (%d znodes); run testbed.sh legacy", live.Read.Znodes)
+		}
+		if d := cmp.Diff(withoutBookkeeping(live), withoutBookkeeping(off)); d != "" {
+			t.Errorf("full=%v: offline read differs from the live one (-live +offline):\n%s", full, d)
+		}
 	}
 }
 
@@ -85,13 +87,13 @@ func TestTestBedOfflineEqualsLive(t *testing.T) {
 // absent; at that zxid it is there.
 func TestTestBedBeforeAChange(t *testing.T) {
 	dataDir := testbed.ZKDataDir(t)
-	_, conn := liveRead(t)
+	_, conn := liveRead(t, false)
 	_, st, err := conn.Get("/brokers/topics/orders")
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, _ := offlineRead(t, Options{DataDir: dataDir, Zxid: st.Czxid - 1})
-	at, _ := offlineRead(t, Options{DataDir: dataDir, Zxid: st.Czxid})
+	before, _ := offlineRead(t, Options{DataDir: dataDir, Zxid: st.Czxid - 1}, false)
+	at, _ := offlineRead(t, Options{DataDir: dataDir, Zxid: st.Czxid}, false)
 	if before.Topic("orders") != nil || at.Topic("orders") == nil {
 		t.Errorf("orders at zxid %#x: %v; at %#x: %v", st.Czxid-1, before.Topic("orders") != nil, st.Czxid, at.Topic("orders") != nil)
 	}
@@ -104,7 +106,7 @@ func TestTestBedTruncatedLogTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live, _ := liveRead(t) // the files hold at least this much
+	live, _ := liveRead(t, false) // the files hold at least this much
 	logs, err := listFiles(v2, "log")
 	if err != nil || len(logs) == 0 {
 		t.Fatalf("no logs in %s: %v", v2, err)
