@@ -129,10 +129,14 @@ func TestCheckProtocolSourceAndCrossCheck(t *testing.T) {
 			t.Fatalf("check %v: exit %d\n%s", args, code, errs)
 		}
 		var r struct {
+			Source   string
 			Findings []struct{ ID, Resource, Message string }
 		}
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatalf("check -o json: %v\n%s", err, out)
+		}
+		if want := "kafka " + testbed.SourceBootstrap(t); !strings.HasSuffix(r.Source, want) {
+			t.Errorf("report source %q, want it to end with %q", r.Source, want)
 		}
 		m := map[string][]string{}
 		for _, f := range r.Findings {

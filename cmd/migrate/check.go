@@ -136,6 +136,7 @@ func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
 		rec.finish(ctx, e, "error", exitError)
 		return fail(e, "check", err)
 	}
+	name := sourceName(src)
 	if f.source.zookeeper != "" && f.source.bootstrap != "" {
 		served, err := f.source.readKafka(ctx, progress)
 		if err != nil {
@@ -144,9 +145,10 @@ func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
 		}
 		findings = append(findings, check.CrossCheck(src, served)...)
 		check.Sort(findings)
+		name += ", compared with " + sourceName(served)
 	}
 	rec.findings(ctx, check.ToSnapshot(findings))
-	if err := writeCheckReport(e.stdout, f.output, f.limit, check.NewReport(sourceName(src), target, findings)); err != nil {
+	if err := writeCheckReport(e.stdout, f.output, f.limit, check.NewReport(name, target, findings)); err != nil {
 		rec.finish(ctx, e, "error", exitError)
 		return fail(e, "check", err)
 	}

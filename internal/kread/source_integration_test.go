@@ -179,3 +179,39 @@ var configOpts = []cmp.Option{
 		return struct{ Key, Value string }{c.Key, c.Value}
 	}),
 }
+
+// TestReadKRaftAsSourceRealKafka reads the Kafka 4.1 KRaft cluster (the test
+// bed's target) as a source: it is not taken for ZooKeeper mode (no
+// pending-deletion finding), delegation tokens disabled on it are no error,
+// and the SCRAM admin user is named as not carried.
+func TestReadKRaftAsSourceRealKafka(t *testing.T) {
+	bootstrap := testbed.TargetBootstrap(t)
+	cfg, err := kafkaconn.Load(testbed.TargetClientProps(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn, err := kafkaconn.Dial(ctx, strings.Split(bootstrap, ","), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	s, err := Read(ctx, conn, Options{Source: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(s.Features, func(f snapshot.Feature) bool { return f.Name == "metadata.version" }) || s.ClusterID == "" {
+		t.Errorf("features %+v, cluster id %q: want a KRaft cluster's metadata.version and id", s.Features, s.ClusterID)
+	}
+	named := map[string]bool{}
+	for _, f := range s.Findings {
+		named[f.ID] = true
+		if f.ID == FindingZooKeeperMode || f.ID == FindingTokens {
+			t.Errorf("KRaft source read: unexpected finding %+v", f)
+		}
+	}
+	if !named[FindingScramKeys] || !slices.ContainsFunc(s.ScramUsers, func(u snapshot.ScramUser) bool { return u.Name == testbed.AdminUser }) {
+		t.Errorf("the target's SCRAM user %s is not named as not carried: %+v", testbed.AdminUser, s.Findings)
+	}
+}
