@@ -101,6 +101,7 @@ type KeyMap struct {
 	Detail, Help                            key.Binding
 	Confirm, Back, Yes, No, Quit, Interrupt key.Binding
 	SwitchPane, Open                        key.Binding
+	Freeze                                  key.Binding
 }
 
 func defaultKeyMap() KeyMap {
@@ -135,6 +136,7 @@ func defaultKeyMap() KeyMap {
 		Interrupt:       b([]string{"ctrl+c"}, "ctrl+c", "stop after batch"),
 		SwitchPane:      b([]string{"tab"}, "tab", "changes/RPCs"),
 		Open:            b([]string{"enter"}, "enter", "open"),
+		Freeze:          b([]string{"f"}, "f", "freeze"),
 	}
 }
 

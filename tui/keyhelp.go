@@ -27,6 +27,10 @@ func KeyHelp() string {
 			withHelp(km.Up, "(end screen) scroll the errors"), withHelp(km.Confirm, "(end screen) exit")}},
 		{"history", []key.Binding{km.Up, km.Down, withHelp(km.Open, "open a run"), km.SwitchPane,
 			withHelp(km.Back, "back to the runs"), km.Quit}},
+		{"sync", []key.Binding{withHelp(km.Up, "scroll to newer rounds"), withHelp(km.Down, "scroll to older rounds"),
+			withHelp(km.Top, "back to the newest round"), withHelp(km.Freeze, "freeze: stop writing, report source changes (asks first)"),
+			withHelp(km.Yes, "(in the question) freeze"), withHelp(km.No, "(in the question) keep syncing"),
+			withHelp(km.Quit, "stop sync")}},
 		{"loading", []key.Binding{withHelp(km.Interrupt, "cancel")}},
 	}
 	var b strings.Builder

@@ -35,6 +35,12 @@ func screensAt(t *testing.T, w, h int) map[string]*root {
 	hr := &root{c: cm, state: stateHistory, history: hs}
 	send(hr, hs.init()())
 	out["history"] = hr
+	var froze int
+	out["sync"] = newSyncRoot(w, h, &froze, syncRounds()...)
+	fq := newSyncRoot(w, h, &froze, syncRounds()...)
+	drive(t, fq, "f")
+	out["sync-freeze-question"] = fq
+	out["sync-frozen"] = newSyncRoot(w, h, &froze, append(syncRounds(), frozenRounds()...)...)
 	return out
 }
 

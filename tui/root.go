@@ -16,6 +16,7 @@ const (
 	stateApply
 	stateHistory
 	stateLoading
+	stateSync
 )
 
 // root is the router: it holds the screens, handles the window size and
@@ -31,6 +32,7 @@ type root struct {
 	apply   *applyScreen
 	history *historyScreen
 	loading *loadingScreen
+	sync    *syncScreen
 
 	// session settings
 	run        ApplyFunc
@@ -55,6 +57,8 @@ func (m *root) active() component {
 		return m.history
 	case stateLoading:
 		return m.loading
+	case stateSync:
+		return m.sync
 	}
 	return m.review
 }
@@ -65,6 +69,8 @@ func (m *root) Init() tea.Cmd {
 		return m.history.init()
 	case stateLoading:
 		return m.loading.init()
+	case stateSync:
+		return m.sync.init()
 	}
 	return nil
 }
@@ -113,6 +119,9 @@ func (m *root) screens() []component {
 	}
 	if m.loading != nil {
 		out = append(out, m.loading)
+	}
+	if m.sync != nil {
+		out = append(out, m.sync)
 	}
 	return out
 }

@@ -114,10 +114,20 @@ func runErr(ctx context.Context, err error) error {
 // quit without saving or applying). The returned plan keeps p's
 // blockers, findings, endpoints and fingerprint.
 func Review(ctx context.Context, p *plan.Plan, o Options) (selected *plan.Plan, confirmed bool, err error) {
+	return review(ctx, p, o, "save")
+}
+
+// ReviewApply is Review for a plan the caller applies itself once
+// confirmed (sync's first round): the screens ask to apply it.
+func ReviewApply(ctx context.Context, p *plan.Plan, o Options) (selected *plan.Plan, confirmed bool, err error) {
+	return review(ctx, p, o, "apply")
+}
+
+func review(ctx context.Context, p *plan.Plan, o Options, purpose string) (*plan.Plan, bool, error) {
 	if p == nil {
 		return nil, false, errors.New("tui: no plan")
 	}
-	m := newReviewRoot(ctx, common(o), p, "save")
+	m := newReviewRoot(ctx, common(o), p, purpose)
 	if _, err := program(ctx, m, o).Run(); err != nil {
 		return nil, false, runErr(ctx, err)
 	}

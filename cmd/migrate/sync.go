@@ -76,7 +76,10 @@ naming the ZooKeeper zxid it reflects; the session itself is an audit run
 "sync" holding the target's lock.
 Output: one line per round and a status line (--status-every), or, with
 --output json, one JSON object per line ({"event":"round",...} or
-{"event":"status",...}).
+{"event":"status",...}). --interactive (a terminal): the first plan in the
+TUI review (the whole plan or nothing: a partial selection is refused),
+then a live screen of the rounds, their lag and errors, the counts and the
+frozen state; f freezes (asks first), q stops.
 Ctrl-C (SIGINT/SIGTERM) stops after the round in flight.
 Exit codes: 0 stopped with the target in step, 1 error (nothing changed by
 this command), 3 stopped with changes not applied, or (--freeze
@@ -87,6 +90,7 @@ func (c *cli) newSyncCmd() *cobra.Command {
 	cmd := c.command("sync", "keep the target in step with the live ZooKeeper cluster until cutover; --freeze alarms on late changes", syncUsage,
 		func(ctx context.Context, e *env, args []string) int { return runSync(ctx, e, &f, args) })
 	f.register(cmd.Flags())
+	cmd.Annotations = map[string]string{"footer": keyHelp()}
 	return cmd
 }
 
@@ -108,8 +112,6 @@ func (f *syncFlags) check(args []string) error {
 		return fmt.Errorf("--status-every %s: want 0 (never) or a positive duration", f.statusEvery)
 	case f.settle < 0:
 		return fmt.Errorf("--verify-timeout %s: want 0 or a positive duration", f.settle)
-	case f.interactive:
-		return errors.New("--interactive is not available for sync yet: review the first plan with 'migrate plan', then run sync --yes")
 	}
 	return f.validate()
 }
@@ -117,6 +119,9 @@ func (f *syncFlags) check(args []string) error {
 func runSync(ctx context.Context, e *env, f *syncFlags, args []string) int {
 	if err := f.check(args); err != nil {
 		return fail(e, "sync", err)
+	}
+	if f.interactive && !e.tty {
+		return fail(e, "sync", errNoTerminal)
 	}
 	code, err := f.run(ctx, e)
 	if err != nil {
@@ -239,9 +244,21 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 	if !f.yes && !f.freeze {
 		cfg.Confirm = s.confirm
 	}
+	// --interactive: the first plan in the TUI review, then the sync
+	// screen, which gets every round and ends sync when it quits.
+	syncCtx, stopSync := context.WithCancel(ctx)
+	defer stopSync()
+	var ui *syncUI
+	if f.interactive {
+		ui = newSyncUI(e, strings.Join(target.Bootstrap, ","), reads.Address(), doFreeze)
+		defer ui.close()
+		if cfg.Confirm != nil {
+			cfg.Confirm = func(p *plan.Plan) bool { return ui.confirm(syncCtx, p) }
+		}
+	}
 	rounds := make(chan syncer.Round, 16)
 	done := make(chan error, 1)
-	go func() { done <- syncer.Run(ctx, cfg, rounds) }()
+	go func() { done <- syncer.Run(syncCtx, cfg, rounds) }()
 
 	status := render.SyncStatus{Since: time.Now()}
 	var tick <-chan time.Time
@@ -257,7 +274,11 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 		select {
 		case r := <-rounds:
 			status.Add(r)
-			s.print(r)
+			if ui != nil {
+				ui.send(r)
+			} else {
+				s.print(r)
+			}
 			s.note(ctx, r)
 			inStep = r.Err == nil && r.Outcome.Failed == 0 && r.Outcome.Unverified == 0 && !(r.Frozen && len(r.Changes) > 0)
 			if r.Frozen && r.Reason == syncer.ReasonChange {
@@ -268,13 +289,27 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 				}
 			}
 		case <-tick:
-			s.printStatus(status)
+			if ui == nil {
+				s.printStatus(status)
+			}
+		case <-ui.started():
+			ui.run(ctx)
+		case <-ui.ended():
+			stopSync() // q on the sync screen: stop after the round in flight
+			ui.report()
+			ui = nil
 		case err := <-done:
 			for len(rounds) > 0 {
 				r := <-rounds
 				status.Add(r)
-				s.print(r)
+				if ui == nil {
+					s.print(r)
+				}
 				s.note(ctx, r)
+			}
+			if f.interactive {
+				ui.close()
+				s.printStatus(status) // the screen is gone: say where sync ended
 			}
 			switch {
 			case errors.Is(err, syncer.ErrDeclined):
