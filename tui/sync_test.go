@@ -29,7 +29,7 @@ func syncRounds() []syncer.Round {
 			Entities: []zkfeed.Entity{{Kind: zkfeed.Topic, Name: "orders"}}, Changes: p.Changes[:1], Outcome: syncer.Outcome{Applied: 1}},
 		{N: 3, Reason: syncer.ReasonChange, Zxid: 0x109, Finished: at(20), Lag: 2400 * time.Millisecond,
 			Entities: []zkfeed.Entity{{Kind: zkfeed.Config, Name: "topics/payments"}, {Kind: zkfeed.ACL, Name: "Topic:LITERAL:payments"}, {Kind: zkfeed.Topic, Name: "payments"}},
-			Changes: p.Changes[1:3], Outcome: syncer.Outcome{Failed: 2},
+			Changes:  p.Changes[1:3], Outcome: syncer.Outcome{Failed: 2},
 			Err: errors.New("applying: IncrementalAlterConfigs to broker 1: dial tcp kraft1:9092: connection refused")},
 		{N: 4, Reason: syncer.ReasonRetry, Zxid: 0x109, Finished: at(22), Changes: p.Changes[1:3], Outcome: syncer.Outcome{Applied: 2}},
 		{N: 5, Reason: syncer.ReasonReconcile, Zxid: 0x10c, Finished: at(300), Missed: p.Changes[3:4], Drift: p.Changes[4:6],
