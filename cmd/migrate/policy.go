@@ -187,7 +187,7 @@ func runPolicyTest(ctx context.Context, e *env, f *policyTestFlags, args []strin
 	r := testPolicy(pol, s)
 	var findings []snapshot.Finding
 	for _, v := range r.Violations {
-		findings = append(findings, snapshot.Finding{ID: "POLICY-VIOLATION", Severity: snapshot.SeverityError, Resource: "topic " + v.Topic,
+		findings = append(findings, snapshot.Finding{ID: catalogue.IDPolicyViolation, Severity: snapshot.SeverityError, Resource: "topic " + v.Topic,
 			Message: fmt.Sprintf("rule %q: %s", v.Rule, v.Message)})
 	}
 	rec.findings(ctx, findings)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -135,7 +136,7 @@ func (f *sourceFlags) load(ctx context.Context, progress io.Writer) (*snapshot.S
 			return nil, err
 		}
 		if len(secrets) > 0 {
-			s.Findings = append(s.Findings, snapshot.Finding{ID: "encoder-secret-unused", Severity: snapshot.SeverityInfo, Resource: "source " + s.Address,
+			s.Findings = append(s.Findings, snapshot.Finding{ID: catalogue.IDEncoderSecretUnused, Severity: snapshot.SeverityInfo, Resource: "source " + s.Address,
 				Message: "the admin protocol never returns broker passwords, so the password encoder secret has nothing to decrypt",
 				Fix:     "read from --zookeeper to resolve encrypted broker passwords"})
 		}
@@ -144,7 +145,7 @@ func (f *sourceFlags) load(ctx context.Context, progress io.Writer) (*snapshot.S
 			return nil, err
 		}
 		if len(secrets) > 0 {
-			s.Findings = append(s.Findings, snapshot.Finding{ID: "encoder-secret-unused", Severity: snapshot.SeverityInfo, Resource: f.snapshotFile,
+			s.Findings = append(s.Findings, snapshot.Finding{ID: catalogue.IDEncoderSecretUnused, Severity: snapshot.SeverityInfo, Resource: f.snapshotFile,
 				Message: "a snapshot file holds broker passwords by reference only, so the password encoder secret cannot decrypt them",
 				Fix:     "read from --zookeeper to resolve encrypted broker passwords"})
 		}
@@ -228,7 +229,7 @@ func applyStatic(s *snapshot.Snapshot, statics []*zkread.Static) {
 			s.StaticConfigs = append(s.StaticConfigs, st.Config)
 		}
 		if st.AuthorizerZK != "" {
-			s.Findings = append(s.Findings, snapshot.Finding{ID: "acl-store-elsewhere", Severity: snapshot.SeverityWarning, Resource: st.Config.File,
+			s.Findings = append(s.Findings, snapshot.Finding{ID: catalogue.IDACLStoreElsewhere, Severity: snapshot.SeverityWarning, Resource: st.Config.File,
 				Message: "authorizer.zookeeper.url is set: the brokers keep their ACLs in another ZooKeeper, not in this snapshot's",
 				Fix:     "read that ZooKeeper too (--zookeeper " + st.AuthorizerZK + ") for the ACLs"})
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkdisk"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
@@ -110,7 +111,7 @@ func (f *zkDiskFlags) read(ctx context.Context, opt zkread.Options) (*snapshot.S
 		if w.Offset >= 0 {
 			msg = fmt.Sprintf("at offset %d: %s", w.Offset, w.Message)
 		}
-		s.Findings = append(s.Findings, snapshot.Finding{ID: "zk-data-dir-damage", Severity: snapshot.SeverityWarning, Resource: w.File,
+		s.Findings = append(s.Findings, snapshot.Finding{ID: catalogue.IDZKDataDirDamage, Severity: snapshot.SeverityWarning, Resource: w.File,
 			Message: msg + fmt.Sprintf("; the read shows the last consistent point, zxid %#x", res.Zxid),
 			Fix:     "copy the data directory again from a healthy ensemble member, or restore the file from a backup"})
 	}

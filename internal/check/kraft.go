@@ -15,7 +15,7 @@ import (
 // a check of their own.
 func checkReadFindings(c *run) {
 	for _, f := range c.s.Findings {
-		if f.ID == "notifications-pending" {
+		if f.ID == catalogue.IDNotificationsPending {
 			c.add("KRAFT-PENDING-NOTIFICATIONS", "znode:"+f.Resource, f.Message, "")
 			continue
 		}

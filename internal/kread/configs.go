@@ -77,7 +77,7 @@ func (r *reader) configs(ctx context.Context, s *snapshot.Snapshot) error {
 	for _, n := range vanished {
 		gone[n] = true
 		r.finding(snapshot.Finding{
-			ID: "kread/topic-vanished", Severity: snapshot.SeverityWarning, Resource: "topic " + n,
+			ID: catalogue.IDKReadTopicVanished, Severity: snapshot.SeverityWarning, Resource: "topic " + n,
 			Message: "the topic was deleted while it was being read; it is left out",
 		})
 	}

@@ -252,7 +252,7 @@ func (r *reader) topics(meta *kmsg.MetadataResponse) []snapshot.Topic {
 		}
 		if mt.ErrorCode != 0 && len(mt.Partitions) == 0 {
 			r.finding(snapshot.Finding{
-				ID: "kread/topic-error", Severity: snapshot.SeverityWarning, Resource: "topic " + name,
+				ID: catalogue.IDKReadTopicError, Severity: snapshot.SeverityWarning, Resource: "topic " + name,
 				Message: "Metadata reported " + kerr.ErrorForCode(mt.ErrorCode).Error() + " and no partitions; the topic is left out",
 			})
 			continue

@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -64,7 +65,7 @@ func (r *reader) acls(ctx context.Context) ([]snapshot.ACL, error) {
 	case err == nil:
 	case err == kerr.SecurityDisabled:
 		r.finding(snapshot.Finding{
-			ID: "kread/no-authorizer", Severity: snapshot.SeverityWarning, Resource: "acls",
+			ID: catalogue.IDKReadNoAuthorizer, Severity: snapshot.SeverityWarning, Resource: "acls",
 			Message: "the cluster has no authorizer configured, so it holds no ACLs and cannot take any",
 			Fix:     "configure authorizer.class.name (StandardAuthorizer) on the KRaft cluster before migrating ACLs",
 		})
@@ -83,7 +84,7 @@ func (r *reader) acls(ctx context.Context) ([]snapshot.ACL, error) {
 			perm, okM := permissionNames[a.PermissionType]
 			if !okT || !okP || !okO || !okM {
 				r.finding(snapshot.Finding{
-					ID: "kread/acl-unknown", Severity: snapshot.SeverityWarning,
+					ID: catalogue.IDKReadACLUnknown, Severity: snapshot.SeverityWarning,
 					Resource: fmt.Sprintf("acl %s:%s:%s", res.ResourceType, res.ResourcePatternType, res.ResourceName),
 					Message: fmt.Sprintf("an ACL for %s uses a resource type, pattern, operation or permission this tool does not know (%s %s %s %s); it is left out",
 						a.Principal, res.ResourceType, res.ResourcePatternType, a.Operation, a.PermissionType),

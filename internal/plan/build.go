@@ -194,16 +194,16 @@ func (r Resource) key() string {
 func (b *builder) sourceFindings() {
 	s := b.in.Source
 	for _, t := range s.DelegationTokens {
-		b.finding("delegation-token", snapshot.SeverityWarning, "token "+t.TokenID,
+		b.finding(catalogue.IDDelegationToken, snapshot.SeverityWarning, "token "+t.TokenID,
 			fmt.Sprintf("delegation token owned by %s cannot be carried through the admin protocol", t.Owner),
 			"re-issue the token on the target (kafka-delegation-tokens --create) and hand it to its users")
 	}
 	for _, r := range s.LegacyReassignments {
-		b.finding("legacy-reassignment", snapshot.SeverityWarning, fmt.Sprintf("%s-%d", r.Topic, r.Partition),
+		b.finding(catalogue.IDLegacyReassignment, snapshot.SeverityWarning, fmt.Sprintf("%s-%d", r.Topic, r.Partition),
 			"a legacy reassignment request is pending in /admin/reassign_partitions and is not migrated", "let it finish before the cutover")
 	}
 	if len(s.ConsumerGroups) > 0 {
-		b.finding("out-of-scope-offsets", snapshot.SeverityInfo, "/consumers",
+		b.finding(catalogue.IDOutOfScopeOffsets, snapshot.SeverityInfo, "/consumers",
 			fmt.Sprintf("%d old-consumer group(s) keep offsets in ZooKeeper; message data and consumer offsets are out of scope", len(s.ConsumerGroups)),
 			"move data and offsets with MirrorMaker 2")
 	}

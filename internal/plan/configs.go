@@ -48,7 +48,7 @@ func (b *builder) targetMinimums(topic string, configs []snapshot.Config) (out [
 			continue
 		}
 		if !b.in.Options.RaiseToTargetMinimums {
-			b.block("config-invalid-on-target", KindTopic, topic,
+			b.block(catalogue.IDBlockConfigInvalidOnTgt, KindTopic, topic,
 				fmt.Sprintf("%s=%s is below %s; the target would refuse the topic", f.key, val, f.why),
 				"give --raise-to-target-minimums to create it with "+f.key+"="+f.minText+" (the nearest value the target accepts), or fix the value in the source and plan again", nil)
 			return nil, nil, false
@@ -59,7 +59,7 @@ func (b *builder) targetMinimums(topic string, configs []snapshot.Config) (out [
 		out[i].Value = f.minText
 		note := fmt.Sprintf("%s raised from %s to %s, %s (--raise-to-target-minimums)", f.key, val, f.minText, f.why)
 		notes = append(notes, note)
-		b.finding("config-raised-to-target-minimum", snapshot.SeverityWarning, "topic "+topic,
+		b.finding(catalogue.IDConfigRaisedToTargetMin, snapshot.SeverityWarning, "topic "+topic,
 			note+"; the topic behaves differently on the target than on the source",
 			"nothing, if the larger value is acceptable; else change the source value before the cutover")
 	}
@@ -130,7 +130,7 @@ func (b *builder) configChange(k configKind, want, have []snapshot.Config, resou
 					msg, fix = fmt.Sprintf("sensitive config %s: the source's brokers never return its value through the admin protocol", w.Key),
 						"read the source from ZooKeeper (--zookeeper) with --password-encoder-secret-file, or set the value on the target by hand"
 				}
-				b.block("secret-unknown", k.kind, resource, msg, fix, nil)
+				b.block(catalogue.IDBlockSecretUnknown, k.kind, resource, msg, fix, nil)
 				continue
 			}
 			if present {

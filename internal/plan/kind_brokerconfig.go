@@ -44,20 +44,20 @@ func (b *builder) brokerConfigs() {
 		if name != "" {
 			id, err := strconv.Atoi(name)
 			if err != nil {
-				b.finding("broker-config-bad-id", snapshot.SeverityWarning, label, "dynamic broker config for a non-numeric broker id is skipped", "")
+				b.finding(catalogue.IDBrokerConfigBadID, snapshot.SeverityWarning, label, "dynamic broker config for a non-numeric broker id is skipped", "")
 				continue
 			}
 			to := int32(id)
 			if m := b.in.Options.BrokerIDMap; len(m) > 0 {
 				mapped, ok := m[to]
 				if !ok {
-					b.block("broker-not-mapped", KindBrokerConfig, label, "--broker-id-map has no entry for this broker, so its configs have no destination", "add the broker to --broker-id-map", nil)
+					b.block(catalogue.IDBlockBrokerNotMapped, KindBrokerConfig, label, "--broker-id-map has no entry for this broker, so its configs have no destination", "add the broker to --broker-id-map", nil)
 					continue
 				}
 				to = mapped
 			}
 			if !b.targetBrokers[to] {
-				b.block("broker-missing", KindBrokerConfig, label,
+				b.block(catalogue.IDBlockBrokerMissing, KindBrokerConfig, label,
 					fmt.Sprintf("per-broker configs go to broker %d, which the target does not have", to),
 					"map the broker with --broker-id-map, or set the configs by hand on the right broker", nil)
 				continue
@@ -66,7 +66,7 @@ func (b *builder) brokerConfigs() {
 		}
 		seen[name] = true
 		configs := configsWithout(bc.Configs, b.isRemovedBrokerConfig, func(c snapshot.Config) {
-			b.finding("config-removed-kafka4", snapshot.SeverityWarning, label, fmt.Sprintf("broker config %s is removed in Kafka 4 (or ZooKeeper-only) and is dropped", c.Key), "")
+			b.finding(catalogue.IDConfigRemovedKafka4, snapshot.SeverityWarning, label, fmt.Sprintf("broker config %s is removed in Kafka 4 (or ZooKeeper-only) and is dropped", c.Key), "")
 		})
 		if name == "" {
 			b.keptClusterConfigs(configs, have[""])
@@ -131,12 +131,12 @@ func (b *builder) keptClusterConfigs(want, have []snapshot.Config) {
 		return
 	}
 	if o.PruneClusterConfigs {
-		b.finding("prune-keeps-cluster-configs", snapshot.SeverityInfo, "broker <default>",
+		b.finding(catalogue.IDPruneKeepsClusterConfigs, snapshot.SeverityInfo, "broker <default>",
 			"--prune-cluster-configs keeps the target's cluster-level min.insync.replicas: with eligible leader replicas (KIP-966, on by default from Kafka 4.1) the controller sets it and refuses its removal",
 			"nothing; set the value you want instead of deleting it (kafka-configs --entity-type brokers --entity-default --alter)")
 		return
 	}
-	b.finding("prune-keeps-cluster-configs", snapshot.SeverityInfo, "broker <default>",
+	b.finding(catalogue.IDPruneKeepsClusterConfigs, snapshot.SeverityInfo, "broker <default>",
 		fmt.Sprintf("--prune keeps the target's cluster-level broker config(s) %s, which the source does not have: a new cluster sets defaults of its own (Kafka 4.1 sets min.insync.replicas for eligible leader replicas) that nobody migrated", strings.Join(keys, ", ")),
 		"give --prune-cluster-configs as well to delete them")
 }

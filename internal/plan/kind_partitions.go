@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 )
 
 // partitions: partitions added to an existing topic.
@@ -47,7 +49,7 @@ func modifyPartitions(b *builder, t *topicPass) *Change {
 	st, want := t.src, t.want
 	srcN, tgtN := int32(len(st.Partitions)), int32(len(t.tgt.Partitions))
 	if srcN < tgtN {
-		b.block("partitions-decrease", KindPartitions, st.Name,
+		b.block(catalogue.IDBlockPartitionsDecrease, KindPartitions, st.Name,
 			fmt.Sprintf("the target has %d partitions and the source %d; Kafka cannot remove partitions", tgtN, srcN),
 			"leave the target as it is, or delete and recreate the topic by hand (losing its data)", nil)
 	}
@@ -58,7 +60,7 @@ func modifyPartitions(b *builder, t *topicPass) *Change {
 	if want != nil {
 		after.Assignment = want[tgtN:]
 		if miss := b.missingBrokers(after.Assignment); len(miss) > 0 {
-			b.block("broker-missing", KindPartitions, st.Name, fmt.Sprintf("the mapped assignment needs target broker(s) %v, which the target does not have", miss),
+			b.block(catalogue.IDBlockBrokerMissing, KindPartitions, st.Name, fmt.Sprintf("the mapped assignment needs target broker(s) %v, which the target does not have", miss),
 				"fix --broker-id-map or add the brokers to the target", nil)
 			return nil
 		}

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -42,7 +43,7 @@ func modifyReassignment(b *builder, t *topicPass) *Change {
 	st, want := t.src, t.want
 	if want == nil {
 		if tgtRF := t.tgt.ReplicationFactor(); t.rf != tgtRF {
-			b.block("replication-factor-differs", KindReassignment, st.Name,
+			b.block(catalogue.IDBlockReplicationDiffers, KindReassignment, st.Name,
 				fmt.Sprintf("replication factor is %d in the source and %d in the target", t.rf, tgtRF),
 				"give --broker-id-map and --reassign to change it through a reassignment", nil)
 		}
@@ -54,12 +55,12 @@ func modifyReassignment(b *builder, t *topicPass) *Change {
 		return nil
 	}
 	if !b.in.Options.Reassign {
-		b.finding("assignment-differs", snapshot.SeverityInfo, st.Name,
+		b.finding(catalogue.IDAssignmentDiffers, snapshot.SeverityInfo, st.Name,
 			"the target's replica assignment differs from the source's (mapped) assignment", "re-run with --reassign to move replicas")
 		return nil
 	}
 	if miss := b.missingBrokers(want[:n]); len(miss) > 0 {
-		b.block("broker-missing", KindReassignment, st.Name, fmt.Sprintf("the mapped assignment needs target broker(s) %v, which the target does not have", miss), "fix --broker-id-map", nil)
+		b.block(catalogue.IDBlockBrokerMissing, KindReassignment, st.Name, fmt.Sprintf("the mapped assignment needs target broker(s) %v, which the target does not have", miss), "fix --broker-id-map", nil)
 		return nil
 	}
 	b.rackCheck(st.Name, want[:n], 0)

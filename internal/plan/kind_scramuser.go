@@ -3,6 +3,7 @@ package plan
 import (
 	"strconv"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -77,7 +78,7 @@ func (b *builder) scram() {
 				if b.in.Source.Source == snapshot.SourceKafka {
 					why = "the source's brokers give only the mechanism and iterations"
 				}
-				if bl := b.block("scram-no-password", KindScramUser, "User:"+u.Name+" "+sc.Mechanism,
+				if bl := b.block(catalogue.IDBlockScramNoPassword, KindScramUser, "User:"+u.Name+" "+sc.Mechanism,
 					"SCRAM credentials cannot be carried through the admin protocol without the password ("+why+")",
 					"give the password in --scram-credentials, or have the user reset it (--scram-resets FILE lists them)", nil); bl != nil {
 					bl.User, bl.Mechanism = u.Name, sc.Mechanism

@@ -90,7 +90,7 @@ func (b *builder) topics() error {
 			continue
 		}
 		if pending[st.Name] {
-			b.finding("topic-pending-delete", snapshot.SeverityWarning, st.Name,
+			b.finding(catalogue.IDTopicPendingDelete, snapshot.SeverityWarning, st.Name,
 				"topic is marked for deletion in the source (/admin/delete_topics) and is not migrated", "let the deletion finish, or cancel it, before the cutover")
 			continue
 		}
@@ -113,7 +113,7 @@ func (b *builder) topics() error {
 	if len(b.newTopicIDs) > 0 {
 		n := len(b.newTopicIDs)
 		ex := strings.Join(b.newTopicIDs[:min(n, 3)], ", ")
-		b.finding("topic-id-changes", snapshot.SeverityInfo, "topics",
+		b.finding(catalogue.IDTopicIDChanges, snapshot.SeverityInfo, "topics",
 			fmt.Sprintf("%d topic(s) will get new topic ids on the target (e.g. %s); the admin protocol cannot carry topic ids", n, ex),
 			"clients that cache topic ids reconnect and refresh metadata; nothing to do unless tooling stores ids")
 	}
@@ -122,7 +122,7 @@ func (b *builder) topics() error {
 
 func (b *builder) topic(st *snapshot.Topic, tt *snapshot.Topic) error {
 	configs := configsWithout(st.Configs, b.isRemovedTopicConfig, func(c snapshot.Config) {
-		b.finding("config-removed-kafka4", snapshot.SeverityWarning, "topic "+st.Name,
+		b.finding(catalogue.IDConfigRemovedKafka4, snapshot.SeverityWarning, "topic "+st.Name,
 			fmt.Sprintf("config %s=%s is removed in Kafka 4 and is dropped", c.Key, c.Value),
 			"nothing: the key has no effect on Kafka 4; remove it from the source if it is re-applied elsewhere")
 	})
@@ -132,18 +132,18 @@ func (b *builder) topic(st *snapshot.Topic, tt *snapshot.Topic) error {
 	}
 	b.raised = raised // named on the change that carries them
 	if v, ok := lookup(configs, "remote.storage.enable"); ok && catalogue.EqualValues(catalogue.ScopeTopic, "remote.storage.enable", v, "true") {
-		b.block("tiered-storage-topic", KindTopic, st.Name,
+		b.block(catalogue.IDBlockTieredStorageTopic, KindTopic, st.Name,
 			"topic has remote.storage.enable=true; recreating it gives a new topic id, which orphans its remote log segments",
 			"migrate this topic with Kafka's own ZooKeeper-to-KRaft migration, which keeps topic ids", nil)
 		return nil
 	}
 	if len(st.Partitions) == 0 {
-		b.finding("topic-no-partitions", snapshot.SeverityWarning, st.Name, "topic has no partitions in the source and is skipped", "")
+		b.finding(catalogue.IDTopicNoPartitions, snapshot.SeverityWarning, st.Name, "topic has no partitions in the source and is skipped", "")
 		return nil
 	}
 	for _, p := range st.Partitions {
 		if len(p.Removing) > 0 || len(p.Adding) > 0 {
-			b.finding("topic-mid-reassignment", snapshot.SeverityWarning, st.Name,
+			b.finding(catalogue.IDTopicMidReassignment, snapshot.SeverityWarning, st.Name,
 				fmt.Sprintf("partition %d is being reassigned in the source; the target uses the reassignment's target replicas %v", p.ID, p.TargetReplicas()),
 				"let the reassignment finish before the cutover if the final layout matters")
 			break
@@ -167,12 +167,12 @@ func (b *builder) createTopic(st *snapshot.Topic, configs []snapshot.Config, wan
 	res := Resource{Type: "topic", Name: st.Name}
 	if want != nil {
 		if miss := b.missingBrokers(want); len(miss) > 0 {
-			b.block("broker-missing", KindTopic, st.Name, fmt.Sprintf("the mapped assignment needs target broker(s) %v, which the target does not have", miss),
+			b.block(catalogue.IDBlockBrokerMissing, KindTopic, st.Name, fmt.Sprintf("the mapped assignment needs target broker(s) %v, which the target does not have", miss),
 				"fix --broker-id-map or add the brokers to the target", nil)
 			return nil
 		}
 	} else if len(b.targetBrokers) > 0 && rf > len(b.targetBrokers) {
-		b.block("replication-factor-too-high", KindTopic, st.Name,
+		b.block(catalogue.IDBlockReplicationTooHigh, KindTopic, st.Name,
 			fmt.Sprintf("replication factor %d is above the target's %d broker(s)", rf, len(b.targetBrokers)),
 			"add brokers to the target, or create the topic by hand with a lower replication factor", nil)
 		return nil
@@ -241,7 +241,7 @@ func (b *builder) addTopicChanges(topic, action string, pre, post *TopicState, c
 		}
 		c.ID = ChangeID(c.Kind, c.Resource)
 		cc := c
-		b.block("policy-denied", c.Kind, topic, fmt.Sprintf("policy rule %q denies %s: %s", v.Rule, strings.ToLower(action), v.Message),
+		b.block(catalogue.IDBlockPolicyDenied, c.Kind, topic, fmt.Sprintf("policy rule %q denies %s: %s", v.Rule, strings.ToLower(action), v.Message),
 			"change the source topic or the policy; other resources are not affected", &cc)
 	}
 }

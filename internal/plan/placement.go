@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -78,7 +79,7 @@ func (b *builder) placementFindings() error {
 	if b.in.Options.Placement == PlacementSource {
 		return &Error{"placement", fmt.Sprintf("source: the target has no broker(s) %s, which %d topic(s) need: %s", joinIDs(all), len(names), list)}
 	}
-	b.finding("placement-by-target", snapshot.SeverityWarning, "topics",
+	b.finding(catalogue.IDPlacementByTarget, snapshot.SeverityWarning, "topics",
 		fmt.Sprintf("%d topic(s) name broker(s) %s, which the target does not have, so the target places their replicas (preferred leaders may move): %s", len(names), joinIDs(all), list),
 		"give --broker-id-map to place them explicitly, or add the brokers to the target; --placement target lets the target place every topic without this finding")
 	return nil
@@ -112,7 +113,7 @@ func (b *builder) rackCheck(topic string, assign [][]int32, first int) {
 	if len(bad) > 5 {
 		msg += fmt.Sprintf("; and %d more partition(s)", len(bad)-5)
 	}
-	b.finding("placement-rack-shared", snapshot.SeverityWarning, topic,
+	b.finding(catalogue.IDPlacementRackShared, snapshot.SeverityWarning, topic,
 		"the explicit assignment puts two replicas of a partition in one rack of the target ("+msg+"); losing that rack loses both",
 		"map the brokers so that each partition's replicas land in different racks (--broker-id-map), or reassign after the migration")
 }

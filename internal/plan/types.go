@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -162,7 +163,7 @@ type ScramReset struct {
 func (p *Plan) ScramResets() []ScramReset {
 	list := []ScramReset{}
 	for _, b := range p.Blockers {
-		if b.ID == "scram-no-password" {
+		if b.ID == catalogue.IDBlockScramNoPassword {
 			list = append(list, ScramReset{User: b.User, Mechanism: b.Mechanism})
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/zkmigrate/zkmigrate/internal/check"
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 )
 
@@ -33,7 +33,7 @@ func TestDocsChecksCurrent(t *testing.T) {
 	if !bytes.Equal(have, b.Bytes()) {
 		t.Fatalf("docs/checks.md is not current: run go run ./internal/check/gen\n%s", cmp.Diff(string(have), b.String()))
 	}
-	for _, r := range check.Catalogue() {
+	for _, r := range catalogue.Findings() {
 		if !bytes.Contains(have, []byte("### "+r.ID+"\n")) {
 			t.Errorf("docs/checks.md has no section for %s", r.ID)
 		}

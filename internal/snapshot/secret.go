@@ -17,7 +17,7 @@ func holdSecretsByReference(s *Snapshot) {
 				continue
 			}
 			if c.Value != "" {
-				s.Findings = append(s.Findings, Finding{ID: "snapshot-secret-in-clear", Severity: SeverityWarning, Resource: resource,
+				s.Findings = append(s.Findings, Finding{ID: catalogue.IDSnapshotSecretInClear, Severity: SeverityWarning, Resource: resource,
 					Message: "the snapshot file holds the value of " + c.Key + " in clear; it is dropped and the key is held by reference",
 					Fix:     "delete the file and take the snapshot again with this version"})
 			}

@@ -53,7 +53,7 @@ func (r *reader) readConfigs() {
 				if n == DefaultEntity {
 					broker = ""
 				} else if _, err := strconv.ParseInt(n, 10, 32); err != nil {
-					r.finding("znode-malformed", snapshot.SeverityWarning, p, "broker config for a name that is neither a broker id nor <default>; Kafka never reads it", "")
+					r.finding(catalogue.IDZnodeMalformed, snapshot.SeverityWarning, p, "broker config for a name that is neither a broker id nor <default>; Kafka never reads it", "")
 				}
 				bc := snapshot.BrokerConfig{Broker: broker, Configs: r.brokerConfigs(p, m)}
 				r.rmu.Lock()
@@ -142,7 +142,7 @@ func (r *reader) quota(path string, data []byte, e snapshot.QuotaEntity, users b
 			delete(m, mech)
 			c, err := ParseScramCredential(v)
 			if err != nil {
-				r.finding("scram-malformed", snapshot.SeverityError, path, mech+": "+strings.TrimPrefix(err.Error(), "zkread: "), "reset the user's password")
+				r.finding(catalogue.IDScramMalformed, snapshot.SeverityError, path, mech+": "+strings.TrimPrefix(err.Error(), "zkread: "), "reset the user's password")
 				continue
 			}
 			ref := secret.Ref("zookeeper:" + path + "#" + mech)
@@ -161,7 +161,7 @@ func (r *reader) quota(path string, data []byte, e snapshot.QuotaEntity, users b
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		f, err := strconv.ParseFloat(m[k], 64)
 		if err != nil {
-			r.finding("quota-malformed", snapshot.SeverityError, path, fmt.Sprintf("quota %s=%q is not a number; skipped", k, truncate(m[k])), "")
+			r.finding(catalogue.IDQuotaMalformed, snapshot.SeverityError, path, fmt.Sprintf("quota %s=%q is not a number; skipped", k, truncate(m[k])), "")
 			continue
 		}
 		q.Values[k] = f
@@ -219,12 +219,12 @@ func (r *reader) brokerConfigs(path string, m map[string]string) []snapshot.Conf
 
 func (r *reader) decrypt(path, key, ref, v string) secret.Secret {
 	if !IsEncodedPassword(v) {
-		r.finding("password-not-encrypted", snapshot.SeverityWarning, path,
+		r.finding(catalogue.IDPasswordNotEncrypted, snapshot.SeverityWarning, path,
 			key+" is a password config but its value is not PasswordEncoder-encrypted (written with no encoder secret?)", "")
 		return secret.New(ref, v)
 	}
 	if len(r.opt.EncoderSecrets) == 0 {
-		r.finding("password-not-decrypted", snapshot.SeverityWarning, path,
+		r.finding(catalogue.IDPasswordNotDecrypted, snapshot.SeverityWarning, path,
 			key+" is encrypted and no password encoder secret was given",
 			"give --password-encoder-secret-file, or --broker-config with password.encoder.secret")
 		return secret.Ref(ref)
@@ -237,7 +237,7 @@ func (r *reader) decrypt(path, key, ref, v string) secret.Secret {
 		}
 		last = err
 	}
-	r.finding("password-decrypt-failed", snapshot.SeverityError, path,
+	r.finding(catalogue.IDPasswordDecryptFailed, snapshot.SeverityError, path,
 		key+": "+strings.TrimPrefix(last.Error(), "zkread: "), "check the password encoder secret (password.encoder.secret / old.secret)")
 	return secret.Ref(ref)
 }

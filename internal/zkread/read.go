@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
@@ -302,7 +303,7 @@ func (r *reader) finding(id, severity, resource, msg, fix string) {
 }
 
 func (r *reader) notReadable(path string) {
-	r.finding("znode-not-readable", snapshot.SeverityError, path,
+	r.finding(catalogue.IDZnodeNotReadable, snapshot.SeverityError, path,
 		"ZooKeeper ACLs deny reading this znode; what it holds is missing from the snapshot",
 		"connect with --zk-auth as a digest superuser or as the brokers' own ZooKeeper identity")
 }
@@ -316,10 +317,10 @@ func (r *reader) bad(path string, err error) bool {
 	}
 	var ve *VersionError
 	if errors.As(err, &ve) {
-		r.finding("znode-unknown-version", snapshot.SeverityWarning, path, strings.TrimPrefix(ve.Error(), "zkread: ")+"; read as the newest known version", "")
+		r.finding(catalogue.IDZnodeUnknownVersion, snapshot.SeverityWarning, path, strings.TrimPrefix(ve.Error(), "zkread: ")+"; read as the newest known version", "")
 		return true
 	}
-	r.finding("znode-malformed", snapshot.SeverityError, path, strings.TrimPrefix(err.Error(), "zkread: "), "")
+	r.finding(catalogue.IDZnodeMalformed, snapshot.SeverityError, path, strings.TrimPrefix(err.Error(), "zkread: "), "")
 	return false
 }
 
@@ -407,7 +408,7 @@ func (r *reader) schedule(top map[string]bool) {
 			for _, n := range names {
 				p := "/kafka-acl-extended/" + n
 				if n != "prefixed" {
-					r.finding("acl-unknown-pattern-type", snapshot.SeverityWarning, p, "Kafka stores only PREFIXED patterns under /kafka-acl-extended; this one is ignored", "")
+					r.finding(catalogue.IDACLUnknownPatternType, snapshot.SeverityWarning, p, "Kafka stores only PREFIXED patterns under /kafka-acl-extended; this one is ignored", "")
 					continue
 				}
 				r.readACLs(p, PatternPrefixed)
@@ -440,7 +441,7 @@ func (r *reader) schedule(top map[string]bool) {
 			}
 			r.children(q, true, func(names []string) {
 				if len(names) > 0 {
-					r.finding("notifications-pending", snapshot.SeverityInfo, q,
+					r.finding(catalogue.IDNotificationsPending, snapshot.SeverityInfo, q,
 						fmt.Sprintf("%d notification znode(s) not yet processed or expired", len(names)), "")
 				}
 			})
@@ -454,7 +455,7 @@ func (r *reader) readBrokers() {
 			p := "/brokers/ids/" + n
 			id, err := strconv.ParseInt(n, 10, 32)
 			if err != nil {
-				r.finding("znode-malformed", snapshot.SeverityError, p, "broker id is not an integer", "")
+				r.finding(catalogue.IDZnodeMalformed, snapshot.SeverityError, p, "broker id is not an integer", "")
 				continue
 			}
 			r.get(p, true, func(d []byte, _ zktree.Stat) {
@@ -540,7 +541,7 @@ func (r *reader) readACLs(root, pattern string) {
 			dir := root + "/" + typ
 			rt, ok := CanonicalResourceType(typ)
 			if !ok {
-				r.finding("acl-unknown-resource-type", snapshot.SeverityWarning, dir, fmt.Sprintf("unknown ACL resource type %q; its ACLs are not read", typ), "")
+				r.finding(catalogue.IDACLUnknownResourceType, snapshot.SeverityWarning, dir, fmt.Sprintf("unknown ACL resource type %q; its ACLs are not read", typ), "")
 				continue
 			}
 			r.children(dir, true, func(names []string) {
@@ -599,7 +600,7 @@ func (r *reader) assemble() {
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.topicConfigs)) {
 		if _, ok := r.topics[name]; !ok {
-			r.s.Findings = append(r.s.Findings, snapshot.Finding{ID: "topic-config-orphan", Severity: snapshot.SeverityWarning,
+			r.s.Findings = append(r.s.Findings, snapshot.Finding{ID: catalogue.IDTopicConfigOrphan, Severity: snapshot.SeverityWarning,
 				Resource: "/config/topics/" + name, Message: "topic config without a topic assignment (/brokers/topics/" + name + "); Kafka ignores it",
 				Fix: "delete the znode, or recreate the topic"})
 		}
@@ -621,7 +622,7 @@ func (r *reader) assemble() {
 		r.s.Quotas = append(r.s.Quotas, *r.quotas[k])
 	}
 	if n := len(r.s.Read.Changed); n > 0 {
-		r.s.Findings = append(r.s.Findings, snapshot.Finding{ID: "read-not-consistent", Severity: snapshot.SeverityWarning, Resource: "/",
+		r.s.Findings = append(r.s.Findings, snapshot.Finding{ID: catalogue.IDReadNotConsistent, Severity: snapshot.SeverityWarning, Resource: "/",
 			Message: fmt.Sprintf("%d znode(s) changed while the snapshot was read (see read.changed)", n),
 			Fix:     "read again when the cluster is quiet"})
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
@@ -58,7 +59,7 @@ func ReadScramKeys(src Source) ([]UserScram, []snapshot.Finding, error) {
 		p := "/config/users/" + n
 		user, err := Desanitize(n)
 		if err != nil {
-			find("znode-malformed", p, strings.TrimPrefix(err.Error(), "zkread: "), "")
+			find(catalogue.IDZnodeMalformed, p, strings.TrimPrefix(err.Error(), "zkread: "), "")
 			continue
 		}
 		data, _, err := src.Get(p)
@@ -66,14 +67,14 @@ func ReadScramKeys(src Source) ([]UserScram, []snapshot.Finding, error) {
 		case errors.Is(err, zktree.ErrNoNode):
 			continue // deleted since the listing
 		case errors.Is(err, zktree.ErrNoAuth):
-			find("znode-no-auth", p, "ZooKeeper ACLs deny reading this user's config", "connect with --zk-auth as the brokers' identity")
+			find(catalogue.IDZnodeNotReadable, p, "ZooKeeper ACLs deny reading this user's config", "connect with --zk-auth as the brokers' identity")
 			continue
 		case err != nil:
 			return nil, nil, fmt.Errorf("zkread: read %s: %w", p, err)
 		}
 		m, err := ParseEntityConfig(data)
 		if err != nil {
-			find("znode-malformed", p, strings.TrimPrefix(err.Error(), "zkread: "), "")
+			find(catalogue.IDZnodeMalformed, p, strings.TrimPrefix(err.Error(), "zkread: "), "")
 			continue
 		}
 		for _, mech := range ScramMechanisms {
@@ -83,7 +84,7 @@ func ReadScramKeys(src Source) ([]UserScram, []snapshot.Finding, error) {
 			}
 			c, err := ParseScramCredential(v)
 			if err != nil {
-				find("scram-malformed", p, mech+": "+strings.TrimPrefix(err.Error(), "zkread: "), "reset the user's password")
+				find(catalogue.IDScramMalformed, p, mech+": "+strings.TrimPrefix(err.Error(), "zkread: "), "reset the user's password")
 				continue
 			}
 			out = append(out, UserScram{User: user, Mechanism: mech, Path: p, Credential: c})
