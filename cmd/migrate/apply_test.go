@@ -65,6 +65,10 @@ func everyKindSource(t *testing.T, dir string, target *snapshot.Snapshot) (snap,
 		ACLs: []snapshot.ACL{{ResourceType: "Topic", ResourceName: "fresh", PatternType: "LITERAL", Principal: "User:alice",
 			Host: "*", Operation: "Read", Permission: "Allow"}},
 		ScramUsers: []snapshot.ScramUser{{Name: "alice", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096}}}},
+		// A ZooKeeper source never has these; a snapshot file may (one
+		// read from a KRaft cluster), and plan creates them from it.
+		ClientMetrics: []snapshot.NamedConfigs{{Name: "producers", Configs: []snapshot.Config{{Key: "interval.ms", Value: "60000"}, {Key: "metrics", Value: "org.apache.kafka.producer."}}}},
+		GroupConfigs:  []snapshot.NamedConfigs{{Name: "orders-app", Configs: []snapshot.Config{{Key: "consumer.session.timeout.ms", Value: "50000"}}}},
 	}
 	s.Sort()
 	data, err := json.Marshal(s)
@@ -168,11 +172,13 @@ func TestApplyValidateOnlyChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for kind, pair := range map[string][2]any{
-		"topics":        {before.Topics, after.Topics},
-		"broker config": {before.BrokerConfigs, after.BrokerConfigs},
-		"quotas":        {before.Quotas, after.Quotas},
-		"ACLs":          {before.ACLs, after.ACLs},
-		"SCRAM users":   {before.ScramUsers, after.ScramUsers},
+		"topics":         {before.Topics, after.Topics},
+		"broker config":  {before.BrokerConfigs, after.BrokerConfigs},
+		"quotas":         {before.Quotas, after.Quotas},
+		"ACLs":           {before.ACLs, after.ACLs},
+		"SCRAM users":    {before.ScramUsers, after.ScramUsers},
+		"client-metrics": {before.ClientMetrics, after.ClientMetrics},
+		"group configs":  {before.GroupConfigs, after.GroupConfigs},
 	} {
 		if !reflect.DeepEqual(pair[0], pair[1]) {
 			t.Errorf("validate-only changed the target's %s:\nbefore %+v\nafter  %+v", kind, pair[0], pair[1])

@@ -57,14 +57,16 @@ type kindSpec struct {
 }
 
 var kindSpecs = map[plan.Kind]*kindSpec{
-	plan.KindTopic:        topicKind,
-	plan.KindPartitions:   partitionsKind,
-	plan.KindReassignment: reassignmentKind,
-	plan.KindTopicConfig:  topicConfigKind,
-	plan.KindBrokerConfig: brokerConfigKind,
-	plan.KindQuota:        quotaKind,
-	plan.KindACL:          aclKind,
-	plan.KindScramUser:    scramUserKind,
+	plan.KindTopic:         topicKind,
+	plan.KindPartitions:    partitionsKind,
+	plan.KindReassignment:  reassignmentKind,
+	plan.KindTopicConfig:   topicConfigKind,
+	plan.KindBrokerConfig:  brokerConfigKind,
+	plan.KindQuota:         quotaKind,
+	plan.KindACL:           aclKind,
+	plan.KindScramUser:     scramUserKind,
+	plan.KindClientMetrics: clientMetricsKind,
+	plan.KindGroupConfig:   groupConfigKind,
 }
 
 func kindSpecOf(k plan.Kind) (*kindSpec, error) {
@@ -119,6 +121,15 @@ func always(r *rpc) func(c *plan.Change) *rpc { return func(*plan.Change) *rpc {
 func needsBefore(c *plan.Change) string {
 	if c.Before == nil {
 		return "no before-state"
+	}
+	return ""
+}
+
+// needsBeforeAndAfter is the check of a config kind whose every change,
+// a delete too, holds both states (the keys to delete are the before-state's).
+func needsBeforeAndAfter(c *plan.Change) string {
+	if c.Before == nil || c.After == nil {
+		return "no before- or after-state"
 	}
 	return ""
 }

@@ -38,6 +38,9 @@ func TestKindRegistry(t *testing.T) {
 		{plan.KindACL, plan.ActionDelete, RPCDeleteACLs, false},
 		{plan.KindACL, plan.ActionUpdate, "", false},
 		{plan.KindScramUser, plan.ActionCreate, RPCAlterUserScramCredRPC, false},
+		{plan.KindClientMetrics, plan.ActionCreate, RPCIncrementalAlter, true},
+		{plan.KindClientMetrics, plan.ActionDelete, RPCIncrementalAlter, true},
+		{plan.KindGroupConfig, plan.ActionUpdate, RPCIncrementalAlter, true},
 	}
 	for _, tt := range tests {
 		c := &plan.Change{ID: "x", Kind: tt.kind, Action: tt.action}
@@ -54,7 +57,7 @@ func TestKindRegistry(t *testing.T) {
 		}
 	}
 	var uk *plan.UnknownKindError
-	if _, err := RPCOf(&plan.Change{Kind: "group-config", Action: plan.ActionCreate}); !errors.As(err, &uk) || uk.Kind != "group-config" {
-		t.Errorf("RPCOf(unknown kind) = %v, want an *plan.UnknownKindError naming group-config", err)
+	if _, err := RPCOf(&plan.Change{Kind: "delegation-token", Action: plan.ActionCreate}); !errors.As(err, &uk) || uk.Kind != "delegation-token" {
+		t.Errorf("RPCOf(unknown kind) = %v, want an *plan.UnknownKindError naming delegation-token", err)
 	}
 }

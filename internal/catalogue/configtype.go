@@ -31,14 +31,46 @@ type Scope int
 const (
 	ScopeTopic Scope = iota
 	ScopeBroker
+	// ScopeClientMetrics is a client-metrics subscription (KIP-714).
+	ScopeClientMetrics
+	// ScopeGroup is a group's configs (KIP-848 and KIP-932).
+	ScopeGroup
 )
+
+// clientMetricsConfigTypes are the keys of a client-metrics subscription
+// (Kafka's ClientMetricsConfigs).
+var clientMetricsConfigTypes = map[string]Type{
+	"metrics":     TypeList,
+	"interval.ms": TypeInt,
+	"match":       TypeList,
+}
+
+// groupConfigTypes are the keys of a group config as Kafka 4.1 defines them
+// (GroupConfig).
+var groupConfigTypes = map[string]Type{
+	"consumer.session.timeout.ms":    TypeInt,
+	"consumer.heartbeat.interval.ms": TypeInt,
+	"share.session.timeout.ms":       TypeInt,
+	"share.heartbeat.interval.ms":    TypeInt,
+	"share.record.lock.duration.ms":  TypeInt,
+	"share.auto.offset.reset":        TypeString,
+	"share.isolation.level":          TypeString,
+	"streams.session.timeout.ms":     TypeInt,
+	"streams.heartbeat.interval.ms":  TypeInt,
+	"streams.num.standby.replicas":   TypeInt,
+}
 
 // ConfigType returns the Kafka type of key in scope, or TypeUnknown. Broker
 // keys may carry a listener prefix (listener.name.<listener>.[<mechanism>.]key);
 // the type is that of the unprefixed key.
 func ConfigType(scope Scope, key string) Type {
-	if scope == ScopeTopic {
+	switch scope {
+	case ScopeTopic:
 		return topicConfigTypes[key]
+	case ScopeClientMetrics:
+		return clientMetricsConfigTypes[key]
+	case ScopeGroup:
+		return groupConfigTypes[key]
 	}
 	if t, ok := brokerConfigTypes[key]; ok {
 		return t

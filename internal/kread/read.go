@@ -42,7 +42,7 @@ type Options struct {
 	// Topics, when set, keeps only the topics whose names match (their
 	// configs and reassignments too).
 	Topics *regexp.Regexp
-	// SkipConfigs skips topic and broker configs.
+	// SkipConfigs skips topic, broker, client-metrics and group configs.
 	SkipConfigs bool
 	// ConfigBatch is the number of topics per DescribeConfigs request
 	// (default 1000).
@@ -178,6 +178,9 @@ func read(ctx context.Context, conn *kafkaconn.Conn, via kmsg.Requestor, opts Op
 	// Phase 2: configs of the topics and brokers found.
 	if !opts.SkipConfigs {
 		if err := r.configs(ctx, s); err != nil {
+			return nil, err
+		}
+		if err := r.kraftKinds(ctx, s); err != nil {
 			return nil, err
 		}
 	}

@@ -145,8 +145,55 @@ func cases(t testing.TB) map[string]plan.Input {
 		"prune-cluster-configs":    {Source: legacy(), Target: targetWithELR(), Options: plan.Options{Prune: true, PruneClusterConfigs: true, Include: []plan.Kind{plan.KindBrokerConfig}}},
 		"raise-to-target-minimums": {Source: legacy(), Target: partialTarget(), Options: plan.Options{RaiseToTargetMinimums: true, Include: []plan.Kind{plan.KindTopic, plan.KindTopicConfig}}},
 		"raise-existing-topic":     {Source: legacy(), Target: tinyOnTarget(), Options: plan.Options{RaiseToTargetMinimums: true, Include: []plan.Kind{plan.KindTopicConfig}}},
+		"kraft-kinds":              {Source: kraftSource(), Target: kraftTarget()},
+		"kraft-kinds-prune":        {Source: kraftSource(), Target: kraftTarget(), Options: plan.Options{Prune: true}},
+		"kraft-kinds-zk-prune":     {Source: legacy(), Target: kraftTarget(), Options: plan.Options{Prune: true, Include: []plan.Kind{plan.KindClientMetrics, plan.KindGroupConfig}}},
 		"in-sync":                  {Source: legacy(), Target: plantest.Simulate(t, partialTarget(), mustBuild(plan.Input{Source: legacy(), Target: partialTarget(), Credentials: creds()}).Changes), Credentials: creds()},
 	}
+}
+
+func named(name string, kv ...string) snapshot.NamedConfigs {
+	return snapshot.NamedConfigs{Name: name, Configs: cfg(kv...)}
+}
+
+// kraftSource is a Kafka 4.1 KRaft cluster read through the admin protocol,
+// with client-metrics subscriptions and group configs.
+func kraftSource() *snapshot.Snapshot {
+	s := &snapshot.Snapshot{
+		Format: 1, Source: snapshot.SourceKafka, ClusterID: "kraft-src",
+		Brokers: []snapshot.Broker{{ID: 1}},
+		ClientMetrics: []snapshot.NamedConfigs{
+			named("new-sub", "interval.ms", "60000", "match", "client_id=app-.*", "metrics", "org.apache.kafka.producer."),
+			named("changed-sub", "interval.ms", "30000", "metrics", "*"),
+			named("same-sub", "interval.ms", "10000", "metrics", "org.apache.kafka.consumer.fetch.manager., org.apache.kafka.consumer.coordinator."),
+		},
+		GroupConfigs: []snapshot.NamedConfigs{
+			named("orders-app", "consumer.heartbeat.interval.ms", "6000", "consumer.session.timeout.ms", "50000"),
+			named("billing", "share.record.lock.duration.ms", "45000"),
+			named("same-group", "consumer.session.timeout.ms", "45000"),
+		},
+	}
+	s.Sort()
+	return s
+}
+
+// kraftTarget holds some of kraftSource's subscriptions and groups, one
+// differing, one the same (a list spelled with other spaces, a number with
+// the same value) and some only it has.
+func kraftTarget() *snapshot.Snapshot {
+	t := emptyTarget()
+	t.ClientMetrics = []snapshot.NamedConfigs{
+		named("changed-sub", "interval.ms", "60000", "match", "client_software_name=kafka-python", "metrics", "*"),
+		named("same-sub", "interval.ms", "10000", "metrics", "org.apache.kafka.consumer.fetch.manager.,org.apache.kafka.consumer.coordinator."),
+		named("target-only-sub", "interval.ms", "5000", "metrics", "org.apache.kafka.producer."),
+	}
+	t.GroupConfigs = []snapshot.NamedConfigs{
+		named("billing", "share.record.lock.duration.ms", "30000", "share.auto.offset.reset", "earliest"),
+		named("same-group", "consumer.session.timeout.ms", "45000"),
+		named("target-only-group", "consumer.session.timeout.ms", "60000"),
+	}
+	t.Sort()
+	return t
 }
 
 // targetWithELR is partialTarget with the cluster-level min.insync.replicas

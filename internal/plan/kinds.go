@@ -37,14 +37,16 @@ var specs map[Kind]*spec
 
 func init() {
 	specs = map[Kind]*spec{
-		KindTopic:        topicSpec,
-		KindPartitions:   partitionsSpec,
-		KindReassignment: reassignmentSpec,
-		KindTopicConfig:  topicConfigSpec,
-		KindBrokerConfig: brokerConfigSpec,
-		KindQuota:        quotaSpec,
-		KindACL:          aclSpec,
-		KindScramUser:    scramUserSpec,
+		KindTopic:         topicSpec,
+		KindPartitions:    partitionsSpec,
+		KindReassignment:  reassignmentSpec,
+		KindTopicConfig:   topicConfigSpec,
+		KindBrokerConfig:  brokerConfigSpec,
+		KindQuota:         quotaSpec,
+		KindACL:           aclSpec,
+		KindScramUser:     scramUserSpec,
+		KindClientMetrics: clientMetricsSpec,
+		KindGroupConfig:   groupConfigSpec,
 	}
 }
 

@@ -44,13 +44,13 @@ func TestRegistryComplete(t *testing.T) {
 // TestUnknownKind: every registry question about an unknown kind is an
 // error naming the kind, never a silent default.
 func TestUnknownKind(t *testing.T) {
-	c := &Change{ID: "client-metrics:m", Kind: "client-metrics", Action: ActionCreate, After: &State{}}
+	c := &Change{ID: "delegation-token:t", Kind: "delegation-token", Action: ActionCreate, After: &State{}}
 	ix := NewTarget(&snapshot.Snapshot{Format: 1})
 	named := func(t *testing.T, err error) {
 		t.Helper()
 		var uk *UnknownKindError
-		if !errors.As(err, &uk) || uk.Kind != c.Kind || !strings.Contains(err.Error(), `"client-metrics"`) {
-			t.Errorf("error = %v, want an *UnknownKindError naming client-metrics", err)
+		if !errors.As(err, &uk) || uk.Kind != c.Kind || !strings.Contains(err.Error(), `"delegation-token"`) {
+			t.Errorf("error = %v, want an *UnknownKindError naming delegation-token", err)
 		}
 	}
 	tests := []struct {
@@ -67,7 +67,7 @@ func TestUnknownKind(t *testing.T) {
 	}
 	t.Run("Check", func(t *testing.T) {
 		st, obs := ix.Check(c)
-		if st != Stale || !strings.Contains(obs, `unknown change kind "client-metrics"`) {
+		if st != Stale || !strings.Contains(obs, `unknown change kind "delegation-token"`) {
 			t.Errorf("Check = %v %q, want stale naming the kind", st, obs)
 		}
 	})

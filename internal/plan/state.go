@@ -42,6 +42,9 @@ type Target struct {
 	quotas  map[string]map[string]float64
 	scram   map[[2]string]int32
 	brokers map[string][]snapshot.Config
+	// clientMetrics and groups: configs by subscription and group name.
+	clientMetrics map[string][]snapshot.Config
+	groups        map[string][]snapshot.Config
 }
 
 // NewTarget indexes a target snapshot (which must be sorted).
@@ -62,6 +65,8 @@ func NewTarget(s *snapshot.Snapshot) *Target {
 	for _, bc := range s.BrokerConfigs {
 		t.brokers[bc.Broker] = bc.Configs
 	}
+	t.clientMetrics = byName(s.ClientMetrics)
+	t.groups = byName(s.GroupConfigs)
 	return t
 }
 
@@ -144,3 +149,11 @@ func Fingerprint(p *Plan) string {
 
 // Runnable reports whether the plan has changes to run.
 func (p *Plan) Runnable() bool { return len(p.Changes) > 0 }
+
+func byName(list []snapshot.NamedConfigs) map[string][]snapshot.Config {
+	m := make(map[string][]snapshot.Config, len(list))
+	for _, nc := range list {
+		m[nc.Name] = nc.Configs
+	}
+	return m
+}

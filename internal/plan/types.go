@@ -25,10 +25,14 @@ const (
 	KindQuota        Kind = "quota"
 	KindACL          Kind = "acl"
 	KindScramUser    Kind = "scram-user"
+	// KindClientMetrics and KindGroupConfig come only from a KRaft source
+	// read through the admin protocol.
+	KindClientMetrics Kind = "client-metrics"
+	KindGroupConfig   Kind = "group-config"
 )
 
 // Kinds lists every kind in apply order.
-var Kinds = []Kind{KindTopic, KindPartitions, KindReassignment, KindTopicConfig, KindBrokerConfig, KindQuota, KindACL, KindScramUser}
+var Kinds = []Kind{KindTopic, KindPartitions, KindReassignment, KindTopicConfig, KindBrokerConfig, KindQuota, KindACL, KindScramUser, KindClientMetrics, KindGroupConfig}
 
 // Action is what a change does to its resource.
 type Action string
@@ -95,9 +99,9 @@ type Change struct {
 
 // Resource identifies what a change touches.
 type Resource struct {
-	Type string `json:"type"` // topic, broker, quota, acl, user
+	Type string `json:"type"` // topic, broker, quota, acl, user, client-metrics, group
 	// Name: topic name; broker id ("" = cluster default); quota entity
-	// string; ACL key string; user name.
+	// string; ACL key string; user name; subscription name; group id.
 	Name      string               `json:"name"`
 	Entity    snapshot.QuotaEntity `json:"entity,omitempty"`
 	ACL       *snapshot.ACL        `json:"acl,omitempty"`
@@ -115,6 +119,8 @@ type Resource struct {
 //	quota:         Quota (only the keys the change touches)
 //	acl:           Present
 //	scram-user:    Iterations, Password
+//	client-metrics: Configs (only the keys the change touches)
+//	group-config:  Configs (only the keys the change touches)
 type State struct {
 	Partitions        int32              `json:"partitions,omitempty"`
 	ReplicationFactor int                `json:"replication_factor,omitempty"`

@@ -107,6 +107,12 @@ func (s *Snapshot) Sort() {
 		SortConfigs(s.BrokerConfigs[i].Configs)
 	}
 	slices.SortFunc(s.BrokerConfigs, func(a, b BrokerConfig) int { return compareBrokerNames(a.Broker, b.Broker) })
+	for _, list := range [][]NamedConfigs{s.ClientMetrics, s.GroupConfigs} {
+		for i := range list {
+			SortConfigs(list[i].Configs)
+		}
+		slices.SortFunc(list, func(a, b NamedConfigs) int { return strings.Compare(a.Name, b.Name) })
+	}
 	slices.SortFunc(s.Quotas, func(a, b Quota) int { return strings.Compare(a.Entity.String(), b.Entity.String()) })
 	for i := range s.ScramUsers {
 		slices.SortFunc(s.ScramUsers[i].Credentials, func(a, b ScramCredential) int { return strings.Compare(a.Mechanism, b.Mechanism) })

@@ -34,6 +34,12 @@ type Snapshot struct {
 	Quotas        []Quota        `json:"quotas,omitempty"`
 	ScramUsers    []ScramUser    `json:"scram_users,omitempty"`
 	ACLs          []ACL          `json:"acls,omitempty"`
+	// ClientMetrics are the client-metrics subscriptions (KIP-714) and
+	// GroupConfigs the per-group configs (KIP-848), each with its dynamic
+	// configs only. Only a KRaft cluster read through the admin protocol
+	// has them; ZooKeeper never does.
+	ClientMetrics []NamedConfigs `json:"client_metrics,omitempty"`
+	GroupConfigs  []NamedConfigs `json:"group_configs,omitempty"`
 
 	DelegationTokens    []DelegationToken     `json:"delegation_tokens,omitempty"`
 	PendingDeletes      []string              `json:"pending_deletes,omitempty"`
@@ -169,6 +175,13 @@ type Config struct {
 // default when Broker is "" (ZooKeeper's <default>).
 type BrokerConfig struct {
 	Broker  string   `json:"broker"`
+	Configs []Config `json:"configs"`
+}
+
+// NamedConfigs is a named config resource with its configs: a
+// client-metrics subscription or a group.
+type NamedConfigs struct {
+	Name    string   `json:"name"`
 	Configs []Config `json:"configs"`
 }
 

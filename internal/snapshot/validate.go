@@ -68,6 +68,20 @@ func (s *Snapshot) Validate() error {
 			return err
 		}
 	}
+	for _, l := range []struct {
+		name, what string
+		list       []NamedConfigs
+	}{{"client_metrics", "subscription", s.ClientMetrics}, {"group_configs", "group", s.GroupConfigs}} {
+		if err := unique(l.name, len(l.list), func(i int) string { return l.list[i].Name }, l.what); err != nil {
+			return err
+		}
+		for i := range l.list {
+			nc := &l.list[i]
+			if err := unique(fmt.Sprintf("%s %q: configs", l.what, nc.Name), len(nc.Configs), func(j int) string { return nc.Configs[j].Key }, "config"); err != nil {
+				return err
+			}
+		}
+	}
 	if err := unique("quotas", len(s.Quotas), func(i int) string { return s.Quotas[i].Entity.String() }, "quota entity"); err != nil {
 		return err
 	}

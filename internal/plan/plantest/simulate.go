@@ -137,6 +137,12 @@ var simulators = map[plan.Kind]func(sim *simulator, c *plan.Change){
 			sim.acls[c.Resource.ACL.Key()] = *c.Resource.ACL
 		}
 	},
+	plan.KindClientMetrics: func(sim *simulator, c *plan.Change) {
+		sim.t.ClientMetrics = mergeNamed(sim.t.ClientMetrics, c)
+	},
+	plan.KindGroupConfig: func(sim *simulator, c *plan.Change) {
+		sim.t.GroupConfigs = mergeNamed(sim.t.GroupConfigs, c)
+	},
 	plan.KindScramUser: func(sim *simulator, c *plan.Change) {
 		t := sim.t
 		cred := snapshot.ScramCredential{Mechanism: c.Resource.Mechanism, Iterations: c.After.Iterations}
@@ -161,6 +167,18 @@ func placement(t *snapshot.Snapshot, assign [][]int32, i, rf int) []int32 {
 		out = append(out, t.Brokers[(i+r)%len(t.Brokers)].ID)
 	}
 	return out
+}
+
+// mergeNamed applies a config change to a named config resource; one left
+// without configs is gone, as Kafka forgets it.
+func mergeNamed(list []snapshot.NamedConfigs, c *plan.Change) []snapshot.NamedConfigs {
+	i := slices.IndexFunc(list, func(nc snapshot.NamedConfigs) bool { return nc.Name == c.Resource.Name })
+	if i < 0 {
+		i = len(list)
+		list = append(list, snapshot.NamedConfigs{Name: c.Resource.Name})
+	}
+	list[i].Configs = mergeConfigs(list[i].Configs, c)
+	return slices.DeleteFunc(list, func(nc snapshot.NamedConfigs) bool { return len(nc.Configs) == 0 })
 }
 
 func mergeConfigs(cur []snapshot.Config, c *plan.Change) []snapshot.Config {
