@@ -31,9 +31,12 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
 
-const bootstrapUsage = `Usage: migrate bootstrap (--zookeeper host:port[,host:port][/chroot] [--zk-auth @FILE] | --zk-data-dir DIR)
+const bootstrapUsage = `Usage: migrate bootstrap (--zookeeper host:port[/chroot] [--zk-auth @FILE]
+                          | --zk-data-dir DIR)
                          (--metadata-dir DIR... | --in FILE --out FILE)
-                         [--principals REGEXP] [--dry-run] [-o text|json]
+                         [--principals REGEXP] [--delegation-tokens]
+                         [--topic-ids [--topics REGEXP]] [--dry-run]
+                         [-o text|json]
        migrate bootstrap --show FILE [-o text|json]
 
 Seeds a freshly formatted, never-started KRaft cluster with the source's
@@ -77,7 +80,8 @@ with their topic ids: a TopicRecord and one PartitionRecord per partition
 the leaders off the not-yet-registered brokers at its first start and,
 once they register, elects them again (an unclean election, logged as
 such, of empty partitions). Internal topics and topics pending deletion
-are left out; configs follow with plan/apply. The target's brokers must have the source's ids.
+are left out; configs follow with plan/apply. The target's brokers must
+have the source's ids.
 
 --in FILE --out FILE work on a checkpoint file instead (no started-cluster
 or cluster-id check: the file alone does not say). --show FILE lists a
