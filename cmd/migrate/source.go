@@ -89,6 +89,13 @@ func (f *sourceFlags) validate() error {
 	if f.commandConfig != "" && f.bootstrap == "" {
 		return errors.New("--source-command-config is for --source-bootstrap-server; give that too")
 	}
+	if f.bootstrap != "" && f.zookeeper == "" {
+		for _, z := range []struct{ flag, value string }{{"--zk-auth", f.zkAuth}, {"--zk-tls-config-file", f.zkTLSConfigFile}} {
+			if z.value != "" {
+				return fmt.Errorf("%s is for --zookeeper; a source read through --source-bootstrap-server takes its credentials from --source-command-config", z.flag)
+			}
+		}
+	}
 	return f.disk.validate()
 }
 

@@ -37,7 +37,10 @@ func SnapshotSummary(w io.Writer, s *snapshot.Snapshot, saved string) error {
 		p("Read", "%s", line)
 	}
 	p("Cluster id", "%s", orNone(s.ClusterID))
-	if c := s.Controller; c != nil {
+	protocol := s.Source == snapshot.SourceKafka // read through the brokers: no ZooKeeper bookkeeping
+	if c := s.Controller; c != nil && protocol {
+		p("Controller", "broker %d (as the brokers report it; the admin protocol gives no epoch)", c.BrokerID)
+	} else if c != nil {
 		kind := "ZooKeeper controller"
 		if c.KRaftControllerEpoch >= 0 {
 			kind = fmt.Sprintf("KRaft controller (epoch %d): a migration is in progress", c.KRaftControllerEpoch)
@@ -95,8 +98,13 @@ func SnapshotSummary(w io.Writer, s *snapshot.Snapshot, saved string) error {
 	}
 	p("ACLs", "%d (%d literal, %d prefixed)", len(s.ACLs), len(s.ACLs)-prefixed, prefixed)
 	p("Delegation tokens", "%d", len(s.DelegationTokens))
-	p("Pending deletes", "%d", len(s.PendingDeletes))
-	p("Legacy requests", "%d reassignments, %d preferred elections", len(s.LegacyReassignments), len(s.PreferredElections))
+	if protocol {
+		p("Pending deletes", "not visible through the admin protocol")
+		p("Legacy requests", "not visible through the admin protocol")
+	} else {
+		p("Pending deletes", "%d", len(s.PendingDeletes))
+		p("Legacy requests", "%d reassignments, %d preferred elections", len(s.LegacyReassignments), len(s.PreferredElections))
+	}
 	if r.Mode == "full" {
 		p("Old consumer groups", "%d", len(s.ConsumerGroups))
 	}

@@ -17,6 +17,9 @@ func TestSnapshotSummaryGolden(t *testing.T) {
 	tests := []struct{ fixture, saved, golden string }{
 		{filepath.Join("..", "check", "testdata", "legacy.snapshot.json"), "saved.json", "snapshot-legacy.txt"},
 		{filepath.Join("..", "snapshot", "testdata", "valid.snapshot.json"), "saved.json", "snapshot-valid.txt"},
+		// The test bed's Kafka 3.9 source read through its brokers
+		// (migrate snapshot --source-bootstrap-server -o json).
+		{filepath.Join("testdata", "kafka.snapshot.json"), "", "snapshot-kafka.txt"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
