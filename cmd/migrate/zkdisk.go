@@ -86,16 +86,12 @@ func (f *zkDiskFlags) read(ctx context.Context, opt zkread.Options) (*snapshot.S
 	if err != nil {
 		return nil, err
 	}
+	// What the snapshot records is taken from res now: res is not used
+	// after, so with a chroot the whole tree can be collected while zkread
+	// reads the subtree.
 	dir, _ := filepath.Abs(res.SnapDir)
-	opt.Address = dir + f.chroot + fmt.Sprintf(" at zxid %#x", res.Zxid)
-	s, err := zkread.Read(ctx, zkdisk.Source{Tree: tree, Zxid: res.Zxid}, opt)
-	if errors.Is(err, zkread.ErrNotKafka) {
-		return nil, fmt.Errorf("no Kafka metadata in %s%s at zxid %#x (no /brokers, /config or /cluster/id); wrong --zk-chroot?", dir, f.chroot, res.Zxid)
-	}
-	if err != nil {
-		return nil, err
-	}
-	off := &snapshot.OfflineRead{DataDir: dir, Chroot: f.chroot, Zxid: res.Zxid, Applied: res.Applied}
+	zxid := res.Zxid
+	off := &snapshot.OfflineRead{DataDir: dir, Chroot: f.chroot, Zxid: zxid, Applied: res.Applied}
 	if res.Snapshot != "" {
 		off.Snapshot = filepath.Base(res.Snapshot)
 	}
@@ -105,15 +101,25 @@ func (f *zkDiskFlags) read(ctx context.Context, opt zkread.Options) (*snapshot.S
 	if !res.Time.IsZero() {
 		off.ZxidTime = res.Time.Format(time.RFC3339Nano)
 	}
-	s.Read.Offline = off
+	var damage []snapshot.Finding
 	for _, w := range res.Warnings {
 		msg := w.Message
 		if w.Offset >= 0 {
 			msg = fmt.Sprintf("at offset %d: %s", w.Offset, w.Message)
 		}
-		s.Findings = append(s.Findings, snapshot.Finding{ID: catalogue.IDZKDataDirDamage, Severity: snapshot.SeverityWarning, Resource: w.File,
-			Message: msg + fmt.Sprintf("; the read shows the last consistent point, zxid %#x", res.Zxid),
+		damage = append(damage, snapshot.Finding{ID: catalogue.IDZKDataDirDamage, Severity: snapshot.SeverityWarning, Resource: w.File,
+			Message: msg + fmt.Sprintf("; the read shows the last consistent point, zxid %#x", zxid),
 			Fix:     "copy the data directory again from a healthy ensemble member, or restore the file from a backup"})
 	}
+	opt.Address = dir + f.chroot + fmt.Sprintf(" at zxid %#x", zxid)
+	s, err := zkread.Read(ctx, zkdisk.Source{Tree: tree, Zxid: zxid}, opt)
+	if errors.Is(err, zkread.ErrNotKafka) {
+		return nil, fmt.Errorf("no Kafka metadata in %s%s at zxid %#x (no /brokers, /config or /cluster/id); wrong --zk-chroot?", dir, f.chroot, zxid)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.Read.Offline = off
+	s.Findings = append(s.Findings, damage...)
 	return s, nil
 }

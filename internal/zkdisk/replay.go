@@ -138,8 +138,11 @@ func Read(opt Options) (*Result, error) {
 		target = opt.Zxid
 	}
 	if !opt.Time.IsZero() {
-		cut, ws := cutAtTime(logs, opt.Time.UnixMilli())
+		cut, ws, err := cutAtTime(logs, opt.Time)
 		res.warn(ws...)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", logDir, err)
+		}
 		target = min(target, cut)
 	}
 	// Newest snapshot first, as FileSnap does; a damaged one is skipped.
@@ -289,8 +292,11 @@ func replay(t *tree, logs []dirFile, from, target int64) (last, at int64, applie
 }
 
 // cutAtTime returns the last zxid before the first transaction later than
-// ms (math.MaxInt64 when none is later).
-func cutAtTime(logs []dirFile, ms int64) (int64, []Warning) {
+// at (math.MaxInt64 when none is later). When even the oldest transaction
+// in the logs is later, the point is zxid 0 if the logs hold the whole
+// history (they start at zxid 1), and unknowable otherwise.
+func cutAtTime(logs []dirFile, at time.Time) (int64, []Warning, error) {
+	ms := at.UnixMilli()
 	var ws []Warning
 	last := int64(-1)
 	for _, lf := range logs {
@@ -312,13 +318,17 @@ func cutAtTime(logs []dirFile, ms int64) (int64, []Warning) {
 			}
 			if txn.Time > ms {
 				l.Close()
-				return txn.Zxid - 1, ws
+				if last == -1 && txn.Zxid > 1 {
+					return 0, ws, fmt.Errorf("%s is before the oldest transaction in the logs (zxid %#x at %s): the history before it is not in the directory",
+						at.UTC().Format(time.RFC3339), txn.Zxid, time.UnixMilli(txn.Time).UTC().Format(time.RFC3339))
+				}
+				return txn.Zxid - 1, ws, nil
 			}
 			last = txn.Zxid
 		}
 		l.Close()
 	}
-	return math.MaxInt64, ws
+	return math.MaxInt64, ws, nil
 }
 
 // logsFor picks the log files that can hold transactions after zxid: the

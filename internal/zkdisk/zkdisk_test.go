@@ -75,6 +75,19 @@ func TestDirForms(t *testing.T) {
 	if _, err := Read(Options{DataDir: fixtureDir, Zxid: 0x200}); err == nil || !strings.Contains(err.Error(), "zxid 0x200 is past the last transaction") {
 		t.Errorf("zxid past the end: %v", err)
 	}
+	// The logs hold the whole history (from zxid 1): any point can be read,
+	// from the empty tree if need be.
+	if r, err := Read(Options{DataDir: copyDir(t, fixtureSnap, fixtureLog), Zxid: 0x20}); err != nil || r.Snapshot != "" || r.Zxid != 0x20 {
+		t.Errorf("zxid before the only snapshot, whole log: %v", err)
+	}
+	// Only late files: a point before them cannot be read.
+	late := copyDir(t, "testdata/zk39/version-2/snapshot.2a", "testdata/zk39/version-2/log.2c")
+	if _, err := Read(Options{DataDir: late, Time: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)}); err == nil || !strings.Contains(err.Error(), "2020-01-01T00:00:00Z is before the oldest transaction in the logs (zxid 0x2c at ") {
+		t.Errorf("time before the logs: %v", err)
+	}
+	if _, err := Read(Options{DataDir: late, Zxid: 0x20}); err == nil || !strings.Contains(err.Error(), "no valid snapshot at or before zxid 0x20") {
+		t.Errorf("zxid before every snapshot: %v", err)
+	}
 	if _, err := Read(Options{DataDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "no ZooKeeper snapshot or log files") {
 		t.Errorf("empty dir: %v", err)
 	}
