@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
-	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
 // checkUncarried flags what the admin protocol cannot recreate: SCRAM
@@ -52,7 +51,9 @@ func checkUncarried(c *run) {
 			}
 		}
 	}
-	if len(withID) > 0 && c.s.Source != snapshot.SourceKafka {
+	// Whether read from ZooKeeper or through the brokers, a topic created
+	// on the target through the admin protocol gets a new id.
+	if len(withID) > 0 {
 		c.add("CARRY-TOPIC-ID", "topics",
 			fmt.Sprintf("%s will get new topic ids when recreated (%s)", plural(len(withID), "topic"), sample(withID, 5)), "")
 	}

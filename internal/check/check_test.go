@@ -276,6 +276,7 @@ var cases = []struct {
 	}, 1, "warning", "delegation-token:tok-1", "User:alice"},
 	{"no delegation tokens", "CARRY-DELEGATION-TOKEN", Options{}, func(s *snapshot.Snapshot) {}, 0, "", "", ""},
 	{"topic ids change", "CARRY-TOPIC-ID", Options{}, func(s *snapshot.Snapshot) {}, 1, "info", "topics", "1 topic will get new topic ids"},
+	{"topic ids change from a source read through its brokers too", "CARRY-TOPIC-ID", Options{}, func(s *snapshot.Snapshot) { s.Source = snapshot.SourceKafka }, 1, "info", "topics", "1 topic will get new topic ids"},
 	{"no topic ids to change", "CARRY-TOPIC-ID", Options{}, func(s *snapshot.Snapshot) { s.Topics[0].ID = "" }, 0, "", "", ""},
 	{"topics being deleted are not recreated", "CARRY-TOPIC-ID", Options{}, func(s *snapshot.Snapshot) { s.PendingDeletes = []string{"orders"} }, 0, "", "", ""},
 	{"internal topics are not recreated", "CARRY-TOPIC-ID", Options{}, func(s *snapshot.Snapshot) { s.Topics[0].Name = "__consumer_offsets" }, 0, "", "", ""},
