@@ -99,7 +99,7 @@ func TestLoadSASL(t *testing.T) {
 			`sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="admin";`,
 			err: "kafkaconn: DIR/client.properties:3: sasl.jaas.config: no password for user admin"},
 		{name: "unquoted number password", body: "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n" +
-			`sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password=41700;`,
+			`sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password=9081726354453627;`,
 			err: `kafkaconn: DIR/client.properties:3: sasl.jaas.config: value not specified for key "password" (unquoted values must start with a letter; quote it)`},
 		// A password written without "password=" reads as an option name;
 		// seen on the real bed: the error quoted it on stderr.
@@ -243,7 +243,7 @@ func TestDescribe(t *testing.T) {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	for _, e := range errs {
-		for _, s := range []string{storePass, keyPass, saslPass, "41700"} {
+		for _, s := range []string{storePass, keyPass, saslPass, "9081726354453627"} {
 			if strings.Contains(e, s) {
 				fmt.Printf("FAIL: secret %q appears in %q\n", s, e)
 				code = 1
