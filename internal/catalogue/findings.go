@@ -89,6 +89,7 @@ const (
 	IDAssignmentDiffers        = "assignment-differs"
 	IDBrokerConfigBadID        = "broker-config-bad-id"
 	IDPruneKeepsClusterConfigs = "prune-keeps-cluster-configs"
+	IDPruneKeepsKRaftOnly      = "prune-keeps-kraft-only"
 	IDDelegationToken          = "delegation-token"
 	IDLegacyReassignment       = "legacy-reassignment"
 	IDOutOfScopeOffsets        = "out-of-scope-offsets"

@@ -40,7 +40,7 @@ func (b *builder) namedConfigs(k configKind, typ, labelPrefix string, src, tgt [
 	}
 	prune := b.in.Options.Prune && b.in.Source.Source == snapshot.SourceKafka
 	if b.in.Options.Prune && !prune && len(tgt) > 0 {
-		b.finding("prune-keeps-"+string(k.kind), snapshot.SeverityInfo, string(k.kind),
+		b.finding(catalogue.IDPruneKeepsKRaftOnly, snapshot.SeverityInfo, string(k.kind),
 			fmt.Sprintf("--prune leaves the target's %d %s resource(s) alone: a %s source cannot hold them", len(tgt), k.kind, b.in.Source.Source),
 			"")
 	}
