@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/zkmigrate/zkmigrate/internal/props"
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 )
 
 // Redacted replaces a secret value in everything the audit stores.
@@ -16,10 +16,10 @@ const Redacted = "[redacted]"
 var sensitiveWords = []string{"password", "passwd", "secret", "auth", "jaas", "token", "credential"}
 
 // sensitiveKey reports whether a config or JSON key names a secret
-// (props.IsSensitiveKey, plus anything mentioning jaas).
+// (catalogue.LooksSensitive, plus anything mentioning jaas).
 func sensitiveKey(key string) bool {
 	k := strings.ToLower(key)
-	return props.IsSensitiveKey(k) || strings.Contains(k, "jaas") || strings.Contains(k, "passwd")
+	return catalogue.LooksSensitive(k) || strings.Contains(k, "jaas") || strings.Contains(k, "passwd")
 }
 
 // sensitiveName reports whether a flag name names a secret: it contains
@@ -31,7 +31,7 @@ func sensitiveName(name string) bool {
 			return true
 		}
 	}
-	return props.IsSensitiveKey(n)
+	return catalogue.LooksSensitive(n)
 }
 
 var (

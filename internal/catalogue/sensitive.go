@@ -38,3 +38,20 @@ func IsSensitive(key string) bool {
 	}
 	return ConfigType(ScopeBroker, k) == TypePassword || ConfigType(ScopeTopic, k) == TypePassword
 }
+
+// LooksSensitive reports whether a config key holds a secret: passwords,
+// keys, JAAS configs, encoder secrets and the like. It errs on the side of
+// redaction: it covers Kafka's own password-type keys (IsSensitive)
+// and any key whose name suggests a secret.
+func LooksSensitive(key string) bool {
+	if IsSensitive(key) {
+		return true
+	}
+	k := strings.ToLower(key)
+	for _, s := range []string{"password", "secret", "sasl.jaas.config", "ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.truststore.certificates", "credential", "token", "private.key", "apikey", "api.key"} {
+		if strings.Contains(k, s) {
+			return true
+		}
+	}
+	return strings.HasPrefix(k, "scram-sha-")
+}

@@ -57,3 +57,23 @@ func TestIsSensitiveCoversPasswordTypes(t *testing.T) {
 		}
 	}
 }
+
+func TestLooksSensitive(t *testing.T) {
+	for key, want := range map[string]bool{
+		"ssl.keystore.password":                                 true, // Kafka's own
+		"listener.name.internal.scram-sha-256.sasl.jaas.config": true,
+		"my.custom.secret":                                      true, // by its name
+		"schema.registry.basic.auth.credentials.source":         true,
+		"api.key":                 true,
+		"SCRAM-SHA-256":           true, // a user's credential key
+		"confluent.license.token": true,
+		"retention.ms":            false,
+		"ssl.keystore.location":   false,
+		"sasl.mechanism":          false,
+		"min.insync.replicas":     false,
+	} {
+		if got := LooksSensitive(key); got != want {
+			t.Errorf("LooksSensitive(%q) = %v, want %v", key, got, want)
+		}
+	}
+}

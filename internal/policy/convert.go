@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/props"
 )
 
@@ -62,7 +63,7 @@ func readBroker(f *props.File) *broker {
 		if isKafkaKey(e.Key) {
 			continue
 		}
-		if props.IsSensitiveKey(e.Key) {
+		if catalogue.LooksSensitive(e.Key) {
 			b.secrets[e.Key] = e
 		} else {
 			b.custom[e.Key] = e
@@ -217,7 +218,7 @@ func (c *converter) warnDifferences() {
 		for _, g := range groups {
 			desc := "unset"
 			switch {
-			case g.set && props.IsSensitiveKey(k):
+			case g.set && catalogue.LooksSensitive(k):
 				secretN++
 				desc = fmt.Sprintf("secret value #%d (not shown)", secretN)
 			case g.set:

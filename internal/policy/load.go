@@ -11,7 +11,7 @@ import (
 	"cel.dev/cel-go/cel"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/zkmigrate/zkmigrate/internal/props"
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 )
 
 // FormatVersion is the version of the policy file schema.
@@ -318,7 +318,7 @@ func (l *loader) adapter(n *yaml.Node) (Adapter, bool) {
 			a.Config = map[string]string{}
 			for i := 0; i+1 < len(v.Content); i += 2 {
 				k, val := v.Content[i], v.Content[i+1]
-				if props.IsSensitiveKey(k.Value) {
+				if catalogue.LooksSensitive(k.Value) {
 					l.errorf(k, "%s: config: %s looks secret; a policy file must not hold secrets (set it on the controllers)", what, k.Value)
 					continue
 				}

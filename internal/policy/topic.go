@@ -1,7 +1,7 @@
 package policy
 
 import (
-	"github.com/zkmigrate/zkmigrate/internal/props"
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -31,7 +31,7 @@ func FromTopic(t *snapshot.Topic) TopicState {
 		}
 	}
 	for _, c := range t.Configs {
-		if c.Sensitive || c.Secret != nil || props.IsSensitiveKey(c.Key) {
+		if c.Sensitive || c.Secret != nil || catalogue.LooksSensitive(c.Key) {
 			continue
 		}
 		s.Configs[c.Key] = c.Value

@@ -16,10 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"unicode/utf16"
-
-	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 )
 
 // Entry is one key/value pair and the line it starts on.
@@ -280,21 +277,4 @@ func (f *File) Where(key string) string {
 		return fmt.Sprintf("%s:%d", f.Path, e.Line)
 	}
 	return f.Path
-}
-
-// IsSensitiveKey reports whether a config key holds a secret: passwords,
-// keys, JAAS configs, encoder secrets and the like. It errs on the side of
-// redaction: it covers Kafka's own password-type keys (catalogue.IsSensitive)
-// and any key whose name suggests a secret.
-func IsSensitiveKey(key string) bool {
-	if catalogue.IsSensitive(key) {
-		return true
-	}
-	k := strings.ToLower(key)
-	for _, s := range []string{"password", "secret", "sasl.jaas.config", "ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.truststore.certificates", "credential", "token", "private.key", "apikey", "api.key"} {
-		if strings.Contains(k, s) {
-			return true
-		}
-	}
-	return strings.HasPrefix(k, "scram-sha-")
 }

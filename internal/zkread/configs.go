@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
-	"github.com/zkmigrate/zkmigrate/internal/props"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
@@ -205,7 +204,7 @@ func (r *reader) brokerConfigs(path string, m map[string]string) []snapshot.Conf
 			c.Sensitive = true
 			sec := r.decrypt(path, k, ref, v)
 			c.Secret = &sec
-		case props.IsSensitiveKey(k):
+		case catalogue.LooksSensitive(k):
 			c.Sensitive = true
 			sec := secret.New(ref, v)
 			c.Secret = &sec

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/props"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -22,7 +23,7 @@ type Static struct {
 }
 
 // ReadStatic reads a broker's server.properties. Sensitive keys
-// (props.IsSensitiveKey, password-typed configs) are kept by reference
+// (catalogue.LooksSensitive, password-typed configs) are kept by reference
 // ("file:<path>#<key>") with no value.
 func ReadStatic(path string) (*Static, error) {
 	f, err := props.Load(path)
@@ -48,7 +49,7 @@ func StaticFrom(f *props.File) *Static {
 	}
 	st.AuthorizerZK = m["authorizer.zookeeper.url"]
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if props.IsSensitiveKey(k) || IsPasswordConfig(k) {
+		if catalogue.LooksSensitive(k) || IsPasswordConfig(k) {
 			ref := secret.Ref("file:" + f.Path + "#" + k)
 			st.Config.Configs = append(st.Config.Configs, snapshot.Config{Key: k, Sensitive: true, Secret: &ref})
 			continue
