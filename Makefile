@@ -85,10 +85,10 @@ tui-smoke: ## run migrate demo in tmux, press keys, check the screens
 	scripts/tui-demo-tmux.sh
 
 docs: ## regenerate docs/checks.md from the check catalogue
-	$(GO) run ./internal/check/gen
+	$(GO) run ./tools/checksdoc
 
 config-types: ## regenerate internal/catalogue/configtypes.go from the test bed's Kafka 4.1 target (running)
-	eval "$$(testbed/testbed.sh env)" && $(GO) run ./internal/catalogue/gen \
+	eval "$$(testbed/testbed.sh env)" && $(GO) run ./tools/configtypes \
 		-bootstrap-server "$$ZKM_TEST_TARGET_BOOTSTRAP" -command-config "$$ZKM_TEST_TARGET_CLIENT_PROPS"
 
 # ---------------------------------------------------------------- help

@@ -104,7 +104,7 @@ func TestCheckCatalogueMatchesDocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	if out != string(docs) {
-		t.Fatal("migrate check --catalogue -o markdown differs from docs/checks.md (go run ./internal/check/gen)")
+		t.Fatal("migrate check --catalogue -o markdown differs from docs/checks.md (go run ./tools/checksdoc)")
 	}
 }
 

@@ -5,7 +5,7 @@ package catalogue
 // files, the source flags of the commands) and the plan (findings and
 // blockers). Its id is stable: a finding may be refined, but an id never
 // changes meaning and a retired id is not reused. docs/checks.md lists them
-// all (go run ./internal/check/gen).
+// all (go run ./tools/checksdoc).
 type Finding struct {
 	ID       string `json:"id"`
 	Category string `json:"category"`

@@ -8,7 +8,7 @@
 // Every finding has a stable id from the Catalogue (check's part of the
 // finding vocabulary in internal/catalogue), a severity, the resource it is
 // about, what is wrong, why it matters and the fix. The vocabulary is also
-// the source of docs/checks.md (go run ./internal/check/gen). Run is a
+// the source of docs/checks.md (go run ./tools/checksdoc). Run is a
 // pure function: no I/O, deterministic order, linear in the size of the
 // snapshot (ACLs are indexed by resource and principal).
 package check

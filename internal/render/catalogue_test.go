@@ -31,7 +31,7 @@ func TestDocsChecksCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(have, b.Bytes()) {
-		t.Fatalf("docs/checks.md is not current: run go run ./internal/check/gen\n%s", cmp.Diff(string(have), b.String()))
+		t.Fatalf("docs/checks.md is not current: run go run ./tools/checksdoc\n%s", cmp.Diff(string(have), b.String()))
 	}
 	for _, r := range catalogue.Findings() {
 		if !bytes.Contains(have, []byte("### "+r.ID+"\n")) {

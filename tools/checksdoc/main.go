@@ -1,7 +1,7 @@
 // Command gen writes docs/checks.md from the check catalogue:
 //
-//	go run ./internal/check/gen            # writes docs/checks.md
-//	go run ./internal/check/gen -o FILE    # writes FILE ("-" for stdout)
+//	go run ./tools/checksdoc            # writes docs/checks.md
+//	go run ./tools/checksdoc -o FILE    # writes FILE ("-" for stdout)
 //
 // internal/render's TestDocsChecksCurrent fails when the checked-in file differs.
 package main
