@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
@@ -74,8 +74,8 @@ func TestProtocolSourceToKafka41(t *testing.T) {
 	for _, f := range again.Findings {
 		named[f.ID+" "+f.Resource] = true
 	}
-	for _, w := range []string{kread.FindingSensitiveConfig + " broker 1 listener.name.sasl_plaintext.ssl.key.password",
-		kread.FindingScramKeys + " scram-user User:carol", kread.FindingZooKeeperMode + " source " + testbed.SourceBootstrap(t)} {
+	for _, w := range []string{catalogue.IDKReadSensitiveConfig + " broker 1 listener.name.sasl_plaintext.ssl.key.password",
+		catalogue.IDKReadScramKeys + " scram-user User:carol", catalogue.IDKReadZooKeeperMode + " source " + testbed.SourceBootstrap(t)} {
 		if !named[w] {
 			t.Errorf("second plan findings lack %s", w)
 		}
@@ -156,7 +156,7 @@ func TestCheckProtocolSourceAndCrossCheck(t *testing.T) {
 			t.Errorf("READ-PROBLEM repeats what CARRY-SCRAM / KRAFT-PASSWORD-NO-SECRET say: %s", r)
 		}
 	}
-	if !slices.ContainsFunc(got["READ-PROBLEM"], func(r string) bool { return strings.Contains(r, kread.FindingZooKeeperMode) }) {
+	if !slices.ContainsFunc(got["READ-PROBLEM"], func(r string) bool { return strings.Contains(r, catalogue.IDKReadZooKeeperMode) }) {
 		t.Errorf("no READ-PROBLEM saying pending deletions are invisible: %q", got["READ-PROBLEM"])
 	}
 

@@ -74,6 +74,12 @@ const (
 	IDKReadTopicVanished     = "kread/topic-vanished"
 	IDKReadNoAuthorizer      = "kread/no-authorizer"
 	IDKReadACLUnknown        = "kread/acl-unknown"
+	// A source read through the admin protocol (kread.Options.Source):
+	// what the protocol does not give, per item.
+	IDKReadScramKeys       = "kread/scram-keys-not-returned"
+	IDKReadSensitiveConfig = "kread/sensitive-config-not-returned"
+	IDKReadZooKeeperMode   = "kread/zookeeper-mode-invisible"
+	IDKReadTokensNotRead   = "kread/delegation-tokens-not-read"
 )
 
 // Ids of the plan's findings.

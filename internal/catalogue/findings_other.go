@@ -90,6 +90,22 @@ var readerFindings = []Finding{
 		Title: "The Kafka cluster returned an ACL with a resource type, pattern, operation or permission the tool does not know; it is left out.",
 		Why:   "A plan cannot compare or recreate it.",
 		Fix:   "Inspect it with kafka-acls --list."},
+	{ID: IDKReadScramKeys, Category: CatReader, Severity: SeverityWarning,
+		Title: "A SCRAM user of a source read through the admin protocol: DescribeUserScramCredentials gives its mechanisms and iterations, never the salted keys.",
+		Why:   "The credentials cannot be copied; the user cannot log in on the target until it has a password there.",
+		Fix:   "Give the password with --scram-credentials, or read the source from ZooKeeper (--zookeeper) and bootstrap a fresh target with its keys (migrate bootstrap)."},
+	{ID: IDKReadSensitiveConfig, Category: CatReader, Severity: SeverityWarning,
+		Title: "A sensitive config of a source read through the admin protocol: Kafka never returns its value, so it is held by reference only.",
+		Why:   "The value cannot be copied to the target (the plan blocks it as secret-unknown).",
+		Fix:   "Set it on the target by hand, or read the source from ZooKeeper (--zookeeper) with --password-encoder-secret-file to carry it."},
+	{ID: IDKReadZooKeeperMode, Category: CatReader, Severity: SeverityInfo,
+		Title: "A source read through the admin protocol runs in ZooKeeper mode: topics pending deletion and the dynamic configs of brokers that are not running are invisible.",
+		Why:   "Those exist only in ZooKeeper; the snapshot cannot show them (see docs/sources.md).",
+		Fix:   "Compare with ZooKeeper: migrate check --zookeeper ... --source-bootstrap-server ... (the CROSS-* findings)."},
+	{ID: IDKReadTokensNotRead, Category: CatReader, Severity: SeverityWarning,
+		Title: "The delegation tokens of a source read through the admin protocol could not be listed (DescribeDelegationToken refused or unsupported).",
+		Why:   "Tokens the source holds are not in the snapshot, so nothing reports that they must be re-issued.",
+		Fix:   "Grant DelegationToken:Describe, or read the source from ZooKeeper (/delegation_token/tokens)."},
 }
 
 // planFindings are what plan.Build notes about the move.

@@ -316,7 +316,7 @@ func scramKeys(m map[ScramKey]int32) []ScramKey {
 // list tokens (a kread finding says so) is not compared.
 func crossTokens(c *run, zk, served *snapshot.Snapshot) {
 	for _, f := range served.Findings {
-		if f.ID == "kread/delegation-tokens-not-read" {
+		if f.ID == catalogue.IDKReadTokensNotRead {
 			return
 		}
 	}

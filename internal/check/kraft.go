@@ -22,7 +22,7 @@ func checkReadFindings(c *run) {
 		// An admin-protocol read names each SCRAM user and broker password
 		// it could not read; CARRY-SCRAM and KRAFT-PASSWORD-NO-SECRET
 		// report the same items with the audit's options applied.
-		if f.ID == "kread/scram-keys-not-returned" || (f.ID == "kread/sensitive-config-not-returned" && strings.HasPrefix(f.Resource, "broker ")) {
+		if f.ID == catalogue.IDKReadScramKeys || (f.ID == catalogue.IDKReadSensitiveConfig && strings.HasPrefix(f.Resource, "broker ")) {
 			continue
 		}
 		sev := f.Severity

@@ -12,24 +12,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
-)
-
-// Finding ids of a source read (Options.Source): what the admin protocol
-// does not give, named per item.
-const (
-	// FindingScramKeys: a SCRAM user whose salted keys the protocol never
-	// returns (DescribeUserScramCredentials gives mechanism and iterations).
-	FindingScramKeys = "kread/scram-keys-not-returned"
-	// FindingSensitiveConfig: a sensitive broker or topic config whose value
-	// the protocol never returns; it is held by reference.
-	FindingSensitiveConfig = "kread/sensitive-config-not-returned"
-	// FindingZooKeeperMode: the cluster runs in ZooKeeper mode, where
-	// pending topic deletions and the dynamic configs of brokers that are
-	// not running are invisible to the protocol.
-	FindingZooKeeperMode = "kread/zookeeper-mode-invisible"
-	// FindingTokens: the delegation tokens could not be listed.
-	FindingTokens = "kread/delegation-tokens-not-read"
 )
 
 // SourceFindings names, per item, what a snapshot read through the admin
@@ -44,14 +28,14 @@ func SourceFindings(s *snapshot.Snapshot) []snapshot.Finding {
 		for _, c := range u.Credentials {
 			mechs = append(mechs, fmt.Sprintf("%s (%d iterations)", c.Mechanism, c.Iterations))
 		}
-		out = append(out, snapshot.Finding{ID: FindingScramKeys, Severity: snapshot.SeverityWarning, Resource: "scram-user User:" + u.Name,
+		out = append(out, snapshot.Finding{ID: catalogue.IDKReadScramKeys, Severity: snapshot.SeverityWarning, Resource: "scram-user User:" + u.Name,
 			Message: "the admin protocol gives " + strings.Join(mechs, ", ") + " only, never the salted keys, so the credentials cannot be copied",
 			Fix:     "give the password with --scram-credentials, or read the source from ZooKeeper (--zookeeper) and bootstrap a fresh target with its keys"})
 	}
 	sensitive := func(resource string, cs []snapshot.Config) {
 		for _, c := range cs {
 			if c.Sensitive && (c.Secret == nil || !c.Secret.Known()) {
-				out = append(out, snapshot.Finding{ID: FindingSensitiveConfig, Severity: snapshot.SeverityWarning, Resource: resource + " " + c.Key,
+				out = append(out, snapshot.Finding{ID: catalogue.IDKReadSensitiveConfig, Severity: snapshot.SeverityWarning, Resource: resource + " " + c.Key,
 					Message: "Kafka never returns the value of a sensitive config through the admin protocol; it is held by reference and cannot be copied",
 					Fix:     "set it on the target by hand, or read the source from ZooKeeper (--zookeeper) with --password-encoder-secret-file to carry it"})
 			}
@@ -68,7 +52,7 @@ func SourceFindings(s *snapshot.Snapshot) []snapshot.Finding {
 		sensitive("topic "+t.Name, t.Configs)
 	}
 	if zooKeeperMode(s) {
-		out = append(out, snapshot.Finding{ID: FindingZooKeeperMode, Severity: snapshot.SeverityInfo, Resource: "source " + s.Address,
+		out = append(out, snapshot.Finding{ID: catalogue.IDKReadZooKeeperMode, Severity: snapshot.SeverityInfo, Resource: "source " + s.Address,
 			Message: "the cluster runs in ZooKeeper mode: topics pending deletion (/admin/delete_topics) and the dynamic configs of brokers that are not running are not visible through the admin protocol",
 			Fix:     "run migrate check --zookeeper ... --source-bootstrap-server ... to compare ZooKeeper with what the brokers serve"})
 	}
@@ -93,7 +77,7 @@ func (r *reader) delegationTokens(ctx context.Context) ([]snapshot.DelegationTok
 	case errors.As(err, &ne) || ctx.Err() != nil || errors.Is(err, kgo.ErrClientClosed):
 		return nil, r.wrap(err, "listing delegation tokens", "DelegationToken:Describe")
 	default: // the cluster does not take the request (kfake, very old brokers)
-		r.finding(snapshot.Finding{ID: FindingTokens, Severity: snapshot.SeverityWarning, Resource: "delegation tokens",
+		r.finding(snapshot.Finding{ID: catalogue.IDKReadTokensNotRead, Severity: snapshot.SeverityWarning, Resource: "delegation tokens",
 			Message: "DescribeDelegationToken failed (" + err.Error() + "); tokens the source holds are not listed",
 			Fix:     "read ZooKeeper (/delegation_token/tokens) for them"})
 		return nil, nil
@@ -103,7 +87,7 @@ func (r *reader) delegationTokens(ctx context.Context) ([]snapshot.DelegationTok
 	case err == kerr.DelegationTokenAuthDisabled:
 		return nil, nil
 	default:
-		r.finding(snapshot.Finding{ID: FindingTokens, Severity: snapshot.SeverityWarning, Resource: "delegation tokens",
+		r.finding(snapshot.Finding{ID: catalogue.IDKReadTokensNotRead, Severity: snapshot.SeverityWarning, Resource: "delegation tokens",
 			Message: "DescribeDelegationToken answered " + err.Error() + "; tokens the source holds are not listed",
 			Fix:     "grant DelegationToken:Describe, or read ZooKeeper (/delegation_token/tokens)"})
 		return nil, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -154,14 +155,14 @@ func TestSourceEqualsZooKeeperRealKafka(t *testing.T) {
 		named[f.ID+" "+f.Resource] = true
 	}
 	for _, u := range zk.ScramUsers {
-		if !named[FindingScramKeys+" scram-user User:"+u.Name] {
+		if !named[catalogue.IDKReadScramKeys+" scram-user User:"+u.Name] {
 			t.Errorf("SCRAM user %s not named as not carried", u.Name)
 		}
 	}
-	if !named[FindingSensitiveConfig+" broker 1 listener.name.sasl_plaintext.ssl.key.password"] {
+	if !named[catalogue.IDKReadSensitiveConfig+" broker 1 listener.name.sasl_plaintext.ssl.key.password"] {
 		t.Errorf("broker 1's encrypted password not named as not carried: %+v", kf.Findings)
 	}
-	if !named[FindingZooKeeperMode+" source "+bootstrap] {
+	if !named[catalogue.IDKReadZooKeeperMode+" source "+bootstrap] {
 		t.Errorf("pending deletions not named as invisible: %+v", kf.Findings)
 	}
 }
@@ -207,11 +208,11 @@ func TestReadKRaftAsSourceRealKafka(t *testing.T) {
 	named := map[string]bool{}
 	for _, f := range s.Findings {
 		named[f.ID] = true
-		if f.ID == FindingZooKeeperMode || f.ID == FindingTokens {
+		if f.ID == catalogue.IDKReadZooKeeperMode || f.ID == catalogue.IDKReadTokensNotRead {
 			t.Errorf("KRaft source read: unexpected finding %+v", f)
 		}
 	}
-	if !named[FindingScramKeys] || !slices.ContainsFunc(s.ScramUsers, func(u snapshot.ScramUser) bool { return u.Name == testbed.AdminUser }) {
+	if !named[catalogue.IDKReadScramKeys] || !slices.ContainsFunc(s.ScramUsers, func(u snapshot.ScramUser) bool { return u.Name == testbed.AdminUser }) {
 		t.Errorf("the target's SCRAM user %s is not named as not carried: %+v", testbed.AdminUser, s.Findings)
 	}
 }

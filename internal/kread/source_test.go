@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -30,7 +31,7 @@ func TestSourceFindings(t *testing.T) {
 		{
 			name: "ZooKeeper mode (no metadata.version) says pending deletions are invisible",
 			s:    snapshot.Snapshot{Address: "h:9092"},
-			want: []string{FindingZooKeeperMode + " source h:9092"},
+			want: []string{catalogue.IDKReadZooKeeperMode + " source h:9092"},
 		},
 		{
 			name: "each SCRAM user by name",
@@ -38,7 +39,7 @@ func TestSourceFindings(t *testing.T) {
 				{Name: "alice", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 8192, Secret: ref("kafka:user/alice#SCRAM-SHA-256")}, {Mechanism: "SCRAM-SHA-512", Iterations: 4096}}},
 				{Name: "bob", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-512", Iterations: 4096}}},
 			}},
-			want: []string{FindingScramKeys + " scram-user User:alice", FindingScramKeys + " scram-user User:bob"},
+			want: []string{catalogue.IDKReadScramKeys + " scram-user User:alice", catalogue.IDKReadScramKeys + " scram-user User:bob"},
 		},
 		{
 			name: "each unknown sensitive config, default, broker and topic; known ones not",
@@ -49,9 +50,9 @@ func TestSourceFindings(t *testing.T) {
 				},
 				Topics: []snapshot.Topic{{Name: "t", Configs: []snapshot.Config{{Key: "odd.password", Sensitive: true}}}}},
 			want: []string{
-				FindingSensitiveConfig + " broker <default> ssl.key.password",
-				FindingSensitiveConfig + " broker 2 listener.name.x.ssl.key.password",
-				FindingSensitiveConfig + " topic t odd.password",
+				catalogue.IDKReadSensitiveConfig + " broker <default> ssl.key.password",
+				catalogue.IDKReadSensitiveConfig + " broker 2 listener.name.x.ssl.key.password",
+				catalogue.IDKReadSensitiveConfig + " topic t odd.password",
 			},
 		},
 	}
@@ -84,10 +85,10 @@ func TestReadKfakeAsSource(t *testing.T) {
 	}
 	var scram []string
 	for _, f := range got.Findings {
-		if f.ID == FindingScramKeys {
+		if f.ID == catalogue.IDKReadScramKeys {
 			scram = append(scram, f.Resource)
 		}
-		if f.ID == FindingZooKeeperMode {
+		if f.ID == catalogue.IDKReadZooKeeperMode {
 			t.Errorf("kfake finalizes metadata.version, yet the read calls it ZooKeeper mode: %+v", f)
 		}
 	}
