@@ -98,6 +98,10 @@ func SnapshotSummary(w io.Writer, s *snapshot.Snapshot, saved string) error {
 	}
 	p("ACLs", "%d (%d literal, %d prefixed)", len(s.ACLs), len(s.ACLs)-prefixed, prefixed)
 	p("Delegation tokens", "%d", len(s.DelegationTokens))
+	if protocol { // only a KRaft cluster has them, read through its brokers
+		p("Client metrics", "%d subscriptions", len(s.ClientMetrics))
+		p("Group configs", "%d groups", len(s.GroupConfigs))
+	}
 	if protocol {
 		p("Pending deletes", "not visible through the admin protocol")
 		p("Legacy requests", "not visible through the admin protocol")
