@@ -120,6 +120,11 @@ func (r *reader) namedConfigs(ctx context.Context, rt kmsg.ConfigResourceType, s
 				if errors.Is(err, kerr.GroupIDNotFound) || errors.Is(err, kerr.ResourceNotFound) {
 					continue
 				}
+				if rt == kmsg.ConfigResourceTypeGroupConfig && errors.Is(err, kerr.InvalidRequest) {
+					// A Kafka 3.x KRaft cluster (ListConfigResources v0)
+					// has no group configs: "Unsupported resource type".
+					return nil, nil
+				}
 				return nil, fmt.Errorf("kread: reading the configs of %s %s: %s", what, res.ResourceName, codeMsg(err, res.ErrorMessage))
 			}
 			cs := dynamicConfigs(res.Configs, src, func(key string) string { return "kafka:" + what + "/" + res.ResourceName + "#" + key })
