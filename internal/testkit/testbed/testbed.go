@@ -150,6 +150,18 @@ func StartTarget(t testing.TB) { t.Helper(); run(t, "start", "target") }
 // same data and waits until it is ready.
 func RestartTarget(t testing.TB) { t.Helper(); run(t, "restart", "target") }
 
+// RestartZK kills the shared ZooKeeper (SIGKILL: only it, the 3.9 brokers
+// keep running) and starts it again on the same data (znodes and sessions
+// kept: the brokers reconnect), and waits until it answers. Every client
+// of it sees its connection drop. ("testbed.sh restart zk" would stop the
+// brokers too: they need ZooKeeper to shut down.)
+func RestartZK(t testing.TB) {
+	t.Helper()
+	t.Cleanup(func() { run(t, "start", "zk") }) // a no-op when it is running
+	run(t, "kill", "zk")
+	run(t, "start", "zk")
+}
+
 // ResetTarget replaces the target cluster with an empty one (new cluster id,
 // only AdminUser) and waits until it is ready. Other packages' tests share the
 // target, so use it only where a test needs the target empty.
