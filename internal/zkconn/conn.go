@@ -77,6 +77,10 @@ type Conn struct {
 	wait    time.Duration // RequestTimeout
 	retry   time.Duration
 	maxZxid atomic.Int64
+	// reconnected is signalled each time the first session (the one
+	// watches are set on) is established again after losing its
+	// connection.
+	reconnected chan struct{}
 }
 
 // Hosts returns the ensemble's host:port addresses.
@@ -181,7 +185,8 @@ func Dial(ctx context.Context, opt Options) (*Conn, error) {
 		return newZxidConn(newBatchConn(nc, opt.SessionTimeout), &c.maxZxid), nil
 	}
 	hostList := strings.Join(hosts, ",")
-	conn, err := session(ctx, hosts, opt, dial, scheme, cred)
+	c.reconnected = make(chan struct{}, 1)
+	conn, err := session(ctx, hosts, opt, dial, scheme, cred, c.signalReconnect)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +225,7 @@ func Dial(ctx context.Context, opt Options) (*Conn, error) {
 	pctx, cancel := context.WithTimeout(ctx, opt.RequestTimeout+opt.RetryTimeout)
 	defer cancel()
 	for len(c.pool) < n {
-		conn, err := session(pctx, hosts, opt, dial, scheme, cred)
+		conn, err := session(pctx, hosts, opt, dial, scheme, cred, nil)
 		if err != nil {
 			c.Close()
 			return nil, err
@@ -242,11 +247,33 @@ func (c *Conn) InFlight() int {
 	return 0
 }
 
-// session opens one authenticated ZooKeeper session.
-func session(ctx context.Context, hosts []string, opt Options, dial zk.Dialer, scheme, cred string) (*zk.Conn, error) {
+func (c *Conn) signalReconnect() {
+	select {
+	case c.reconnected <- struct{}{}:
+	default: // one pending signal says it all
+	}
+}
+
+// Reconnected is signalled each time the session watches are set on
+// (dialed with NoMultiRead) has its connection established again after
+// losing it, with the same session or, after it expired, a new one. The
+// watches go-zookeeper re-sends then are not trusted (after a ZooKeeper
+// restart one was seen never to fire for a change made once it was back):
+// a watcher should arm and read everything again.
+func (c *Conn) Reconnected() <-chan struct{} { return c.reconnected }
+
+// session opens one authenticated ZooKeeper session; reconnected, when
+// set, is called each time it has a session again after the first.
+func session(ctx context.Context, hosts []string, opt Options, dial zk.Dialer, scheme, cred string, reconnected func()) (*zk.Conn, error) {
 	hostList := strings.Join(hosts, ",")
 	log := &errLogger{}
-	conn, events, err := zk.Connect(hosts, opt.SessionTimeout, zk.WithDialer(dial), zk.WithHostProvider(&namedHosts{}), zk.WithLogger(log), zk.WithLogInfo(false))
+	var sessions atomic.Int32
+	onEvent := func(ev zk.Event) {
+		if ev.Type == zk.EventSession && ev.State == zk.StateHasSession && sessions.Add(1) > 1 && reconnected != nil {
+			reconnected()
+		}
+	}
+	conn, events, err := zk.Connect(hosts, opt.SessionTimeout, zk.WithDialer(dial), zk.WithHostProvider(&namedHosts{}), zk.WithLogger(log), zk.WithLogInfo(false), zk.WithEventCallback(onEvent))
 	if err != nil {
 		return nil, fmt.Errorf("zkconn: %s: %w", hostList, err)
 	}

@@ -236,12 +236,30 @@ func (f *Feed) forward(what string, ch <-chan error) {
 	}()
 }
 
+// errReconnected is the Err of the resync that follows a reconnection.
+var errReconnected = errors.New("zkfeed: the ZooKeeper connection was lost and established again: every watch armed and everything read again")
+
 func (f *Feed) run(ctx context.Context) {
 	defer close(f.events)
+	var reconnected <-chan struct{}
+	if r, ok := f.conn.(interface{ Reconnected() <-chan struct{} }); ok {
+		reconnected = r.Reconnected()
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-reconnected:
+			// The watches re-sent on reconnection are not trusted: arm
+			// everything again, and have everything read again.
+			if !f.rearm(ctx) {
+				return
+			}
+			select {
+			case f.events <- Event{Resync: true, Err: errReconnected, Seen: time.Now()}:
+			case <-ctx.Done():
+				return
+			}
 		case fr := <-f.fires:
 			if fr.epoch != f.epoch {
 				continue

@@ -225,3 +225,46 @@ func TestFeedInMemory(t *testing.T) {
 	for range f.Events() {
 	}
 }
+
+// reconnZK is a memZK whose connection can be lost and established again,
+// losing its watches without a word: as the re-sent watches of a
+// go-zookeeper session were seen to do after a ZooKeeper restart.
+type reconnZK struct {
+	*memZK
+	reconnected chan struct{}
+}
+
+func (z *reconnZK) Reconnected() <-chan struct{} { return z.reconnected }
+
+// reconnect drops every watch silently and signals the reconnection.
+func (z *reconnZK) reconnect() {
+	z.mu.Lock()
+	z.child, z.watch = map[string][]chan error{}, map[string][]chan error{}
+	z.mu.Unlock()
+	z.reconnected <- struct{}{}
+}
+
+// TestFeedReconnected: after a reconnection the feed trusts no watch: it
+// asks for a resync (naming why) and arms everything again, so a change
+// made afterwards is seen although the old watches are gone.
+func TestFeedReconnected(t *testing.T) {
+	z := &reconnZK{memZK: newMemZK("/config", configChanges, aclChanges, "/brokers", topicsPath, "/admin", deleteTopics), reconnected: make(chan struct{}, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f, err := Start(ctx, z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z.reconnect()
+	if ev := next(t, f); !ev.Resync || !errors.Is(ev.Err, errReconnected) {
+		t.Fatalf("after a reconnection %+v, want a resync naming it", ev)
+	}
+	z.notify(configChanges, "config_change_", `{"version":2,"entity_path":"topics/orders"}`)
+	if ev := next(t, f); ev.Resync || !slices.Equal(ev.Entities, []Entity{{Config, "topics/orders"}}) {
+		t.Fatalf("change after the reconnection: %+v, want config topics/orders", ev)
+	}
+	z.set(topicsPath+"/fresh", `{}`)
+	if ev := next(t, f); !slices.Equal(ev.Entities, []Entity{{Topic, "fresh"}}) {
+		t.Fatalf("topic created after the reconnection: %+v, want topic fresh", ev)
+	}
+}
