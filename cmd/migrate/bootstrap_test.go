@@ -10,6 +10,8 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"hash"
 	"os"
 	"path/filepath"
@@ -20,6 +22,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zkmigrate/zkmigrate/internal/kraftcheckpoint"
+	"github.com/zkmigrate/zkmigrate/internal/kraftseed"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
@@ -320,11 +323,11 @@ func TestBootstrapDryRunAndFiles(t *testing.T) {
 
 	outFile := filepath.Join(t.TempDir(), "seeded.checkpoint")
 	code, out, errs = runMigrate(t, "bootstrap", "--zookeeper", "fixture:2181", "--in", file, "--out", outFile, "--principals", "^User:(alice|bob)$", "--no-audit", "-o", "json")
-	var res bootResult
+	var res kraftseed.Result
 	if err := json.Unmarshal([]byte(out), &res); code != exitOK || err != nil {
 		t.Fatalf("exit %d, %v\n%s%s", code, err, out, errs)
 	}
-	if d := cmp.Diff([]bootUser{{"alice", "SCRAM-SHA-256", 8192}, {"alice", "SCRAM-SHA-512", 8192}, {"bob", "SCRAM-SHA-256", 8192}}, res.Targets[0].Added); d != "" || !res.Targets[0].Written {
+	if d := cmp.Diff([]kraftseed.User{{User: "alice", Mechanism: "SCRAM-SHA-256", Iterations: 8192}, {User: "alice", Mechanism: "SCRAM-SHA-512", Iterations: 8192}, {User: "bob", Mechanism: "SCRAM-SHA-256", Iterations: 8192}}, res.Targets[0].Added); d != "" || !res.Targets[0].Written {
 		t.Errorf("added (-want +got):\n%s", d)
 	}
 	if now, _ := os.ReadFile(file); !bytes.Equal(now, was) {
@@ -483,5 +486,24 @@ func TestBootstrapTopicIDs(t *testing.T) {
 	}
 	if code, _, errs := runMigrate(t, "bootstrap", "--zookeeper", "z:1", "--in", out, "--out", out, "--topics", "x"); code != exitError || !strings.Contains(errs, "--topics needs --topic-ids") {
 		t.Errorf("--topics alone: exit %d %s", code, errs)
+	}
+}
+
+// TestBootstrapFlagError: kraftseed's typed refusals are worded with the
+// flags that name what they refuse; other errors pass as they are.
+func TestBootstrapFlagError(t *testing.T) {
+	plain := errors.New("in.checkpoint: truncated")
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&kraftseed.DirError{Dir: "c1", Detail: " is given twice"}, "--metadata-dir c1 is given twice"},
+		{fmt.Errorf("wrapped: %w", &kraftseed.DirError{Dir: "c2", Detail: ": no such file or directory"}), "--metadata-dir c2: no such file or directory"},
+		{&kraftseed.TokenVersionError{File: "x.checkpoint", Level: 13}, "x.checkpoint: metadata.version level 13 has no delegation tokens (3.6-IV2, level 14, or later); leave out --delegation-tokens or format with a later --release-version"},
+		{plain, plain.Error()},
+	} {
+		if got := bootstrapFlagError(tc.err).Error(); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.err, got, tc.want)
+		}
 	}
 }
