@@ -96,7 +96,9 @@ func checkSeededTopic(addr, topic, id string, partitions int) error {
 			ready = ready && p.Leader >= 0 && p.Err == nil
 		}
 		if ready {
-			if got := strings.TrimRight(d.ID.String(), "="); got != strings.TrimRight(id, "=") {
+			// Kafka (and ZooKeeper) spell a topic id in URL-safe base64;
+			// kadm's String uses the standard alphabet: compare the bytes.
+			if got := base64.RawURLEncoding.EncodeToString(d.ID[:]); got != strings.TrimRight(id, "=") {
 				return fmt.Errorf("topic id %s, want the source's %s", got, id)
 			}
 			break
