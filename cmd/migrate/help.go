@@ -81,6 +81,7 @@ var flagGroups = map[string]string{
 	"exit-on-change":    groupSafety,
 	"keep-target-edits": groupSafety,
 	"reconcile-every":   groupSafety,
+	"poll-every":        groupSafety,
 	"status-every":      groupOutput,
 	"batch-size":        groupSafety,
 	"max-in-flight":     groupSafety,

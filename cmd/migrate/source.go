@@ -105,8 +105,8 @@ func (f *sourceFlags) given() bool {
 	return f.zookeeper != "" || f.bootstrap != "" || f.snapshotFile != ""
 }
 
-// readKafka reads the source through its brokers' admin protocol.
-func (f *sourceFlags) readKafka(ctx context.Context, progress io.Writer) (*snapshot.Snapshot, error) {
+// dialKafka connects to the source's brokers (--source-bootstrap-server).
+func (f *sourceFlags) dialKafka(ctx context.Context) (*kafkaconn.Conn, error) {
 	cfg := kafkaconn.Default()
 	if f.commandConfig != "" {
 		var err error
@@ -117,6 +117,15 @@ func (f *sourceFlags) readKafka(ctx context.Context, progress io.Writer) (*snaps
 	conn, err := kafkaconn.Dial(ctx, strings.Split(f.bootstrap, ","), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %w", f.bootstrap, err)
+	}
+	return conn, nil
+}
+
+// readKafka reads the source through its brokers' admin protocol.
+func (f *sourceFlags) readKafka(ctx context.Context, progress io.Writer) (*snapshot.Snapshot, error) {
+	conn, err := f.dialKafka(ctx)
+	if err != nil {
+		return nil, err
 	}
 	defer conn.Close()
 	if progress != nil {

@@ -40,6 +40,8 @@ type syncFlags struct {
 	exitOnChange    bool
 	keepTargetEdits bool
 	settle          time.Duration
+	pollEvery       time.Duration
+	pollSet         bool // --poll-every was given
 }
 
 func (f *syncFlags) register(fs *pflag.FlagSet) {
@@ -50,6 +52,7 @@ func (f *syncFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.freeze, "freeze", false, "cutover alarm: write nothing to the target; report every change made to the source from now on (SIGUSR1 freezes a running sync)")
 	fs.BoolVar(&f.exitOnChange, "exit-on-change", false, "with --freeze: exit 3 at the first change to the source")
 	fs.BoolVar(&f.keepTargetEdits, "keep-target-edits", false, "leave edits made on the target to synced objects as they are (reported as drift) instead of setting them back")
+	fs.DurationVar(&f.pollEvery, "poll-every", 10*time.Second, "with --source-bootstrap-server (no change feed): read the whole source through its brokers every `DURATION` (at least 1s) and apply what changed")
 	fs.DurationVar(&f.settle, "verify-timeout", 30*time.Second, "after each applied round, re-read the target until it shows every change, at most this `DURATION`")
 }
 
@@ -68,6 +71,10 @@ leaves target edits alone). Deletes only with --prune. Blocked changes stay
 blocked and are named. Lost ZooKeeper sessions are re-established and
 everything read again; a failed round is retried in full (1 s, doubling to
 30 s).
+A source read through its brokers (--source-bootstrap-server) has no
+change feed: sync says so and polls it, a full "poll" round every
+--poll-every (default 10s); what changed on the source since the last
+read is applied, the rest is drift.
 --freeze (or SIGUSR1 to a running sync) stops all writes and turns sync
 into an alarm: each change to the source is printed with what changed;
 with --exit-on-change the first one ends sync with exit code 3.
@@ -87,8 +94,12 @@ this command), 3 stopped with changes not applied, or (--freeze
 
 func (c *cli) newSyncCmd() *cobra.Command {
 	var f syncFlags
-	cmd := c.command("sync", "keep the target in step with the live ZooKeeper cluster until cutover; --freeze alarms on late changes", syncUsage,
-		func(ctx context.Context, e *env, args []string) int { return runSync(ctx, e, &f, args) })
+	var cmd *cobra.Command
+	cmd = c.command("sync", "keep the target in step with the live ZooKeeper cluster until cutover; --freeze alarms on late changes", syncUsage,
+		func(ctx context.Context, e *env, args []string) int {
+			f.pollSet = cmd.Flags().Changed("poll-every")
+			return runSync(ctx, e, &f, args)
+		})
 	f.register(cmd.Flags())
 	cmd.Annotations = map[string]string{"footer": keyHelp()}
 	return cmd
@@ -100,8 +111,10 @@ func (f *syncFlags) check(args []string) error {
 		return fmt.Errorf("unexpected argument %q", args[0])
 	case f.source.snapshotFile != "" || f.source.disk.set():
 		return errors.New("sync follows a live ZooKeeper's change feed: give --zookeeper, not --snapshot or --zk-data-dir (a fixed point in time)")
-	case f.source.bootstrap != "":
-		return errors.New("sync follows a live ZooKeeper's change feed: give --zookeeper; a source read through its brokers (--source-bootstrap-server) has no change feed, and sync does not poll one yet")
+	case f.pollSet && f.source.bootstrap == "":
+		return errors.New("--poll-every is for --source-bootstrap-server (a source without a change feed); --zookeeper is followed through its change feed")
+	case f.source.bootstrap != "" && f.pollEvery < time.Second:
+		return fmt.Errorf("--poll-every %s: want at least 1s", f.pollEvery)
 	case f.targetSnapshot != "":
 		return errors.New("sync writes to a live target: give --bootstrap-server, not --target-snapshot")
 	case f.exitOnChange && !f.freeze:
@@ -153,36 +166,65 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 		topics = regexp.MustCompile(f.topics) // checked by validate
 	}
 
-	zo, err := f.source.zkOptions()
-	if err != nil {
-		return exitError, err
+	// The source: a live ZooKeeper followed through its change feed, or
+	// brokers read whole every --poll-every (the admin protocol has none).
+	var (
+		reads      *zkconn.Conn
+		readSource func(ctx context.Context) (*snapshot.Snapshot, error)
+		events     <-chan zkfeed.Event
+		srcKind    = snapshot.SourceZooKeeper
+		srcAddress string
+		pollEvery  time.Duration
+	)
+	if f.source.bootstrap != "" {
+		conn, err := f.source.dialKafka(ctx)
+		if err != nil {
+			return exitError, err
+		}
+		defer conn.Close()
+		srcKind, srcAddress, pollEvery = snapshot.SourceKafka, strings.Join(conn.Bootstrap, ","), f.pollEvery
+		readSource = func(ctx context.Context) (*snapshot.Snapshot, error) {
+			s, err := kread.Read(ctx, conn, kread.Options{Source: true})
+			if err != nil {
+				return nil, err
+			}
+			s.Sort()
+			return s, nil
+		}
+		fmt.Fprintf(e.stderr, "Polling the source through its brokers (%s) every %s: a source read through the admin protocol has no change feed.\n", srcAddress, pollEvery)
 	}
-	reads, err := zkconn.Dial(ctx, zo)
-	if err != nil {
-		return exitError, err
+	if readSource == nil {
+		zo, err := f.source.zkOptions()
+		if err != nil {
+			return exitError, err
+		}
+		if reads, err = zkconn.Dial(ctx, zo); err != nil {
+			return exitError, err
+		}
+		defer reads.Close()
+		srcAddress = reads.Address()
+		wo := zo
+		wo.NoMultiRead, wo.Connections = true, 1
+		watches, err := zkconn.Dial(ctx, wo)
+		if err != nil {
+			return exitError, err
+		}
+		defer watches.Close()
+		// The feed is armed before the first read, so no change falls between.
+		feedCtx, stopFeed := context.WithCancel(ctx)
+		defer stopFeed()
+		feed, err := zkfeed.Start(feedCtx, watches)
+		if err != nil {
+			return exitError, err
+		}
+		events = feed.Events()
 	}
-	defer reads.Close()
-	wo := zo
-	wo.NoMultiRead, wo.Connections = true, 1
-	watches, err := zkconn.Dial(ctx, wo)
-	if err != nil {
-		return exitError, err
-	}
-	defer watches.Close()
 	target, err := f.target.connect(ctx)
 	if err != nil {
 		return exitError, err
 	}
 	defer target.Close()
 	opts.Principal = target.Principal
-
-	// The feed is armed before the first read, so no change falls between.
-	feedCtx, stopFeed := context.WithCancel(ctx)
-	defer stopFeed()
-	feed, err := zkfeed.Start(feedCtx, watches)
-	if err != nil {
-		return exitError, err
-	}
 
 	session := f.audit.begin(ctx, e, "sync")
 	if session.err != nil && !f.audit.off {
@@ -200,7 +242,7 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 			outcome, code = "error", exitError
 			return code, fmt.Errorf("reading the target's cluster id: %w", err)
 		}
-		_ = session.run.SetEndpoints(ctx, audit.Endpoint{Kind: snapshot.SourceZooKeeper, Address: reads.Address()},
+		_ = session.run.SetEndpoints(ctx, audit.Endpoint{Kind: srcKind, Address: srcAddress},
 			audit.Endpoint{Kind: snapshot.SourceKafka, Address: strings.Join(target.Bootstrap, ","), ClusterID: meta.Cluster, Principal: target.Principal})
 		lock, err := migration.AcquireLock(ctx, session.store, session.run, meta.Cluster)
 		if err != nil {
@@ -233,13 +275,17 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 
 	s := &syncRun{f: f, e: e, opts: opts, creds: creds, pol: pol, statics: statics, target: target, topics: topics, session: session}
 	cfg := syncer.Config{
-		Source:          reads,
-		ReadOptions:     zkread.Options{EncoderSecrets: dedupe(secrets), Address: reads.Address(), Workers: f.source.workers},
-		Feed:            feed.Events(),
+		ReadSource:      readSource,
+		Feed:            events,
+		PollEvery:       pollEvery,
 		ReconcileEvery:  f.reconcileEvery,
 		Freeze:          freeze,
 		KeepTargetEdits: f.keepTargetEdits,
 		Stages:          syncer.Stages{ReadTarget: s.readTarget, Plan: s.plan, Apply: s.apply},
+	}
+	if reads != nil {
+		cfg.Source = reads
+		cfg.ReadOptions = zkread.Options{EncoderSecrets: dedupe(secrets), Address: srcAddress, Workers: f.source.workers}
 	}
 	if !f.yes && !f.freeze {
 		cfg.Confirm = s.confirm
@@ -250,7 +296,7 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 	defer stopSync()
 	var ui *syncUI
 	if f.interactive {
-		ui = newSyncUI(e, strings.Join(target.Bootstrap, ","), reads.Address(), doFreeze)
+		ui = newSyncUI(e, strings.Join(target.Bootstrap, ","), srcAddress, doFreeze)
 		defer ui.close()
 		if cfg.Confirm != nil {
 			cfg.Confirm = func(p *plan.Plan) bool { return ui.confirm(syncCtx, p) }
@@ -281,7 +327,7 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 			}
 			s.note(ctx, r)
 			inStep = r.Err == nil && r.Outcome.Failed == 0 && r.Outcome.Unverified == 0 && !(r.Frozen && len(r.Changes) > 0)
-			if r.Frozen && r.Reason == syncer.ReasonChange {
+			if r.Frozen && (r.Reason == syncer.ReasonChange || r.Reason == syncer.ReasonPoll && len(r.Changes) > 0) {
 				changedAfterCut = true
 				if f.exitOnChange {
 					outcome, code = "source changed after freeze", exitPartial
@@ -370,7 +416,7 @@ func (s *syncRun) confirm(p *plan.Plan) bool {
 func (s *syncRun) apply(ctx context.Context, p *plan.Plan, tgt *snapshot.Snapshot, r syncer.Round) (syncer.Outcome, error) {
 	rec := s.f.audit.begin(ctx, s.e, "sync-round")
 	if rec.ok() {
-		_ = rec.run.SetEndpoints(ctx, audit.Endpoint{Kind: snapshot.SourceZooKeeper, Address: p.Source.Address, ClusterID: p.Source.ClusterID},
+		_ = rec.run.SetEndpoints(ctx, audit.Endpoint{Kind: p.Source.Kind, Address: p.Source.Address, ClusterID: p.Source.ClusterID},
 			auditEndpoint(tgt, s.target.Principal))
 		_ = rec.run.RecordPlan(ctx, p)
 		_ = rec.run.Note(ctx, "sync-round", roundNote(s.session.id(), r))
@@ -429,8 +475,11 @@ func (s *syncRun) note(ctx context.Context, r syncer.Round) {
 	rec := s.f.audit.begin(ctx, s.e, "sync-round")
 	if rec.ok() {
 		what := "frozen: differs from the source, not applied"
-		if r.Reason == syncer.ReasonChange {
+		switch r.Reason {
+		case syncer.ReasonChange:
 			what = "frozen: the source changed after the cut: " + entityList(r.Entities)
+		case syncer.ReasonPoll:
+			what = "frozen: a poll found the source changed after the cut, not applied"
 		}
 		if r.Plan != nil {
 			_ = rec.run.RecordPlan(ctx, r.Plan)

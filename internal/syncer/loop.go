@@ -30,8 +30,15 @@ type Outcome struct {
 type Config struct {
 	Source      zkread.Source  // the live ZooKeeper connection reads go through
 	ReadOptions zkread.Options // as for a plan's source read
-	Feed        <-chan zkfeed.Event
-	Stages      Stages
+	// ReadSource reads the whole source when Source is nil (a source read
+	// through its brokers' admin protocol, which has no change feed).
+	ReadSource func(ctx context.Context) (*snapshot.Snapshot, error)
+	Feed       <-chan zkfeed.Event // nil: no feed (poll with PollEvery)
+	// PollEvery, when positive, runs a full round with reason "poll" at
+	// this period: for a source without a change feed. What a poll finds
+	// the source changed since the last read is a plain change, not missed.
+	PollEvery time.Duration
+	Stages    Stages
 	// ReconcileEvery is the period of the full reconciliation (0: never).
 	ReconcileEvery time.Duration
 	// Freeze, when it is closed, stops all writes to the target: from then
@@ -64,6 +71,7 @@ const (
 	ReasonReconcile = "reconcile"
 	ReasonResync    = "resync" // the feed lost its watches: everything was read again
 	ReasonRetry     = "retry"  // the last round did not finish: everything was read again
+	ReasonPoll      = "poll"   // a source without a change feed was read again on its interval
 )
 
 // Retry bounds: a round that failed or left changes undone is followed by
@@ -131,6 +139,12 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 		defer t.Stop()
 		tick = t.C
 	}
+	var poll <-chan time.Time
+	if cfg.PollEvery > 0 {
+		t := time.NewTicker(cfg.PollEvery)
+		defer t.Stop()
+		poll = t.C
+	}
 	for {
 		if s.undone {
 			retry.Reset(backoff)
@@ -158,6 +172,8 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 				continue
 			}
 			s.scoped(ctx, scope, first, zxid)
+		case <-poll:
+			s.full(ctx, ReasonPoll)
 		case <-tick:
 			s.full(ctx, ReasonReconcile)
 		case <-cfg.tick:
@@ -223,6 +239,9 @@ func (s *state) emit(r Round) {
 }
 
 func (s *state) read(ctx context.Context, scope *Scope) (*snapshot.Snapshot, error) {
+	if s.cfg.Source == nil && s.cfg.ReadSource != nil {
+		return s.cfg.ReadSource(ctx) // no feed, so never scoped
+	}
 	src := s.cfg.Source
 	if scope != nil {
 		src = scopedSource{Source: src, scope: *scope}
@@ -231,7 +250,8 @@ func (s *state) read(ctx context.Context, scope *Scope) (*snapshot.Snapshot, err
 }
 
 // full reads both sides whole, plans and applies. Changes a reconciliation
-// finds are drift: nothing announced them.
+// finds are missed (the source changed, nothing announced it) or drift; a
+// poll's changes the source explains are plain changes, the rest drift.
 func (s *state) full(ctx context.Context, reason string) error {
 	s.n++
 	r := Round{N: s.n, Reason: reason, Started: s.cfg.Now(), Frozen: s.frozen()}
@@ -252,10 +272,19 @@ func (s *state) full(ctx context.Context, reason string) error {
 	}
 	r.Blockers = p.Blockers
 	changes := p.Changes
-	if reason == ReasonReconcile && before != nil {
-		r.Missed, r.Drift = splitDrift(p.Changes, sourceChanges(before, src))
+	if (reason == ReasonReconcile || reason == ReasonPoll) && before != nil {
+		fromSource, drift := splitDrift(p.Changes, sourceChanges(before, src))
+		r.Drift = drift
+		if reason == ReasonReconcile {
+			r.Missed = fromSource
+		}
 		if s.cfg.KeepTargetEdits {
-			changes = r.Missed
+			changes = fromSource
+		}
+		if reason == ReasonPoll && r.Frozen {
+			// Frozen, a poll reports what the source changed since the
+			// last read, not again every difference since the cut.
+			changes, r.Drift = fromSource, nil
 		}
 	}
 	if reason == ReasonInitial && s.cfg.Confirm != nil && len(p.Changes) > 0 && !r.Frozen && !s.cfg.Confirm(p) {

@@ -11,6 +11,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/plan/plantest"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
+	"github.com/zkmigrate/zkmigrate/internal/zkread"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
 
@@ -132,5 +133,139 @@ func TestReconcileSortsMissedFromDrift(t *testing.T) {
 			t.Fatalf("keep=%v: sent %v, applied %d; want %d change(s)", keep, sent, r.Outcome.Applied, want)
 		}
 		cancel()
+	}
+}
+
+// TestPollSourceWithoutFeed: a source with no change feed (read whole by
+// ReadSource, no Source, no Feed) is read again every PollEvery in a "poll"
+// round; what the source changed since the last read is applied as a
+// plain change, not reported missed, and a target edit is drift.
+func TestPollSourceWithoutFeed(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		base, err := zktree.Load(fixture)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := &swapTree{t: base}
+		permit := make(chan struct{}) // one source read per permit: the test decides what each poll sees
+		read := func(ctx context.Context) (*snapshot.Snapshot, error) {
+			select {
+			case <-permit:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return zkread.Read(ctx, src, zkread.Options{})
+		}
+		tgt := &memTarget{s: &snapshot.Snapshot{ClusterID: "target"}}
+		opts := plan.Options{Include: []plan.Kind{plan.KindTopic, plan.KindTopicConfig}, TopicRegex: "^(orders|payments)$", Placement: plan.PlacementTarget}
+		rounds := make(chan Round, 4)
+		ctx, cancel := context.WithCancel(context.Background())
+		freeze := make(chan struct{})
+		cfg := Config{ReadSource: read, PollEvery: time.Millisecond, Stages: tgt.stages(t, opts), KeepTargetEdits: keep, Freeze: freeze}
+		done := make(chan error, 1)
+		go func() { done <- Run(ctx, cfg, rounds) }()
+		next := func(what string) Round {
+			t.Helper()
+			permit <- struct{}{}
+			select {
+			case r := <-rounds:
+				return r
+			case <-time.After(5 * time.Second):
+				t.Fatalf("no %s round", what)
+				return Round{}
+			}
+		}
+		if r := next("initial"); r.Reason != ReasonInitial || r.Err != nil || r.Outcome.Applied == 0 {
+			t.Fatalf("initial round %+v", r)
+		}
+		if r := next("quiet poll"); r.Reason != ReasonPoll || r.Err != nil || len(r.Changes)+len(r.Missed)+len(r.Drift) != 0 {
+			t.Fatalf("a poll of an unchanged source: %+v", r)
+		}
+
+		// The source changes (nothing announces it: there is no feed); the
+		// target is edited.
+		src.set(edit(base, "/config/topics/orders", str(`{"version":1,"config":{"retention.ms":"1"}}`)))
+		tgt.edit(func(s *snapshot.Snapshot) {
+			for i := range s.Topics {
+				if s.Topics[i].Name == "payments" {
+					cs := slices.Clone(s.Topics[i].Configs)
+					for j := range cs {
+						if cs[j].Key == "max.message.bytes" {
+							cs[j].Value = "1000"
+						}
+					}
+					s.Topics[i].Configs = cs
+				}
+			}
+		})
+		sentBefore := len(tgt.sent)
+		r := next("poll")
+		name := func(cs []plan.Change) []string {
+			var out []string
+			for _, c := range cs {
+				out = append(out, c.Resource.Name)
+			}
+			slices.Sort(out)
+			return out
+		}
+		if r.Reason != ReasonPoll || len(r.Missed) != 0 || !slices.Equal(name(r.Drift), []string{"payments"}) {
+			t.Fatalf("keep=%v: %s round, missed %v, drift %v; want a poll round, none missed, drift [payments]", keep, r.Reason, name(r.Missed), name(r.Drift))
+		}
+		want := []string{"orders", "payments"}
+		if keep {
+			want = []string{"orders"}
+		}
+		if got := name(r.Changes); !slices.Equal(got, want) || r.Outcome.Applied != len(want) || len(tgt.sent)-sentBefore != len(want) {
+			t.Fatalf("keep=%v: changes %v, applied %d, sent %v; want %v", keep, got, r.Outcome.Applied, tgt.sent[sentBefore:], want)
+		}
+		var retention string
+		for _, tp := range tgt.s.Topics {
+			for _, c := range tp.Configs {
+				if tp.Name == "orders" && c.Key == "retention.ms" {
+					retention = c.Value
+				}
+			}
+		}
+		if retention != "1" {
+			t.Fatalf("keep=%v: the polled change did not reach the target: orders retention.ms %q", keep, retention)
+		}
+
+		// Frozen: a poll reports only what the source changed since the
+		// last read (not every difference since the cut) and sends nothing.
+		close(freeze)
+		if r = next("poll started before the freeze"); len(r.Changes) != 0 { // (kept, the target edit is drift again)
+			t.Fatalf("keep=%v: a poll of an unchanged source found %+v", keep, r)
+		}
+		src.set(edit(src.tree(), "/config/topics/payments", str(`{"version":1,"config":{"retention.ms":"2"}}`)))
+		sentBefore = len(tgt.sent)
+		r = next("frozen poll")
+		if !r.Frozen || r.Reason != ReasonPoll || len(r.Drift) != 0 || len(tgt.sent) != sentBefore {
+			t.Fatalf("keep=%v: frozen poll %+v, sent %v", keep, r, tgt.sent[sentBefore:])
+		}
+		var ids []string
+		for _, c := range r.Changes {
+			ids = append(ids, c.ID)
+		}
+		if !slices.Equal(ids, []string{"topic-config:payments"}) {
+			t.Fatalf("keep=%v: frozen poll changes %v; want payments' config only", keep, ids)
+		}
+		if r = next("quiet frozen poll"); !r.Frozen || len(r.Changes)+len(r.Drift) != 0 {
+			t.Fatalf("keep=%v: a frozen poll of an unchanged source reported %+v", keep, r)
+		}
+		// A second change after the cut: reported alone, payments' (still
+		// not applied) is not reported again.
+		src.set(edit(src.tree(), "/config/topics/orders", str(`{"version":1,"config":{"retention.ms":"3"}}`)))
+		r = next("second frozen poll")
+		ids = nil
+		for _, c := range r.Changes {
+			ids = append(ids, c.ID)
+		}
+		if !r.Frozen || !slices.Equal(ids, []string{"topic-config:orders"}) || len(r.Drift) != 0 || len(tgt.sent) != sentBefore {
+			t.Fatalf("keep=%v: second frozen poll changes %v, drift %d, sent %v; want orders' config only, nothing sent", keep, ids, len(r.Drift), tgt.sent[sentBefore:])
+		}
+		cancel()
+		if err := <-done; err != ErrStopped {
+			t.Fatalf("Run: %v, want ErrStopped", err)
+		}
 	}
 }
