@@ -257,16 +257,8 @@ func (w *writer) insert(table string, cols []string, vals ...any) (seq int64, er
 			if w.sc != nil {
 				v = w.sc.scrubJSON(string(j))
 			}
-		} else if j, ok := vals[i].(zstdJSON); ok {
-			text := string(j)
-			if w.sc != nil {
-				text = w.sc.scrubJSON(text)
-			}
-			b, err := compressJSON(text)
-			if err != nil {
-				return 0, fmt.Errorf("audit: compress %s.%s: %v", table, c, err)
-			}
-			v = b
+		} else if b, ok := vals[i].(zstdBlob); ok {
+			v = []byte(b)
 		} else if v = norm(vals[i]); w.sc != nil {
 			if s, ok := v.(string); ok {
 				v = w.sc.scrub(s)

@@ -10,11 +10,9 @@ import (
 	"os/user"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
-	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -271,18 +269,10 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan) error {
 	}
 	r.sc.add(planSecrets(p)...)
 	rp := redactPlan(p)
-	// Encoded one change at a time straight into a string (the bytes
-	// json.Marshal writes, and a newline), measured first and written into
-	// a string of that size: json.Marshal's growing buffer, its copy and
-	// the conversion to a string (three or four times the plan's tens of
-	// megabytes) are not made.
-	var size byteCounter
-	if err := jsonfile.Encode(&size, rp); err != nil {
-		return fmt.Errorf("audit: record plan: %v", err)
-	}
-	var pj strings.Builder
-	pj.Grow(int(size))
-	if err := jsonfile.Encode(&pj, rp); err != nil {
+	// Encoded one change at a time, scrubbed and compressed piece by
+	// piece: the plan's tens of megabytes of JSON never exist at once.
+	blob, err := encodePlanBlob(&r.sc, rp)
+	if err != nil {
 		return fmt.Errorf("audit: record plan: %v", err)
 	}
 	perKind := map[string]int{}
@@ -291,14 +281,13 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan) error {
 	}
 	counts, _ := json.Marshal(perKind)
 	now := timestamp(r.s.now())
-	_, err := r.writeLocked(ctx, func(w *writer) error {
+	_, err = r.writeLocked(ctx, func(w *writer) error {
 		if _, err := w.insert("plans", []string{"run_id", "at", "fingerprint", "changes", "blockers", "findings", "counts", "plan_json"},
-			r.id, now, rp.Fingerprint, len(rp.Changes), len(rp.Blockers), len(rp.Findings), string(counts), zstdJSON(strings.TrimSuffix(pj.String(), "\n"))); err != nil {
+			r.id, now, rp.Fingerprint, len(rp.Changes), len(rp.Blockers), len(rp.Findings), string(counts), zstdBlob(blob)); err != nil {
 			return err
 		}
-		// The JSON is written: let its tens of megabytes go while the
-		// changes are inserted.
-		pj = strings.Builder{}
+		// The blob is written: let it go while the changes are inserted.
+		blob = nil
 		for i := range rp.Changes {
 			c := &rp.Changes[i]
 			if err := insertChange(w, r.id, c); err != nil {
@@ -344,14 +333,6 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan) error {
 	}
 	r.planned = true
 	return nil
-}
-
-// byteCounter is an io.Writer that counts what is written to it.
-type byteCounter int
-
-func (c *byteCounter) Write(p []byte) (int, error) {
-	*c += byteCounter(len(p))
-	return len(p), nil
 }
 
 // insertChange appends one changes row (the planned state).

@@ -1,0 +1,182 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/secret"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+// wholePlanJSON is the redacted plan JSON as it was stored before plans were
+// streamed: the whole document encoded, its newline trimmed, scrubbed at once.
+func wholePlanJSON(t *testing.T, sc *scrubber, rp *plan.Plan) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := jsonfile.Encode(&b, rp); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.TrimSuffix(b.String(), "\n")
+	if sc != nil {
+		text = sc.scrubJSON(text)
+	}
+	return []byte(text)
+}
+
+// compressWhole is how that text was compressed: one encoder, 1 MiB writes.
+func compressWhole(t *testing.T, text []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	enc, err := zstd.NewWriter(&out, zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for len(text) > 0 {
+		n := min(len(text), 1<<20)
+		if _, err := enc.Write(text[:n]); err != nil {
+			t.Fatal(err)
+		}
+		text = text[n:]
+	}
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// secretPlan is a plan of n topic changes whose configs hold secrets the
+// scrubber knows (sealed and in plain values), key=value passwords inside
+// string literals and URL passwords: about 500 bytes of JSON a change.
+func secretPlan(n int, known string) *plan.Plan {
+	p := &plan.Plan{Fingerprint: "fp"}
+	for i := range n {
+		pw := secret.New(fmt.Sprintf("zookeeper:/config/topics/t%d#ssl.key.password", i), fmt.Sprintf("sealed-%d-pw", i%5))
+		p.Changes = append(p.Changes, plan.Change{
+			ID: fmt.Sprintf("topic-config:t%d", i), Kind: plan.KindTopicConfig, Action: plan.ActionUpdate,
+			Resource: plan.Resource{Type: "topic", Name: fmt.Sprintf("t%d", i)},
+			After: &plan.State{Configs: []snapshot.Config{
+				{Key: "ssl.key.password", Sensitive: true, Secret: &pw},
+				{Key: "custom.jaas", Value: fmt.Sprintf(`x required, password="jaas-%d", token=tok%d;`, i, i)},
+				{Key: "custom.url", Value: fmt.Sprintf("SASL_SSL://u%d:url-pw-%d@b1:9093,//v:w@h", i, i)},
+				{Key: "custom.leak", Value: "leak " + known + fmt.Sprintf(" %d", i)},
+				{Key: "retention.ms", Value: "604800000"},
+			}},
+		})
+	}
+	p.Findings = []snapshot.Finding{{ID: "f", Severity: "warning", Resource: "server.properties:1", Message: "has " + known + " and password=" + known}}
+	return p
+}
+
+// TestPlanBlobIsWholeScrub: the streamed blob decompresses to exactly the
+// bytes the whole-document path produced (and compresses to the same blob),
+// cut every few bytes or every megabyte, with secrets that allow cuts and
+// ones (a comma, a quote, a backslash) that make it scrub the whole text.
+func TestPlanBlobIsWholeScrub(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		known string // a secret the scrubber knows
+		n     int
+		cut   int
+		nilSc bool
+	}{
+		{name: "tiny pieces", known: "plain-secret-1", n: 300, cut: 7},
+		{name: "megabyte pieces", known: "plain-secret-1", n: 6000, cut: 1 << 20},
+		{name: "secret with a comma", known: "pw,with,commas", n: 300, cut: 7},
+		{name: "secret with a quote", known: `pw"quote`, n: 300, cut: 7},
+		{name: "secret with a backslash", known: `pw\back`, n: 300, cut: 7},
+		{name: "no scrubber", known: "plain-secret-1", n: 300, cut: 7, nilSc: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := secretPlan(tc.n, tc.known)
+			var sc *scrubber
+			if !tc.nilSc {
+				sc = &scrubber{}
+				sc.add(planSecrets(p)...)
+				sc.add(tc.known)
+			}
+			rp := redactPlan(p)
+			want := wholePlanJSON(t, sc, rp)
+			if !tc.nilSc && (bytes.Contains(want, []byte("sealed-1-pw")) || bytes.Contains(want, []byte("jaas-1\\\""))) {
+				t.Fatalf("the whole-document scrub left a secret: the comparison would be hollow")
+			}
+			blob, err := encodePlanBlobCut(sc, rp, tc.cut)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := planJSONBytes(blob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				i := 0
+				for i < min(len(got), len(want)) && got[i] == want[i] {
+					i++
+				}
+				t.Fatalf("streamed plan JSON differs from the whole scrub at byte %d of %d/%d:\n got %.120q\nwant %.120q", i, len(got), len(want), got[max(0, i-40):], want[max(0, i-40):])
+			}
+			if !bytes.Equal(blob, compressWhole(t, want)) {
+				t.Errorf("streamed blob (%d bytes) differs from the whole text compressed (%d bytes)", len(blob), len(compressWhole(t, want)))
+			}
+			// The same text written 5 bytes at a time and always cut
+			// (even with the secrets that make encodePlanBlob scrub the
+			// whole text): a cut can fall after any comma.
+			var raw bytes.Buffer
+			if err := jsonfile.Encode(&raw, rp); err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			enc, err := zstd.NewWriter(&out, zstd.WithEncoderConcurrency(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sw := &scrubWriter{sc: sc, enc: enc, cut: tc.cut}
+			for b := raw.Bytes(); len(b) > 0; b = b[min(5, len(b)):] {
+				if _, err := sw.Write(b[:min(5, len(b))]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := sw.close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := enc.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := planJSONBytes(out.Bytes()); err != nil || !bytes.Equal(got, want) {
+				t.Errorf("plan JSON written 5 bytes at a time differs from the whole scrub (%v)", err)
+			}
+		})
+	}
+}
+
+// TestRecordPlanStoresWholeScrub: RecordPlan's stored blob decompresses to
+// the redacted plan JSON the whole-document path produced, byte for byte,
+// for a plan of more than a megabyte of JSON with secrets.
+func TestRecordPlanStoresWholeScrub(t *testing.T) {
+	ctx := context.Background()
+	s, path := openTest(t)
+	r, err := s.BeginRun(ctx, RunInfo{Command: "plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := secretPlan(4000, "plain-secret-1")
+	r.sc.add("plain-secret-1")
+	sc := &scrubber{}
+	sc.add(append(planSecrets(p), "plain-secret-1")...)
+	want := wholePlanJSON(t, sc, redactPlan(p))
+	if len(want) < 1<<20 {
+		t.Fatalf("plan JSON is %d bytes: too small to be cut", len(want))
+	}
+	if err := r.RecordPlan(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if got := storedPlanJSON(t, path); !bytes.Equal(got, want) {
+		t.Errorf("stored plan JSON (%d bytes) differs from the whole-document scrub (%d bytes)", len(got), len(want))
+	}
+}
