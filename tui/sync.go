@@ -288,7 +288,11 @@ func (s *syncScreen) View() string {
 		if last.Err != nil || last.Outcome.Failed > 0 || last.Outcome.Unverified > 0 {
 			lines = append(lines, st.Error.Render("● BEHIND: the last round did not finish; a full round retries it"))
 		} else {
-			lines = append(lines, st.OK.Render("● in step")+st.Subtle.Render(" · following ZooKeeper's change feed"))
+			how := " · following ZooKeeper's change feed"
+			if last.Reason == syncer.ReasonPoll {
+				how = " · polling the source through its brokers"
+			}
+			lines = append(lines, st.OK.Render("● in step")+st.Subtle.Render(how))
 		}
 	}
 	c := s.counts

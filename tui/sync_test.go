@@ -218,3 +218,18 @@ func TestRunSyncEnds(t *testing.T) {
 		t.Errorf("RunSync after cancel: %v, want context.Canceled", err)
 	}
 }
+
+// TestSyncStateNamesHowItFollows: in step, the banner says whether sync
+// follows ZooKeeper's change feed or polls a source read through its brokers.
+func TestSyncStateNamesHowItFollows(t *testing.T) {
+	for reason, want := range map[string]string{
+		syncer.ReasonChange: "following ZooKeeper's change feed",
+		syncer.ReasonPoll:   "polling the source through its brokers",
+	} {
+		var froze int
+		m := newSyncRoot(100, 24, &froze, syncer.Round{N: 1, Reason: reason, Finished: time.Date(2026, 12, 1, 14, 0, 0, 0, time.UTC)})
+		if got := ansi.Strip(view(m)); !strings.Contains(got, "in step · "+want) {
+			t.Errorf("a %s round: the view lacks %q:\n%s", reason, want, got)
+		}
+	}
+}
