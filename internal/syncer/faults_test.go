@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -185,14 +184,11 @@ func (r *rig) createTopic(t *testing.T) {
 // ZooKeeper was back never fired one), and a change made after it is back
 // reaches the target.
 //
-// Open defect (so the test runs only with ZKM_TEST_ZK_RESTART=1, not in
-// CI): in about one run of eight no round at all follows the restart
-// within a minute (not even the resync of the reconnection), so the
-// change is lost until the next reconciliation. Not yet understood.
+// Watch for: on a machine at load average 20-70 about one run of eight
+// saw no round at all within a minute of the restart (not even the
+// resync of the reconnection); on a quiet machine it passed 22 of 22. Not
+// yet understood, so it runs wherever the test bed does, CI included.
 func TestLiveSyncZKRestart(t *testing.T) {
-	if os.Getenv("ZKM_TEST_ZK_RESTART") == "" {
-		t.Skip("ZKM_TEST_ZK_RESTART=1 runs it: it fails in about one run of eight (see its comment)")
-	}
 	r := newRig(t, testbed.ZK(t), 0)
 	r.createTopic(t)
 
