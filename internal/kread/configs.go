@@ -16,9 +16,9 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
-// configs reads topic configs in batches and broker configs per broker and
-// for the cluster default, concurrently.
-func (r *reader) configs(ctx context.Context, s *snapshot.Snapshot) error {
+// configs reads topic configs in batches and the configs of brokers (a
+// broker id, or "" for the cluster default), concurrently.
+func (r *reader) configs(ctx context.Context, s *snapshot.Snapshot, brokers []string) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.opts.Concurrency)
 
@@ -50,11 +50,6 @@ func (r *reader) configs(ctx context.Context, s *snapshot.Snapshot) error {
 		})
 	}
 
-	brokers := make([]string, 0, len(s.Brokers)+1)
-	brokers = append(brokers, "") // cluster default
-	for _, b := range s.Brokers {
-		brokers = append(brokers, brokerName(b.ID))
-	}
 	brokerCfgs := make([][]snapshot.Config, len(brokers))
 	for i, b := range brokers {
 		g.Go(func() (err error) {
@@ -97,6 +92,21 @@ func (r *reader) configs(ctx context.Context, s *snapshot.Snapshot) error {
 		}
 	}
 	return nil
+}
+
+// configBrokers are the broker config entities a read describes: the
+// cluster default and every broker listed, or those of them a scope names.
+func (r *reader) configBrokers(s *snapshot.Snapshot) []string {
+	all := make([]string, 0, len(s.Brokers)+1)
+	all = append(all, "") // cluster default
+	for _, b := range s.Brokers {
+		all = append(all, brokerName(b.ID))
+	}
+	if r.opts.Scope == nil {
+		return all
+	}
+	named := r.opts.Scope.sets().brokers
+	return keep(all, func(b string) bool { return named[b] })
 }
 
 // topicConfigs describes one batch of topics. It returns the dynamic

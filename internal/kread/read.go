@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -55,6 +56,10 @@ type Options struct {
 	// too, and findings naming what the protocol does not carry
 	// (SourceFindings). Errors then name the cluster as the source.
 	Source bool
+	// Scope, when set, reads only the entities it names (and the
+	// cluster-level facts): what Scope.Restrict keeps of a whole read.
+	// Topics still applies.
+	Scope *Scope
 }
 
 // role names the cluster in errors: "source" or "target".
@@ -91,6 +96,9 @@ type reader struct {
 
 	mu       sync.Mutex
 	findings []snapshot.Finding
+
+	noAuthorizer atomic.Bool     // the no-authorizer finding was made
+	scopeTopics  map[string]bool // a scoped read's topics; nil: all
 }
 
 func (r *reader) finding(f snapshot.Finding) {
@@ -120,6 +128,9 @@ func read(ctx context.Context, conn *kafkaconn.Conn, via kmsg.Requestor, opts Op
 	if r.principal == "" {
 		r.principal = "User:ANONYMOUS"
 	}
+	if opts.Scope != nil {
+		r.scopeTopics = opts.Scope.sets().topics
+	}
 	s := &snapshot.Snapshot{
 		Format:  snapshot.FormatVersion,
 		Source:  snapshot.SourceKafka,
@@ -137,13 +148,18 @@ func read(ctx context.Context, conn *kafkaconn.Conn, via kmsg.Requestor, opts Op
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.Concurrency)
 	g.Go(func() (err error) { cluster = r.describeCluster(gctx); return nil })
-	g.Go(func() (err error) { meta, err = r.metadata(gctx); return err })
-	g.Go(func() error { features = r.features(gctx); return nil })
-	g.Go(func() (err error) { s.ACLs, err = r.acls(gctx); return err })
-	g.Go(func() (err error) { s.Quotas, err = r.quotas(gctx); return err })
-	g.Go(func() (err error) { s.ScramUsers, err = r.scramUsers(gctx); return err })
+	if opts.Scope != nil {
+		r.scopedEntities(g, gctx, s, &meta)
+		g.Go(func() error { features = r.features(gctx); return nil })
+	} else {
+		g.Go(func() (err error) { meta, err = r.metadata(gctx); return err })
+		g.Go(func() error { features = r.features(gctx); return nil })
+		g.Go(func() (err error) { s.ACLs, err = r.acls(gctx); return err })
+		g.Go(func() (err error) { s.Quotas, err = r.quotas(gctx); return err })
+		g.Go(func() (err error) { s.ScramUsers, err = r.scramUsers(gctx); return err })
+	}
 	g.Go(func() (err error) { reassign, err = r.reassignments(gctx); return err })
-	if opts.Source {
+	if opts.Source && opts.Scope == nil {
 		g.Go(func() (err error) { s.DelegationTokens, err = r.delegationTokens(gctx); return err })
 	}
 	if err := g.Wait(); err != nil {
@@ -177,11 +193,13 @@ func read(ctx context.Context, conn *kafkaconn.Conn, via kmsg.Requestor, opts Op
 
 	// Phase 2: configs of the topics and brokers found.
 	if !opts.SkipConfigs {
-		if err := r.configs(ctx, s); err != nil {
+		if err := r.configs(ctx, s, r.configBrokers(s)); err != nil {
 			return nil, err
 		}
-		if err := r.kraftKinds(ctx, s); err != nil {
-			return nil, err
+		if opts.Scope == nil {
+			if err := r.kraftKinds(ctx, s); err != nil {
+				return nil, err
+			}
 		}
 	}
 
@@ -241,8 +259,11 @@ func (r *reader) features(ctx context.Context) []snapshot.Feature {
 	return out
 }
 
-// keepTopic applies the Topics filter.
+// keepTopic applies the Topics filter (and a scope's topics).
 func (r *reader) keepTopic(name string) bool {
+	if r.scopeTopics != nil && !r.scopeTopics[name] {
+		return false
+	}
 	return r.opts.Topics == nil || r.opts.Topics.MatchString(name)
 }
 

@@ -55,6 +55,12 @@ func (r *reader) acls(ctx context.Context) ([]snapshot.ACL, error) {
 	req := kmsg.NewPtrDescribeACLsRequest()
 	req.ResourceType = kmsg.ACLResourceTypeAny
 	req.ResourcePatternType = kmsg.ACLResourcePatternTypeAny
+	return r.describeACLs(ctx, req)
+}
+
+// describeACLs sends one DescribeACLs request (any operation, any
+// permission) and converts what it returns.
+func (r *reader) describeACLs(ctx context.Context, req *kmsg.DescribeACLsRequest) ([]snapshot.ACL, error) {
 	req.Operation = kmsg.ACLOperationAny
 	req.PermissionType = kmsg.ACLPermissionTypeAny
 	resp, err := req.RequestWith(ctx, r.cl)
@@ -64,6 +70,9 @@ func (r *reader) acls(ctx context.Context) ([]snapshot.ACL, error) {
 	switch err := kerr.ErrorForCode(resp.ErrorCode); {
 	case err == nil:
 	case err == kerr.SecurityDisabled:
+		if r.noAuthorizer.Swap(true) {
+			return nil, nil // said once, for a scoped read's many requests
+		}
 		r.finding(snapshot.Finding{
 			ID: catalogue.IDKReadNoAuthorizer, Severity: snapshot.SeverityWarning, Resource: "acls",
 			Message: "the cluster has no authorizer configured, so it holds no ACLs and cannot take any",
@@ -105,8 +114,15 @@ var entityOrder = map[string]int{snapshot.EntityUser: 0, snapshot.EntityClientID
 
 // quotas reads every client-quota entity (non-strict, no filter).
 func (r *reader) quotas(ctx context.Context) ([]snapshot.Quota, error) {
+	return r.describeQuotas(ctx, nil)
+}
+
+// describeQuotas reads the client-quota entities that match the filter
+// components (non-strict: entities with more components match too).
+func (r *reader) describeQuotas(ctx context.Context, filter []kmsg.DescribeClientQuotasRequestComponent) ([]snapshot.Quota, error) {
 	req := kmsg.NewPtrDescribeClientQuotasRequest()
 	req.Strict = false
+	req.Components = filter
 	resp, err := req.RequestWith(ctx, r.cl)
 	if err != nil {
 		return nil, r.wrap(err, "reading client quotas", "Cluster:DescribeConfigs")
@@ -164,7 +180,18 @@ var scramMechanisms = map[int8]string{1: "SCRAM-SHA-256", 2: "SCRAM-SHA-512"}
 // scramUsers reads the SCRAM mechanisms and iterations of every user; the
 // protocol never returns salts or keys.
 func (r *reader) scramUsers(ctx context.Context) ([]snapshot.ScramUser, error) {
+	return r.describeScram(ctx, nil)
+}
+
+// describeScram reads the SCRAM credentials of the named users (nil: of
+// every user); a user without any is left out.
+func (r *reader) describeScram(ctx context.Context, users []string) ([]snapshot.ScramUser, error) {
 	req := kmsg.NewPtrDescribeUserSCRAMCredentialsRequest() // nil Users: all
+	for _, u := range users {
+		ru := kmsg.NewDescribeUserSCRAMCredentialsRequestUser()
+		ru.Name = u
+		req.Users = append(req.Users, ru)
+	}
 	resp, err := req.RequestWith(ctx, r.cl)
 	if err != nil {
 		return nil, r.wrap(err, "reading SCRAM users", "Cluster:Describe")
