@@ -281,7 +281,8 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 		ReconcileEvery:  f.reconcileEvery,
 		Freeze:          freeze,
 		KeepTargetEdits: f.keepTargetEdits,
-		Stages:          syncer.Stages{ReadTarget: s.readTarget, Plan: s.plan, Apply: s.apply},
+		BrokerIDMap:     opts.BrokerIDMap,
+		Stages:          syncer.Stages{ReadTarget: s.readTarget, ReadTargetScoped: s.readTargetScoped, Plan: s.plan, Apply: s.apply},
 	}
 	if reads != nil {
 		cfg.Source = reads
@@ -396,6 +397,11 @@ func (s *syncRun) readTarget(ctx context.Context) (*snapshot.Snapshot, error) {
 	return kread.Read(ctx, s.target, kread.Options{Topics: s.topics})
 }
 
+// readTargetScoped reads just a change round's entities of the target.
+func (s *syncRun) readTargetScoped(ctx context.Context, scope kread.Scope) (*snapshot.Snapshot, error) {
+	return kread.Read(ctx, s.target, kread.Options{Topics: s.topics, Scope: &scope})
+}
+
 func (s *syncRun) plan(src, tgt *snapshot.Snapshot) (*plan.Plan, error) {
 	applyStatic(src, s.statics)
 	return migration.BuildPlan(src, tgt, s.creds, s.opts, s.pol)
@@ -430,7 +436,8 @@ func (s *syncRun) apply(ctx context.Context, p *plan.Plan, tgt *snapshot.Snapsho
 	}
 	if err == nil && s.f.settle > 0 && len(applied.Changes()) > 0 {
 		read := func(ctx context.Context) ([]kread.BrokerRead, error) {
-			return kread.ReadEachBroker(ctx, s.target, kread.Options{Topics: s.topics})
+			// A change round's changes are all in its scope: read no more.
+			return kread.ReadEachBroker(ctx, s.target, kread.Options{Topics: s.topics, Scope: r.TargetScope})
 		}
 		unverified, verr := migration.Verify(ctx, read, applied.Changes(), s.f.settle)
 		out.Unverified = len(unverified)

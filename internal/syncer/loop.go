@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
@@ -16,7 +17,11 @@ import (
 // options. Apply must record the round (audit) and report what it did.
 type Stages struct {
 	ReadTarget func(ctx context.Context) (*snapshot.Snapshot, error)
-	Plan       func(source, target *snapshot.Snapshot) (*plan.Plan, error)
+	// ReadTargetScoped reads just the scope's entities of the target and
+	// the cluster-level facts (kread.Options.Scope): what scope.Restrict
+	// keeps of ReadTarget's read. Nil: ReadTarget, restricted.
+	ReadTargetScoped func(ctx context.Context, scope kread.Scope) (*snapshot.Snapshot, error)
+	Plan             func(source, target *snapshot.Snapshot) (*plan.Plan, error)
 	// Apply sends p, planned against target, and records the round.
 	Apply func(ctx context.Context, p *plan.Plan, target *snapshot.Snapshot, round Round) (Outcome, error)
 }
@@ -52,6 +57,10 @@ type Config struct {
 	// KeepTargetEdits leaves target-side edits of synced objects found by
 	// reconciliation alone (reported); by default they are set back.
 	KeepTargetEdits bool
+	// BrokerIDMap is the plan's --broker-id-map: a source broker's configs
+	// go to the mapped target broker, so a change round reads and covers
+	// that one.
+	BrokerIDMap map[int32]int32
 	// Coalesce is how long a round waits for more notifications after the
 	// first, so a burst becomes one round (DefaultCoalesce when 0).
 	Coalesce time.Duration
@@ -93,6 +102,9 @@ type Round struct {
 	// the round's apply finishing (change rounds).
 	Lag     time.Duration
 	Changes []plan.Change // planned and sent (or, frozen, what would be)
+	// TargetScope is what a change round read of the target (nil: all of
+	// it), so that verifying its apply needs to read no more.
+	TargetScope *kread.Scope
 	// Plan is the round's plan holding just Changes (nil when there are
 	// none), for the audit trail.
 	Plan *plan.Plan
@@ -273,7 +285,7 @@ func (s *state) full(ctx context.Context, reason string) error {
 	r.Blockers = p.Blockers
 	changes := p.Changes
 	if (reason == ReasonReconcile || reason == ReasonPoll) && before != nil {
-		fromSource, drift := splitDrift(p.Changes, sourceChanges(before, src))
+		fromSource, drift := splitDrift(p.Changes, sourceChanges(before, src).mapBrokers(s.cfg.BrokerIDMap))
 		r.Drift = drift
 		if reason == ReasonReconcile {
 			r.Missed = fromSource
@@ -298,8 +310,16 @@ func (s *state) full(ctx context.Context, reason string) error {
 	return r.Err
 }
 
-// scoped re-reads the scope's entities, patches the source and plans and
-// applies the changes that touch them.
+// scoped re-reads the scope's entities, patches the source, and plans the
+// scope's part of the source against the scope's part of the target (read
+// for just those entities), then applies that plan. Every kind plans a
+// resource from that resource alone on each side plus the cluster-level
+// facts both reads keep (the target's brokers and racks), so the plan's
+// changes are those of a whole plan that touch the scope
+// (TestScopedPlanEqualsFullPlan). One difference: a plan error that
+// stops a whole plan (a topic --placement source cannot place, or one
+// --broker-id-map does not cover) stops a change round only when the
+// round's topics meet it.
 func (s *state) scoped(ctx context.Context, scope Scope, first time.Time, zxid int64) {
 	s.n++
 	r := Round{N: s.n, Reason: ReasonChange, Started: s.cfg.Now(), Frozen: s.frozen(), Zxid: zxid}
@@ -312,29 +332,47 @@ func (s *state) scoped(ctx context.Context, scope Scope, first time.Time, zxid i
 	}
 	s.source = Patch(s.source, scope, part)
 	r.Zxid = max(r.Zxid, zxidOf(part))
-	p, tgt, err := s.planFor(ctx, s.source)
+	d := scope.decode().mapBrokers(s.cfg.BrokerIDMap)
+	srcScope, tgtScope := d.reads()
+	r.TargetScope = &tgtScope
+	tgt, err := s.readTargetScoped(ctx, tgtScope)
 	if err != nil {
-		r.Err = err
+		r.Err = fmt.Errorf("reading the target: %w", err)
 		s.emit(r)
 		return
 	}
-	d := scope.decode()
+	p, err := s.cfg.Stages.Plan(srcScope.Restrict(s.source), tgt)
+	if err != nil {
+		r.Err = fmt.Errorf("planning: %w", err)
+		s.emit(r)
+		return
+	}
+	// Both sides hold only the scope, so every change and blocker is the
+	// scope's; the filter only guards that.
 	var changes []plan.Change
 	for _, c := range p.Changes {
 		if d.covers(c) {
 			changes = append(changes, c)
 		}
 	}
-	for _, b := range p.Blockers {
-		if b.Change != nil && d.covers(*b.Change) {
-			r.Blockers = append(r.Blockers, b)
-		}
-	}
+	r.Blockers = p.Blockers
 	s.apply(ctx, &r, p, tgt, changes)
 	if !first.IsZero() {
 		r.Lag = s.cfg.Now().Sub(first)
 	}
 	s.emit(r)
+}
+
+// readTargetScoped reads the scope's part of the target.
+func (s *state) readTargetScoped(ctx context.Context, scope kread.Scope) (*snapshot.Snapshot, error) {
+	if s.cfg.Stages.ReadTargetScoped != nil {
+		return s.cfg.Stages.ReadTargetScoped(ctx, scope)
+	}
+	tgt, err := s.cfg.Stages.ReadTarget(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return scope.Restrict(tgt), nil
 }
 
 func (s *state) planFor(ctx context.Context, src *snapshot.Snapshot) (*plan.Plan, *snapshot.Snapshot, error) {

@@ -269,3 +269,66 @@ func TestPollSourceWithoutFeed(t *testing.T) {
 		}
 	}
 }
+
+// TestBrokerIDMapRounds: with --broker-id-map a source broker's configs
+// go to the mapped target broker, and sync follows them there: a change
+// round for brokers/2 sends the change to broker 102 (it used to send
+// nothing: the round looked for broker 2 on the target), and a change no
+// notification announced is reported missed at reconciliation, not drift.
+func TestBrokerIDMapRounds(t *testing.T) {
+	base, err := zktree.Load(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &swapTree{t: base}
+	tgt := &memTarget{s: &snapshot.Snapshot{ClusterID: "target", Brokers: []snapshot.Broker{{ID: 101}, {ID: 102}, {ID: 103}}}}
+	m := map[int32]int32{1: 101, 2: 102, 3: 103}
+	opts := plan.Options{Include: []plan.Kind{plan.KindBrokerConfig}, BrokerIDMap: m}
+	feed := make(chan zkfeed.Event)
+	tick := make(chan struct{})
+	rounds := make(chan Round, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go Run(ctx, Config{Source: src, Feed: feed, Stages: tgt.stages(t, opts), BrokerIDMap: m, tick: tick, Coalesce: time.Millisecond}, rounds)
+	take := func(what string) Round {
+		t.Helper()
+		select {
+		case r := <-rounds:
+			if r.Err != nil {
+				t.Fatalf("%s: %v", what, r.Err)
+			}
+			return r
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: no round", what)
+		}
+		return Round{}
+	}
+	if r := take("initial"); r.Outcome.Applied == 0 {
+		t.Fatalf("initial round applied nothing: %+v", r)
+	}
+	names := func(cs []plan.Change) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+
+	base = edit(base, "/config/brokers/2", str(`{"version":1,"config":{"log.cleaner.threads":"4"}}`))
+	src.set(base)
+	feed <- zkfeed.Event{Entities: []zkfeed.Entity{{Kind: zkfeed.Config, Name: "brokers/2"}}, Seen: time.Now()}
+	r := take("change")
+	if got := names(r.Changes); !slices.Equal(got, []string{"broker-config:102"}) || r.Outcome.Applied != 1 {
+		t.Fatalf("change round for brokers/2: changes %v, applied %d; want [broker-config:102] applied", got, r.Outcome.Applied)
+	}
+	if want := []string{"102"}; !slices.Equal(r.TargetScope.Brokers, want) {
+		t.Errorf("the round read target brokers %v, want %v", r.TargetScope.Brokers, want)
+	}
+
+	src.set(edit(base, "/config/brokers/3", str(`{"version":1,"config":{"log.cleaner.threads":"5"}}`)))
+	tick <- struct{}{}
+	r = take("reconcile")
+	if got := names(r.Missed); !slices.Equal(got, []string{"broker-config:103"}) || len(r.Drift) != 0 {
+		t.Fatalf("reconcile: missed %v, drift %v; want broker-config:103 missed, no drift", got, names(r.Drift))
+	}
+}

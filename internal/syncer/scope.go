@@ -3,8 +3,10 @@ package syncer
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
@@ -144,6 +146,76 @@ var (
 type decoded struct {
 	topics, brokers, users, clients, ips map[string]bool
 	acls                                 map[aclResource]bool
+	// onTarget are the target broker config entities of brokers, mapped
+	// through a broker-id map (nil: the same names).
+	onTarget map[string]bool
+}
+
+// mapBrokers returns d with the target broker config entities its source
+// brokers' configs go to under a broker-id map (as plan maps them: a
+// numeric id through the map, "" the cluster default as is; an id the map
+// lacks goes nowhere).
+func (d decoded) mapBrokers(m map[int32]int32) decoded {
+	if len(m) == 0 {
+		d.onTarget = nil
+		return d
+	}
+	d.onTarget = map[string]bool{}
+	for n := range d.brokers {
+		if n == "" {
+			d.onTarget[""] = true
+			continue
+		}
+		if id, err := strconv.ParseInt(n, 10, 32); err == nil {
+			if to, ok := m[int32(id)]; ok {
+				d.onTarget[strconv.Itoa(int(to))] = true
+			}
+		}
+	}
+	return d
+}
+
+// targetBrokers are the target broker config entities the scope's changes
+// touch.
+func (d decoded) targetBrokers() map[string]bool {
+	if d.onTarget != nil {
+		return d.onTarget
+	}
+	return d.brokers
+}
+
+// reads are the kread scopes of the scope's part of the source (broker
+// configs by source broker) and of the target (by the brokers they go to).
+func (d decoded) reads() (source, target kread.Scope) {
+	var sc kread.Scope
+	sc.Topics = slices.Sorted(maps.Keys(d.topics))
+	quota := func(typ string, names map[string]bool) {
+		for _, n := range slices.Sorted(maps.Keys(names)) {
+			if n == defaultMark {
+				sc.Quotas = append(sc.Quotas, snapshot.EntityComponent{Type: typ, Default: true})
+			} else {
+				sc.Quotas = append(sc.Quotas, snapshot.EntityComponent{Type: typ, Name: n})
+			}
+		}
+	}
+	quota(snapshot.EntityUser, d.users)
+	quota(snapshot.EntityClientID, d.clients)
+	quota(snapshot.EntityIP, d.ips)
+	for _, n := range slices.Sorted(maps.Keys(d.users)) {
+		if n != defaultMark {
+			sc.ScramUsers = append(sc.ScramUsers, n)
+		}
+	}
+	for a := range d.acls {
+		sc.ACLs = append(sc.ACLs, kread.ACLResource{Type: a.Type, Pattern: a.Pattern, Name: a.Name})
+	}
+	slices.SortFunc(sc.ACLs, func(a, b kread.ACLResource) int {
+		return strings.Compare(a.Type+":"+a.Pattern+":"+a.Name, b.Type+":"+b.Pattern+":"+b.Name)
+	})
+	source, target = sc, sc
+	source.Brokers = slices.Sorted(maps.Keys(d.brokers))
+	target.Brokers = slices.Sorted(maps.Keys(d.targetBrokers()))
+	return source, target
 }
 
 func (s Scope) decode() decoded {
@@ -231,7 +303,7 @@ func (d decoded) covers(c plan.Change) bool {
 	case "topic":
 		return d.topics[r.Name]
 	case "broker":
-		return d.brokers[r.Name]
+		return d.targetBrokers()[r.Name]
 	case "quota":
 		return d.inQuota(r.Entity)
 	case "acl":
