@@ -29,12 +29,15 @@ const syncBound = 60 * time.Second
 
 // roundLine is the part of a sync -o json line the test reads.
 type roundLine struct {
-	Event    string   `json:"event"`
-	Round    int      `json:"round"`
-	Reason   string   `json:"reason"`
-	Entities []string `json:"entities"`
-	Zxid     int64    `json:"zxid"`
-	Frozen   bool     `json:"frozen"`
+	Event    string    `json:"event"`
+	Round    int       `json:"round"`
+	Reason   string    `json:"reason"`
+	Entities []string  `json:"entities"`
+	Zxid     int64     `json:"zxid"`
+	Frozen   bool      `json:"frozen"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+	LagMS    float64   `json:"lag_ms"`
 	Changes  []struct {
 		ID string `json:"id"`
 	} `json:"changes"`
@@ -55,7 +58,7 @@ type syncProc struct {
 	exited chan error
 }
 
-func startSync(t *testing.T, args []string) *syncProc {
+func startSync(t testing.TB, args []string) *syncProc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
 	argv, _ := json.Marshal(args)

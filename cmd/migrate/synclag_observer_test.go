@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// lagObserver polls the target for the changes awaited.
+type lagObserver struct {
+	bed      *lagBed
+	book     *lagBook
+	requests atomic.Int64 // describe requests sent
+	mu       sync.Mutex
+	errors   int
+	firstErr error
+}
+
+func (o *lagObserver) fail(err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.errors++
+	if o.firstErr == nil {
+		o.firstErr = err
+	}
+}
+
+// run describes the awaited resources every period (the next describe
+// starts at once when one took longer) until ctx ends.
+func (o *lagObserver) run(ctx context.Context, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		var wg sync.WaitGroup
+		for _, f := range []func(context.Context){o.topics, o.configs, o.quotas, o.acls, o.scram} {
+			wg.Add(1)
+			go func() { defer wg.Done(); f(ctx) }()
+		}
+		wg.Wait()
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+func (o *lagObserver) topics(ctx context.Context) {
+	creates, parts := o.book.awaited(lagCreate), o.book.awaited(lagPartitions)
+	if len(creates)+len(parts) == 0 {
+		return
+	}
+	// A plain Metadata request: kadm's ListTopics answers from kgo's
+	// metadata cache, up to seconds old.
+	req := kmsg.NewPtrMetadataRequest()
+	for _, n := range append(creates, parts...) {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(n)
+		req.Topics = append(req.Topics, rt)
+	}
+	o.requests.Add(1)
+	resp, err := req.RequestWith(ctx, o.bed.target.Client)
+	at := time.Now()
+	if err != nil {
+		if ctx.Err() == nil {
+			o.fail(err)
+		}
+		return
+	}
+	got := map[string]int64{}
+	for _, t := range resp.Topics {
+		if t.Topic != nil && t.ErrorCode == 0 {
+			got[*t.Topic] = int64(len(t.Partitions))
+		}
+	}
+	for kind, names := range map[string][]string{lagCreate: creates, lagPartitions: parts} {
+		for _, n := range names {
+			v, ok := got[n]
+			o.book.observe(kind, n, lagState{Present: ok, Value: v}, at)
+		}
+	}
+}
+
+func (o *lagObserver) configs(ctx context.Context) {
+	names := o.book.awaited(lagConfig)
+	if len(names) == 0 {
+		return
+	}
+	o.requests.Add(1)
+	rcs, err := o.bed.target.Admin.DescribeTopicConfigs(ctx, names...)
+	at := time.Now()
+	if err != nil {
+		if ctx.Err() == nil {
+			o.fail(err)
+		}
+		return
+	}
+	for _, rc := range rcs {
+		if rc.Err != nil {
+			continue
+		}
+		for _, c := range rc.Configs {
+			// Only the topic's own setting: the broker default is larger than any value written.
+			if c.Key == "retention.ms" && c.Value != nil && c.Source == kmsg.ConfigSourceDynamicTopicConfig {
+				v, _ := strconv.ParseInt(*c.Value, 10, 64)
+				o.book.observe(lagConfig, rc.Name, lagState{Present: true, Value: v}, at)
+			}
+		}
+	}
+}
+
+func (o *lagObserver) quotas(ctx context.Context) {
+	users := o.book.awaited(lagQuota)
+	if len(users) == 0 {
+		return
+	}
+	o.requests.Add(1)
+	qs, err := o.bed.target.Admin.DescribeClientQuotas(ctx, false, []kadm.DescribeClientQuotaComponent{{Type: "user", MatchType: 2}})
+	at := time.Now()
+	if err != nil {
+		if ctx.Err() == nil {
+			o.fail(err)
+		}
+		return
+	}
+	for _, q := range qs {
+		if len(q.Entity) != 1 || q.Entity[0].Type != "user" || q.Entity[0].Name == nil {
+			continue
+		}
+		for _, v := range q.Values {
+			if v.Key == "producer_byte_rate" {
+				o.book.observe(lagQuota, *q.Entity[0].Name, lagState{Present: true, Value: int64(v.Value)}, at)
+			}
+		}
+	}
+}
+
+// acls describes the Read ACL of each awaited grant and revoke resource
+// (one request each, concurrently: DescribeAcls takes one filter).
+func (o *lagObserver) acls(ctx context.Context) {
+	grants, revokes := o.book.awaited(lagGrant), o.book.awaited(lagRevoke)
+	if len(grants)+len(revokes) == 0 {
+		return
+	}
+	kindOf := map[string]string{}
+	for _, r := range grants {
+		kindOf[r] = lagGrant
+	}
+	for _, r := range revokes {
+		kindOf[r] = lagRevoke
+	}
+	o.requests.Add(int64(len(grants) + len(revokes)))
+	res, err := o.bed.target.Admin.DescribeACLs(ctx, kadm.NewACLs().Topics(append(grants, revokes...)...).
+		ResourcePatternType(kadm.ACLPatternLiteral).Allow(o.bed.principal).AllowHosts().Operations(kadm.OpRead))
+	at := time.Now()
+	if err != nil {
+		if ctx.Err() == nil {
+			o.fail(err)
+		}
+		return
+	}
+	for _, r := range res {
+		if r.Err != nil || r.Name == nil {
+			continue
+		}
+		o.book.observe(kindOf[*r.Name], *r.Name, lagState{Present: len(r.Described) > 0}, at)
+	}
+}
+
+func (o *lagObserver) scram(ctx context.Context) {
+	users := o.book.awaited(lagSCRAM)
+	if len(users) == 0 {
+		return
+	}
+	o.requests.Add(1)
+	ds, err := o.bed.target.Admin.DescribeUserSCRAMs(ctx, users...)
+	at := time.Now()
+	if err != nil {
+		if ctx.Err() == nil && !errors.Is(err, kerr.ResourceNotFound) {
+			o.fail(err)
+		}
+		return
+	}
+	for _, u := range users {
+		d, ok := ds[u]
+		o.book.observe(lagSCRAM, u, lagState{Present: ok && d.Err == nil && len(d.CredInfos) > 0}, at)
+	}
+}
