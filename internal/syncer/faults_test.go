@@ -184,10 +184,11 @@ func (r *rig) createTopic(t *testing.T) {
 // ZooKeeper was back never fired one), and a change made after it is back
 // reaches the target.
 //
-// Watch for: on a machine at load average 20-70 about one run of eight
-// saw no round at all within a minute of the restart (not even the
-// resync of the reconnection); on a quiet machine it passed 22 of 22. Not
-// yet understood, so it runs wherever the test bed does, CI included.
+// On a loaded machine this used to see no round at all after the restart
+// (about one run in eight): a ZooKeeper still loading its database took
+// the watch session's reconnection and never answered it, and
+// go-zookeeper waited 200 s for the answer. zkconn now bounds every
+// connect response by the request timeout (TestReconnectPastASilentServer).
 func TestLiveSyncZKRestart(t *testing.T) {
 	r := newRig(t, testbed.ZK(t), 0)
 	r.createTopic(t)

@@ -33,9 +33,10 @@ type Options struct {
 	SessionTimeout time.Duration
 	// ConnectTimeout bounds the wait for the first session (15s when 0).
 	ConnectTimeout time.Duration
-	// RequestTimeout bounds the wait for each answer: a server that does
-	// not answer within it (a stopped process keeps the connection open)
-	// is taken as lost (ConnectTimeout when 0).
+	// RequestTimeout bounds the wait for each answer, the connect
+	// response of every reconnection included: a server that does not
+	// answer within it (a stopped process keeps the connection open) is
+	// taken as lost (ConnectTimeout when 0).
 	RequestTimeout time.Duration
 	// RetryTimeout is how much longer than RequestTimeout one read may
 	// take in all, retrying on a new connection after the connection or
@@ -182,7 +183,7 @@ func Dial(ctx context.Context, opt Options) (*Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		return newZxidConn(newBatchConn(nc, opt.SessionTimeout), &c.maxZxid), nil
+		return newHandshakeConn(newZxidConn(newBatchConn(nc, opt.SessionTimeout), &c.maxZxid), opt.RequestTimeout), nil
 	}
 	hostList := strings.Join(hosts, ",")
 	c.reconnected = make(chan struct{}, 1)
