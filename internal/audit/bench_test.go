@@ -164,6 +164,7 @@ func BenchmarkRecordPlanGenerated(b *testing.B) {
 		}
 		b.ReportMetric(float64(len(p.Changes)), "changes")
 		b.ReportMetric(float64(len(secrets)), "secrets")
+		b.ReportMetric(float64(len(r.sc.secrets)), "scrubbed-values")
 		b.ReportMetric(float64(res.Rows), "rows")
 		b.ReportMetric((c1 - c0).Seconds(), "record-cpu-s")
 		b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/(1<<20), "record-alloc-MiB")

@@ -6,29 +6,62 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"sort"
 	"strconv"
 	"strings"
 )
 
-// rowShape caches, per table and column list, the INSERT statement and the
-// columns' hashing order.
+// rowsPerInsert is the most rows one INSERT statement carries. A table's
+// pending rows are written rowsPerInsert at a time, and the rest as a sum
+// of powers of two (at most log2(rowsPerInsert)+1 more statements), so each
+// table has at most that many statements prepared.
+const rowsPerInsert = 64
+
+// insertSizes is how many statement sizes there are: 1, 2, 4, ...,
+// rowsPerInsert rows.
+const insertSizes = 7
+
+// rowShape caches, per table and column list, the INSERT statements and
+// the columns' hashing order.
 type rowShape struct {
-	insert string
-	order  []int
+	table   string
+	names   []string // seq, then the columns (hash is not among them)
+	order   []int    // names in hashing (sorted) order
+	inserts [insertSizes]string
+}
+
+// insertSQL returns the statement inserting 1<<k rows.
+func (sh *rowShape) insertSQL(k int) string {
+	if sh.inserts[k] == "" {
+		one := "(?" + strings.Repeat(", ?", len(sh.names)) + ")"
+		var b strings.Builder
+		b.WriteString("INSERT INTO " + sh.table + " (seq, hash, " + strings.Join(sh.names[1:], ", ") + ") VALUES ")
+		for i := range 1 << k {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(one)
+		}
+		sh.inserts[k] = b.String()
+	}
+	return sh.inserts[k]
 }
 
 // shape returns the cached rowShape for an insert; s.wmu is held.
-func (s *Store) shape(table string, cols, names []string) *rowShape {
-	key := table + "(" + strings.Join(cols, ",") + ")"
-	if sh := s.shapes[key]; sh != nil {
+func (s *Store) shape(table string, cols []string) *rowShape {
+	key := append(s.shapeKey[:0], table...)
+	for _, c := range cols {
+		key = append(key, ',')
+		key = append(key, c...)
+	}
+	s.shapeKey = key
+	if sh := s.shapes[string(key)]; sh != nil {
 		return sh
 	}
-	sh := &rowShape{
-		insert: "INSERT INTO " + table + " (seq, hash, " + strings.Join(cols, ", ") + ") VALUES (?, ?" + strings.Repeat(", ?", len(cols)) + ")",
-		order:  nameOrder(names),
-	}
-	s.shapes[key] = sh
+	names := append([]string{"seq"}, cols...)
+	sh := &rowShape{table: table, names: names, order: nameOrder(names)}
+	s.shapes[string(key)] = sh
 	return sh
 }
 
@@ -61,8 +94,29 @@ func nameOrder(names []string) []int {
 
 // rowHashOrdered is rowHash with the sorted column order precomputed.
 func rowHashOrdered(prev, table string, names []string, vals []any, idx []int) string {
-	h := sha256.New()
-	var buf []byte
+	var h rowHasher
+	return h.sum(prev, table, names, vals, idx)
+}
+
+// rowHasher computes row hashes (rowHash) with its hash state and buffers
+// reused from row to row. The zero value is ready; it is not safe for
+// concurrent use.
+type rowHasher struct {
+	h   hash.Hash
+	buf []byte
+	num [32]byte
+	out [sha256.Size]byte
+	hex [2 * sha256.Size]byte
+}
+
+// sum is rowHashOrdered.
+func (rh *rowHasher) sum(prev, table string, names []string, vals []any, idx []int) string {
+	if rh.h == nil {
+		rh.h = sha256.New()
+	}
+	h := rh.h
+	h.Reset()
+	buf := rh.buf[:0]
 	buf = append(buf, prev...)
 	buf = append(buf, '\n')
 	buf = append(buf, table...)
@@ -72,31 +126,46 @@ func rowHashOrdered(prev, table string, names []string, vals []any, idx []int) s
 			continue
 		}
 		var tag byte
-		var v string
+		var s string
+		var b []byte
 		switch x := vals[i].(type) {
 		case int64:
-			tag, v = 'i', strconv.FormatInt(x, 10)
+			tag, b = 'i', strconv.AppendInt(rh.num[:0], x, 10)
 		case string:
-			tag, v = 's', x
+			tag, s = 's', x
 		case []byte:
-			tag, v = 's', string(x)
+			tag, b = 's', x
 		case float64:
-			tag, v = 'r', strconv.FormatFloat(x, 'g', -1, 64)
+			tag, b = 'r', strconv.AppendFloat(rh.num[:0], x, 'g', -1, 64)
 		default:
-			tag, v = '?', fmt.Sprint(x)
+			tag, s = '?', fmt.Sprint(x)
 		}
+		n := len(s) + len(b)
 		buf = append(buf, names[i]...)
 		buf = append(buf, '=', tag)
-		buf = strconv.AppendInt(buf, int64(len(v)), 10)
+		buf = strconv.AppendInt(buf, int64(n), 10)
 		buf = append(buf, ':')
-		// A large value (the plan JSON) goes through buf in pieces.
-		for len(buf)+len(v) > 1<<16 {
-			n := min(len(v), 1<<16)
+		if len(buf)+n > 1<<16 {
+			// A large value (the plan blob) is hashed where it is, not
+			// copied.
 			h.Write(buf)
-			buf = append(buf[:0], v[:n]...)
-			v = v[n:]
+			buf = buf[:0]
+			if b != nil {
+				h.Write(b)
+			} else {
+				for len(s) > 0 {
+					k := min(len(s), 1<<16)
+					buf = append(buf[:0], s[:k]...)
+					h.Write(buf)
+					s = s[k:]
+				}
+				buf = buf[:0]
+			}
+		} else if b != nil {
+			buf = append(buf, b...)
+		} else {
+			buf = append(buf, s...)
 		}
-		buf = append(buf, v...)
 		buf = append(buf, '\n')
 		if len(buf) > 1<<16 {
 			h.Write(buf)
@@ -104,7 +173,9 @@ func rowHashOrdered(prev, table string, names []string, vals []any, idx []int) s
 		}
 	}
 	h.Write(buf)
-	return hex.EncodeToString(h.Sum(nil))
+	rh.buf = buf[:0]
+	hex.Encode(rh.hex[:], h.Sum(rh.out[:0]))
+	return string(rh.hex[:])
 }
 
 // norm converts a Go value to what the row stores: int64, string or nil.
@@ -149,16 +220,32 @@ func nullIfEmpty(s string) any {
 	return s
 }
 
-// writer appends chained rows inside one immediate transaction.
+// writer appends chained rows inside one immediate transaction. Rows are
+// hashed and given their place in the chain as they are inserted, and
+// written to SQLite in multi-row INSERT statements: a table's rows wait in
+// a batch until it is full, a query is made in the transaction (txn), or
+// the transaction commits.
 type writer struct {
-	ctx   context.Context
-	s     *Store
-	tx    *sql.Tx
-	seq   int64
-	head  string
-	stmts map[string]*sql.Stmt // this transaction's statements, by SQL text
-	want  []string             // statements to prepare on the store after the transaction
-	sc    *scrubber            // nil: text is written as it is
+	ctx     context.Context
+	s       *Store
+	tx      *sql.Tx // use txn(), which writes the pending rows first
+	seq     int64
+	head    string
+	stmts   map[string]*sql.Stmt // this transaction's statements, by SQL text
+	want    []string             // statements to prepare on the store after the transaction
+	sc      *scrubber            // nil: text is written as it is
+	batches map[*rowShape]*batch // rows not yet written, by table and columns
+	pending []*batch             // the batches holding rows, in the order they got their first
+}
+
+// batch is one table's rows waiting to be written: per row seq, hash and
+// the column values, in the shape's column order.
+type batch struct {
+	sh     *rowShape
+	rows   int
+	args   []any
+	first  int64 // seq of the first row waiting
+	queued bool  // in writer.pending
 }
 
 // stmt returns a statement for q within the transaction. Statements are
@@ -195,6 +282,15 @@ func (w *writer) exec(q string, args ...any) (sql.Result, error) {
 	return st.ExecContext(w.ctx, args...)
 }
 
+// txn writes the pending rows and returns the transaction, for a query or
+// statement of the caller's own: it then sees every row inserted before.
+func (w *writer) txn() (*sql.Tx, error) {
+	if err := w.flush(); err != nil {
+		return nil, err
+	}
+	return w.tx, nil
+}
+
 // write runs fn in one immediate transaction (SQLite's write lock), with
 // the chain head read inside it, and commits.
 func (s *Store) write(ctx context.Context, sc *scrubber, fn func(w *writer) error) (head string, err error) {
@@ -204,7 +300,7 @@ func (s *Store) write(ctx context.Context, sc *scrubber, fn func(w *writer) erro
 	if err != nil {
 		return "", fmt.Errorf("audit: %s: begin: %v", s.path, err)
 	}
-	w := &writer{ctx: ctx, s: s, tx: tx, stmts: map[string]*sql.Stmt{}, sc: sc}
+	w := &writer{ctx: ctx, s: s, tx: tx, stmts: map[string]*sql.Stmt{}, sc: sc, batches: map[*rowShape]*batch{}}
 	defer func() {
 		if err != nil {
 			tx.Rollback()
@@ -227,6 +323,9 @@ func (s *Store) write(ctx context.Context, sc *scrubber, fn func(w *writer) erro
 	if err := fn(w); err != nil {
 		return "", err
 	}
+	if err := w.flush(); err != nil {
+		return "", err
+	}
 	if _, err := w.exec(`UPDATE chain_head SET seq = ?, hash = ? WHERE id = 1`, w.seq, w.head); err != nil {
 		return "", fmt.Errorf("audit: %s: update chain head: %v", s.path, err)
 	}
@@ -241,49 +340,108 @@ func (s *Store) write(ctx context.Context, sc *scrubber, fn func(w *writer) erro
 type jsonText string
 
 // insert appends one row to table. cols and vals pair up; seq and hash are
-// added. Text values are scrubbed of known secrets first.
+// added. Text values are scrubbed of known secrets first. The row is
+// written to SQLite later (see writer), within the transaction: an error
+// SQLite finds in it (a constraint) fails the transaction then.
 func (w *writer) insert(table string, cols []string, vals ...any) (seq int64, err error) {
 	if len(cols) != len(vals) {
 		panic("audit: insert: columns and values differ in length")
 	}
-	names := make([]string, 0, len(cols)+1)
-	row := make([]any, 0, len(cols)+2)
-	names = append(names, "seq")
-	row = append(row, w.seq+1)
-	for i, c := range cols {
-		var v any
-		if j, ok := vals[i].(jsonText); ok {
-			v = string(j)
+	sh := w.s.shape(table, cols)
+	b := w.batches[sh]
+	if b == nil {
+		b = &batch{sh: sh}
+		w.batches[sh] = b
+	}
+	if b.rows == 0 {
+		b.first = w.seq + 1
+	}
+	if !b.queued {
+		b.queued = true
+		w.pending = append(w.pending, b)
+	}
+	start := len(b.args)
+	b.args = append(b.args, w.seq+1, nil)
+	for _, v := range vals {
+		switch x := v.(type) {
+		case string:
 			if w.sc != nil {
-				v = w.sc.scrubJSON(string(j))
+				if sx := w.sc.scrub(x); sx != x {
+					v = sx
+				}
 			}
-		} else if b, ok := vals[i].(zstdBlob); ok {
-			v = []byte(b)
-		} else if v = norm(vals[i]); w.sc != nil {
-			if s, ok := v.(string); ok {
-				v = w.sc.scrub(s)
+		case int64, nil:
+		case jsonText:
+			if w.sc != nil {
+				v = w.sc.scrubJSON(string(x))
+			} else {
+				v = string(x)
+			}
+		case zstdBlob:
+			v = []byte(x)
+		default:
+			if v = norm(v); w.sc != nil {
+				if s, ok := v.(string); ok {
+					v = w.sc.scrub(s)
+				}
 			}
 		}
-		names = append(names, c)
-		row = append(row, v)
+		b.args = append(b.args, v)
 	}
 	prev := w.head
 	if prev == "" {
 		prev = zeroHash
 	}
-	sh := w.s.shape(table, cols, names)
-	h := rowHashOrdered(prev, table, names, row, sh.order)
-	st, err := w.stmt(sh.insert)
-	if err != nil {
-		return 0, fmt.Errorf("audit: prepare insert into %s: %v", table, err)
-	}
-	args := make([]any, 0, len(row)+1)
-	args = append(args, row[0], h)
-	args = append(args, row[1:]...)
-	if _, err := st.ExecContext(w.ctx, args...); err != nil {
-		return 0, fmt.Errorf("audit: insert into %s: %v", table, err)
-	}
+	// The row's values in names order are args[start] (seq) and
+	// args[start+2:] (the columns).
+	row := b.args[start+1:]
+	row[0] = b.args[start]
+	h := w.s.hasher.sum(prev, table, sh.names, row, sh.order)
+	row[0] = h
 	w.seq++
 	w.head = h
+	b.rows++
+	if b.rows == rowsPerInsert {
+		if err := w.flushBatch(b); err != nil {
+			return 0, err
+		}
+	}
 	return w.seq, nil
+}
+
+// flush writes every pending row, in the order the batches began.
+func (w *writer) flush() error {
+	for _, b := range w.pending {
+		if err := w.flushBatch(b); err != nil {
+			return err
+		}
+		b.queued = false
+	}
+	w.pending = w.pending[:0]
+	return nil
+}
+
+// flushBatch writes b's rows: rowsPerInsert at a time, the rest in
+// statements of 32, 16, ... 1 rows.
+func (w *writer) flushBatch(b *batch) error {
+	width := len(b.sh.names) + 1
+	args := b.args
+	for k := insertSizes - 1; k >= 0 && b.rows > 0; k-- {
+		for b.rows >= 1<<k {
+			n := (1 << k) * width
+			st, err := w.stmt(b.sh.insertSQL(k))
+			if err != nil {
+				return fmt.Errorf("audit: prepare insert into %s: %v", b.sh.table, err)
+			}
+			if _, err := st.ExecContext(w.ctx, args[:n]...); err != nil {
+				return fmt.Errorf("audit: insert into %s (chain positions %d..%d): %v", b.sh.table, b.first, b.first+int64(1<<k)-1, err)
+			}
+			args = args[n:]
+			b.rows -= 1 << k
+			b.first += 1 << k
+		}
+	}
+	clear(b.args)
+	b.args = b.args[:0]
+	return nil
 }

@@ -55,7 +55,11 @@ func (s *Store) AcquireTargetLock(ctx context.Context, target string, runID int6
 			since, beat    string
 			holderFinished int
 		)
-		err := w.tx.QueryRowContext(ctx, `SELECT l.run_id, l.host, l.pid, l.acquired_at, l.heartbeat,
+		tx, err := w.txn()
+		if err != nil {
+			return err
+		}
+		err = tx.QueryRowContext(ctx, `SELECT l.run_id, l.host, l.pid, l.acquired_at, l.heartbeat,
 				(SELECT count(*) FROM run_ends e WHERE e.run_id = l.run_id)
 			FROM target_locks l WHERE l.target = ?`, target).Scan(&holder, &host, &pid, &since, &beat, &holderFinished)
 		switch {
@@ -79,7 +83,7 @@ func (s *Store) AcquireTargetLock(ctx context.Context, target string, runID int6
 			if reason == "" {
 				return &LockError{Target: target, RunID: holder, Host: host, PID: pid, Since: parseTime(since), Heartbeat: parseTime(beat)}
 			}
-			if _, err := w.tx.ExecContext(ctx, `DELETE FROM target_locks WHERE target = ?`, target); err != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM target_locks WHERE target = ?`, target); err != nil {
 				return fmt.Errorf("audit: lock %s: %v", target, err)
 			}
 			if _, err := w.insert("run_events", []string{"run_id", "at", "kind", "other_run_id", "detail"},
@@ -87,7 +91,7 @@ func (s *Store) AcquireTargetLock(ctx context.Context, target string, runID int6
 				return err
 			}
 		}
-		if _, err := w.tx.ExecContext(ctx, `INSERT INTO target_locks (target, run_id, host, pid, acquired_at, heartbeat) VALUES (?, ?, ?, ?, ?, ?)`,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO target_locks (target, run_id, host, pid, acquired_at, heartbeat) VALUES (?, ?, ?, ?, ?, ?)`,
 			target, runID, s.hostname, s.pid, timestamp(now), timestamp(now)); err != nil {
 			return fmt.Errorf("audit: lock %s: %v", target, err)
 		}
@@ -106,7 +110,11 @@ func (s *Store) AcquireTargetLock(ctx context.Context, target string, runID int6
 			ctx, cancel := context.WithTimeout(context.Background(), BusyTimeout)
 			defer cancel()
 			s.write(ctx, nil, func(w *writer) error {
-				res, err := w.tx.ExecContext(ctx, `DELETE FROM target_locks WHERE target = ? AND run_id = ?`, target, runID)
+				tx, err := w.txn()
+				if err != nil {
+					return err
+				}
+				res, err := tx.ExecContext(ctx, `DELETE FROM target_locks WHERE target = ? AND run_id = ?`, target, runID)
 				if err != nil {
 					return err
 				}

@@ -24,12 +24,9 @@ var planMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // encodePlanBlob encodes v as compact JSON (jsonfile.Encode, without its
 // final newline), scrubs it as sc.scrubJSON scrubs the whole document and
 // compresses it with zstd, without ever holding the whole uncompressed JSON:
-// the text is scrubbed and compressed in pieces of about a megabyte, cut
-// after a comma outside any string literal. Such a cut changes nothing:
-// no secret, no replacement and no URL-password match contains a comma, and
-// the literal-by-literal key=value redaction starts outside a literal at
-// every cut (a secret holding a comma, a quote or a backslash could break
-// that; the document is then scrubbed whole, as before).
+// the text is scrubbed and compressed in pieces of about a megabyte, and
+// the result is byte for byte the whole document's (see scrubWriter). A
+// known secret holding a comma makes it scrub the whole text at once.
 func encodePlanBlob(sc *scrubber, v any) ([]byte, error) {
 	return encodePlanBlobCut(sc, v, 1<<20)
 }
@@ -41,15 +38,7 @@ func encodePlanBlobCut(sc *scrubber, v any, cut int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	sw := &scrubWriter{sc: sc, enc: enc, cut: cut}
-	if sc != nil {
-		for _, sec := range sc.secrets {
-			if strings.ContainsAny(sec, `,"\`) {
-				sw.cut = -1 // scrub the whole document at once
-				break
-			}
-		}
-	}
+	sw := newScrubWriter(sc, enc, cut)
 	if err := jsonfile.Encode(sw, v); err != nil {
 		return nil, err
 	}
@@ -62,28 +51,67 @@ func encodePlanBlobCut(sc *scrubber, v any, cut int) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// scrubWriter is encodePlanBlob's io.Writer: it keeps the JSON text from
-// the last cut on, scrubs and compresses the pieces before each cut.
+// scrubWriter is encodePlanBlob's io.Writer. scrubJSON is two steps over
+// the whole text, and each is cut where it cannot change what it does:
+//
+//  1. Known secrets are replaced (replaceSecrets) in pieces cut after any
+//     comma: when no secret holds a comma, no occurrence of one crosses
+//     such a cut, before or after a replacement ([redacted] holds none
+//     either), so replacing piece by piece gives the whole text's result.
+//  2. The replaced text is redacted (redactJSONText) in pieces cut after a
+//     comma outside any string literal, lexed the way redactJSONText lexes
+//     it, over the replaced text (a secret holding a quote or backslash
+//     may change where literals are): the URL pattern cannot match across
+//     a comma, and the key=value patterns work on one literal at a time.
+//
+// A known secret holding a comma makes it keep the whole text and scrub it
+// at once in close.
 type scrubWriter struct {
 	sc  *scrubber
 	enc *zstd.Encoder
 	cut int // piece size to cut at; -1: never cut
 
-	buf     []byte // the text since the last cut
-	lexed   int    // buf[:lexed] is lexed
-	inLit   bool   // lexer state after buf[:lexed]: inside a string literal
-	escaped bool   // ... just after a backslash in a literal
-	lastCut int    // after the last comma outside a literal in buf[:lexed], 0 if none
+	raw []byte // encoded text not yet replaced (step 1)
+	rep []byte // replaced text not yet redacted (step 2)
+
+	lexed   int  // rep[:lexed] is lexed
+	inLit   bool // lexer state after rep[:lexed]: inside a string literal
+	escaped bool // ... just after a backslash in a literal
+	lastCut int  // after the last comma outside a literal in rep[:lexed], 0 if none
+}
+
+// newScrubWriter returns a scrubWriter into enc.
+func newScrubWriter(sc *scrubber, enc *zstd.Encoder, cut int) *scrubWriter {
+	sw := &scrubWriter{sc: sc, enc: enc, cut: cut}
+	if sc != nil {
+		for _, sec := range sc.secrets {
+			if strings.Contains(sec, ",") {
+				sw.cut = -1 // scrub the whole document at once
+				break
+			}
+		}
+	}
+	return sw
 }
 
 func (sw *scrubWriter) Write(p []byte) (int, error) {
-	sw.buf = append(sw.buf, p...)
-	if sw.cut < 0 || len(sw.buf) < sw.cut {
+	sw.raw = append(sw.raw, p...)
+	if sw.cut < 0 || len(sw.raw) < sw.cut {
+		return len(p), nil
+	}
+	c := bytes.LastIndexByte(sw.raw, ',')
+	if c < 0 {
+		return len(p), nil
+	}
+	sw.rep = sw.replace(sw.rep, sw.raw[:c+1])
+	n := copy(sw.raw, sw.raw[c+1:])
+	sw.raw = sw.raw[:n]
+	if len(sw.rep) < sw.cut {
 		return len(p), nil
 	}
 	// Lexed the way redactJSONText scans for literals.
-	for i := sw.lexed; i < len(sw.buf); i++ {
-		c := sw.buf[i]
+	for i := sw.lexed; i < len(sw.rep); i++ {
+		c := sw.rep[i]
 		switch {
 		case sw.escaped:
 			sw.escaped = false
@@ -95,33 +123,43 @@ func (sw *scrubWriter) Write(p []byte) (int, error) {
 			sw.lastCut = i + 1
 		}
 	}
-	sw.lexed = len(sw.buf)
+	sw.lexed = len(sw.rep)
 	if sw.lastCut == 0 {
 		return len(p), nil
 	}
-	if err := sw.flush(sw.buf[:sw.lastCut]); err != nil {
+	if err := sw.redact(sw.rep[:sw.lastCut]); err != nil {
 		return 0, err
 	}
-	n := copy(sw.buf, sw.buf[sw.lastCut:])
-	sw.buf = sw.buf[:n]
+	n = copy(sw.rep, sw.rep[sw.lastCut:])
+	sw.rep = sw.rep[:n]
 	sw.lexed -= sw.lastCut
 	sw.lastCut = 0
 	return len(p), nil
 }
 
+// replace appends piece to dst with the known secrets replaced.
+func (sw *scrubWriter) replace(dst, piece []byte) []byte {
+	if sw.sc == nil {
+		return append(dst, piece...)
+	}
+	return append(dst, sw.sc.replaceSecrets(string(piece))...)
+}
+
 // close scrubs and compresses the rest, without jsonfile.Encode's newline.
 func (sw *scrubWriter) close() error {
-	err := sw.flush(bytes.TrimSuffix(sw.buf, []byte("\n")))
-	sw.buf = nil
+	sw.rep = sw.replace(sw.rep, bytes.TrimSuffix(sw.raw, []byte("\n")))
+	err := sw.redact(sw.rep)
+	sw.raw, sw.rep = nil, nil
 	return err
 }
 
-func (sw *scrubWriter) flush(piece []byte) error {
-	text := string(piece)
-	if sw.sc != nil {
-		text = sw.sc.scrubJSON(text)
+// redact redacts a replaced piece (redactJSONText) and compresses it.
+func (sw *scrubWriter) redact(piece []byte) error {
+	if sw.sc == nil {
+		_, err := sw.enc.Write(piece)
+		return err
 	}
-	_, err := sw.enc.Write([]byte(text))
+	_, err := sw.enc.Write([]byte(redactJSONText(string(piece))))
 	return err
 }
 

@@ -108,10 +108,14 @@ func (s *Store) BeginRun(ctx context.Context, ri RunInfo) (*Run, error) {
 	}
 	r := &Run{s: s, ri: ri, batches: map[int]*batchState{}, inflight: map[string]int{}}
 	_, err = s.write(ctx, &r.sc, func(w *writer) error {
-		if err := w.tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM runs`).Scan(&r.id); err != nil {
+		tx, err := w.txn()
+		if err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM runs`).Scan(&r.id); err != nil {
 			return fmt.Errorf("audit: begin run: %v", err)
 		}
-		_, err := w.insert("runs",
+		_, err = w.insert("runs",
 			[]string{"id", "command", "args", "os_user", "host", "pid", "tool_version", "started_at",
 				"source_kind", "source_address", "source_cluster_id", "source_principal",
 				"target_kind", "target_address", "target_cluster_id", "target_principal", "options"},
@@ -393,7 +397,11 @@ func (r *Run) MarkResumes(ctx context.Context, previousRunID int64) error {
 	defer r.mu.Unlock()
 	_, err := r.writeLocked(ctx, func(w *writer) error {
 		var n int
-		if err := w.tx.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE id = ?`, previousRunID).Scan(&n); err != nil {
+		tx, err := w.txn()
+		if err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE id = ?`, previousRunID).Scan(&n); err != nil {
 			return fmt.Errorf("audit: mark resumes: %v", err)
 		}
 		if n == 0 {
@@ -439,7 +447,11 @@ func (r *Run) Finish(ctx context.Context, outcome string, exitCode int) (head st
 		// after this run's heartbeat went stale) keeps that end; how it
 		// really ended is noted.
 		var cb sql.NullInt64
-		if err := w.tx.QueryRowContext(ctx, `SELECT closed_by FROM run_ends WHERE run_id = ?`, r.id).Scan(&cb); err == nil {
+		tx, err := w.txn()
+		if err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT closed_by FROM run_ends WHERE run_id = ?`, r.id).Scan(&cb); err == nil {
 			closedBy = cb.Int64
 			return r.event(w, "finished-after-abandoned", cb.Int64, fmt.Sprintf("ended %s (exit %d) after run %d had closed it as abandoned", outcome, exitCode, cb.Int64))
 		}
@@ -448,7 +460,6 @@ func (r *Run) Finish(ctx context.Context, outcome string, exitCode int) (head st
 				return err
 			}
 		}
-		var err error
 		rc, err = w.insertEnd(r.id, timestamp(r.s.now()), outcome, exitCode, r.counts.succeeded, r.counts.failed, r.counts.skipped, nil)
 		return err
 	})
@@ -499,7 +510,11 @@ func (r *Run) AbandonRuns(ctx context.Context, ids []int64) ([]int64, error) {
 				return fmt.Errorf("audit: run %d cannot abandon run %d", r.id, id)
 			}
 			var runs, ends int
-			if err := w.tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM runs WHERE id = ?1), (SELECT count(*) FROM run_ends WHERE run_id = ?1)`, id).Scan(&runs, &ends); err != nil {
+			tx, err := w.txn()
+			if err != nil {
+				return err
+			}
+			if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM runs WHERE id = ?1), (SELECT count(*) FROM run_ends WHERE run_id = ?1)`, id).Scan(&runs, &ends); err != nil {
 				return fmt.Errorf("audit: abandon run %d: %v", id, err)
 			}
 			if runs == 0 {
@@ -509,7 +524,7 @@ func (r *Run) AbandonRuns(ctx context.Context, ids []int64) ([]int64, error) {
 				continue
 			}
 			counts := map[string]int{}
-			rows, err := w.tx.QueryContext(ctx, `SELECT status, count(*) FROM change_events e
+			rows, err := tx.QueryContext(ctx, `SELECT status, count(*) FROM change_events e
 				WHERE e.run_id = ?1 AND e.seq = (SELECT max(seq) FROM change_events x WHERE x.run_id = ?1 AND x.change_id = e.change_id)
 				GROUP BY status`, id)
 			if err != nil {

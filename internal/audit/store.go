@@ -29,9 +29,11 @@ type Store struct {
 	w    *sql.DB // one connection, BEGIN IMMEDIATE: every write
 	r    *sql.DB // deferred transactions, query only: every read
 
-	wmu    sync.Mutex           // serialises this process's writers; guards stmts and shapes
-	stmts  map[string]*sql.Stmt // prepared on w's one connection, by SQL text
-	shapes map[string]*rowShape
+	wmu      sync.Mutex           // serialises this process's writers; guards stmts, shapes, shapeKey, hasher
+	stmts    map[string]*sql.Stmt // prepared on w's one connection, by SQL text
+	shapes   map[string]*rowShape // by table and columns (shapeKey)
+	shapeKey []byte
+	hasher   rowHasher
 
 	// LockStaleAfter is how long a target lock may go without a heartbeat
 	// before AcquireTargetLock reclaims it (default DefaultLockStaleAfter).

@@ -195,6 +195,7 @@ func (s *Store) VerifyWith(ctx context.Context, opts VerifyOptions) (VerifyResul
 	}
 	prev := zeroHash
 	var lastSeq int64
+	var hasher rowHasher
 	for {
 		// The cursor with the lowest seq is next in the chain.
 		var c *cursor
@@ -217,7 +218,7 @@ func (s *Store) VerifyWith(ctx context.Context, opts VerifyOptions) (VerifyResul
 			}
 			res.Broken = &Break{Seq: c.seq, Table: c.table, RunID: c.runID, Reason: missing}
 		default:
-			if got := rowHashOrdered(prev, c.table, c.cols, c.vals, c.order); got != c.hash {
+			if got := hasher.sum(prev, c.table, c.cols, c.vals, c.order); got != c.hash {
 				res.Broken = &Break{Seq: c.seq, Table: c.table, RunID: c.runID,
 					Reason: "the row's hash does not match its content and the previous row's hash: the row was edited, or rows before it were replaced or reordered"}
 			}
