@@ -94,7 +94,7 @@ func Read(path string, v any) error {
 // failed write never leaves a half-written file.
 func Write(path string, perm os.FileMode, v any) error {
 	return WriteAtomic(path, perm, func(w io.Writer) error {
-		zw, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
+		zw, err := NewWriter(w)
 		if err != nil {
 			return err
 		}
@@ -104,6 +104,12 @@ func Write(path string, perm os.FileMode, v any) error {
 		}
 		return zw.Close()
 	})
+}
+
+// NewWriter returns the zstd writer Write compresses files with (level
+// default, one encoder goroutine, 1 MiB window); Close ends the frame.
+func NewWriter(w io.Writer) (*zstd.Encoder, error) {
+	return zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
 }
 
 // WriteAtomic writes path through write, a temporary file in the same

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"slices"
@@ -42,12 +43,74 @@ func Seal(p *plan.Plan) error {
 }
 
 // Write seals p and saves it to path: compact JSON, zstd-compressed,
-// atomically (`zstd -dc FILE` shows it), encoded one change at a time.
+// atomically (`zstd -dc FILE` shows it), encoded one change at a time and
+// only once: the encoding without a digest (Digest's) is hashed and
+// written as it is made, and the digest member is added at its end, so the
+// file holds it last.
 func Write(path string, p *plan.Plan) error {
-	if err := Seal(p); err != nil {
+	c := withoutFields(p)
+	c.Digest = ""
+	var digest string
+	err := jsonfile.WriteAtomic(path, 0o600, func(w io.Writer) error {
+		zw, err := jsonfile.NewWriter(w)
+		if err != nil {
+			return err
+		}
+		dw := &digestWriter{h: sha256.New(), w: zw}
+		if err := jsonfile.Encode(dw, c); err != nil {
+			zw.Close()
+			return err
+		}
+		if digest, err = dw.finish(); err != nil {
+			zw.Close()
+			return err
+		}
+		return zw.Close()
+	})
+	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return jsonfile.Write(path, 0o600, withoutFields(p))
+	p.Digest = digest
+	return nil
+}
+
+// digestWriter hashes a plan's canonical encoding (a JSON object and a
+// newline) as it passes and writes it on, holding back its last two bytes:
+// finish replaces the closing "}\n" with the digest member and "}\n".
+type digestWriter struct {
+	h    hash.Hash
+	w    io.Writer
+	tail []byte // the last bytes written, not yet passed on (at most 2)
+	err  error
+}
+
+func (d *digestWriter) Write(p []byte) (int, error) {
+	if d.err != nil {
+		return 0, d.err
+	}
+	d.h.Write(p)
+	d.tail = append(d.tail, p...)
+	if n := len(d.tail) - 2; n > 0 {
+		if _, d.err = d.w.Write(d.tail[:n]); d.err != nil {
+			return 0, d.err
+		}
+		d.tail = append(d.tail[:0], d.tail[n:]...)
+	}
+	return len(p), nil
+}
+
+// finish writes the digest member and the end of the object, and returns
+// the digest.
+func (d *digestWriter) finish() (string, error) {
+	if d.err != nil {
+		return "", d.err
+	}
+	if string(d.tail) != "}\n" {
+		return "", fmt.Errorf("plan encoding ends in %q, not an object", d.tail)
+	}
+	digest := "sha256:" + hex.EncodeToString(d.h.Sum(nil))
+	_, err := io.WriteString(d.w, `,"digest":"`+digest+"\"}\n")
+	return digest, err
 }
 
 // withoutFields is a shallow copy of p whose changes hold no Fields (they

@@ -166,3 +166,83 @@ func TestDigestIsOverTheContent(t *testing.T) {
 		t.Errorf("the digest does not see a changed id")
 	}
 }
+
+// Write encodes the plan once, hashing the encoding as it writes it, so the
+// digest member comes last in the file: the file holds the same members and
+// values as one encoded with the digest in its struct place (as files were
+// written before, and still read), the digest is Digest's, an edited file
+// is refused, and a file of the earlier layout reads the same.
+func TestWriteDigestLast(t *testing.T) {
+	dir := t.TempDir()
+	for name, p := range goldenPlans(t) {
+		t.Run(name, func(t *testing.T) {
+			want, err := Digest(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, name)
+			if err := Write(path, p); err != nil {
+				t.Fatal(err)
+			}
+			if p.Digest != want {
+				t.Fatalf("Write sealed the plan with %s; Digest gives %s", p.Digest, want)
+			}
+			plain := readPlain(t, path)
+			if !bytes.HasSuffix(plain, []byte(`,"digest":"`+want+"\"}\n")) || bytes.Count(plain, []byte(`"digest":"sha256:`)) != 1 {
+				t.Fatalf("the file does not end with its one digest member: ...%q", plain[max(0, len(plain)-100):])
+			}
+			// The layout before: the whole sealed plan encoded, the digest
+			// second.
+			old := filepath.Join(dir, "old-"+name)
+			if err := jsonfile.Write(old, 0o600, withoutFields(p)); err != nil {
+				t.Fatal(err)
+			}
+			var a, b any
+			if err := json.Unmarshal(plain, &a); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(readPlain(t, old), &b); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(b, a); d != "" {
+				t.Fatalf("the file's JSON differs from the whole sealed plan's (-before +now):\n%s", d)
+			}
+			got, err := Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotOld, err := Read(old)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(gotOld, got, secretCmp); d != "" {
+				t.Fatalf("the two layouts read differently (-before +now):\n%s", d)
+			}
+			// A value edited in the file is refused.
+			edited := bytes.Replace(plain, []byte(`"fingerprint":"`), []byte(`"fingerprint":"x`), 1)
+			if _, err := Decode("edited.json", bytes.NewReader(edited)); err == nil || !strings.Contains(err.Error(), "digest mismatch") {
+				t.Fatalf("an edited file: Decode = %v, want a digest mismatch", err)
+			}
+		})
+	}
+}
+
+// readPlain returns a saved file's JSON, decompressed.
+func readPlain(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := jsonfile.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
