@@ -62,8 +62,8 @@ Keep the target in step with the live ZooKeeper cluster during the cutover
 window. A first full plan is shown and applied (--yes, or confirm at the
 terminal); then sync follows ZooKeeper's own change feed (watches on the
 notification queues Kafka writes, the topic list, each topic and pending
-deletions): a notification re-reads just that entity from ZooKeeper, plans
-for just its resources against the target, and applies the result. Every
+deletions): a notification re-reads just that entity from ZooKeeper and
+the target, plans for just its resources, and applies the result. Every
 --reconcile-every a full plan is made as a safety net; what it finds no
 notification announced (a missed change, or an edit made on the target) is
 reported as drift and set back to the source's state (--keep-target-edits
