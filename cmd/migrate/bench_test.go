@@ -48,7 +48,8 @@ func benchSnapshot(prefix string, topics, acls, quotas int) *snapshot.Snapshot {
 // real Kafka 4.1 test broker three ways, each on fresh names:
 //   - apply: `migrate apply` (read target, plan, validate-only preflight,
 //     batches, events, audit, verify);
-//   - raw: the same RPCs sent directly, one request per kind;
+//   - raw: the same RPCs sent directly, one request per kind (of at most
+//     benchkit.RawMax resources);
 //   - cli: Kafka's own kafka-acls / kafka-configs (3.9 classes, one JVM per
 //     resource, as an operator's script would), on a sample of 5 ACLs and
 //     5 quota entities (a full run would take hours).
@@ -94,8 +95,12 @@ func BenchmarkApplyRealKafka(b *testing.B) {
 			reqs := benchkit.RawRequests(s)
 			b.StartTimer()
 			for _, req := range reqs {
-				if _, err := conn.Client.Request(context.Background(), req); err != nil {
+				resp, err := conn.Client.Request(context.Background(), req)
+				if err != nil {
 					b.Fatal(err)
+				}
+				if n, first := benchkit.Failed(resp); n > 0 {
+					b.Fatalf("%d resources refused, first %s", n, first)
 				}
 			}
 		}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -92,53 +91,16 @@ func BenchmarkApplyKfake(b *testing.B) {
 	})
 }
 
-// rawApply sends the same changes as one request per kind, without checks;
-// a kind of more than rawMax resources goes in requests of rawMax (kfake
-// does not answer a 50,000-topic CreateTopics before the client times out).
+// rawApply sends the same changes as one request per kind, without checks
+// (a kind of more than benchkit.RawMax resources in requests of RawMax).
 func rawApply(b *testing.B, cl *kgo.Client, s *snapshot.Snapshot) {
 	for _, req := range benchkit.RawRequests(s) {
-		for _, r := range split(req) {
-			if _, err := cl.Request(context.Background(), r); err != nil {
-				b.Fatal(err)
-			}
+		resp, err := cl.Request(context.Background(), req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n, first := benchkit.Failed(resp); n > 0 {
+			b.Fatalf("%d resources refused, first %s", n, first)
 		}
 	}
-}
-
-const rawMax = 5000
-
-func split(req kmsg.Request) []kmsg.Request {
-	var out []kmsg.Request
-	switch r := req.(type) {
-	case *kmsg.CreateTopicsRequest:
-		for _, part := range chunks(r.Topics) {
-			c := *r
-			c.Topics = part
-			out = append(out, &c)
-		}
-	case *kmsg.CreateACLsRequest:
-		for _, part := range chunks(r.Creations) {
-			c := *r
-			c.Creations = part
-			out = append(out, &c)
-		}
-	case *kmsg.AlterClientQuotasRequest:
-		for _, part := range chunks(r.Entries) {
-			c := *r
-			c.Entries = part
-			out = append(out, &c)
-		}
-	default:
-		out = append(out, req)
-	}
-	return out
-}
-
-func chunks[T any](s []T) [][]T {
-	var out [][]T
-	for len(s) > rawMax {
-		out = append(out, s[:rawMax])
-		s = s[rawMax:]
-	}
-	return append(out, s)
 }
