@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+// A large apply is published by a KRaft broker in pieces, minutes apart:
+// verify waits while each --verify-timeout window shows more of the
+// applied changes, and gives up, naming what is still missing, after a
+// window that shows none more (or when no read succeeds). One window of
+// 500 ms has at most 3 reads (at once, then 100 and 200 ms apart), so a
+// target that shows one more topic per read cannot show all 7 in one: the
+// old single wait gave up with some missing.
+func TestVerifyWaitsWhileTargetShowsMore(t *testing.T) {
+	const n = 7
+	src := &snapshot.Snapshot{Format: snapshot.FormatVersion, Source: snapshot.SourceZooKeeper, Brokers: []snapshot.Broker{{ID: 1}}}
+	for i := range n {
+		src.Topics = append(src.Topics, snapshot.Topic{Name: fmt.Sprintf("t%d", i), Partitions: []snapshot.Partition{{ID: 0, Replicas: []int32{1}}}})
+	}
+	empty := func() *snapshot.Snapshot {
+		return &snapshot.Snapshot{Format: snapshot.FormatVersion, Source: snapshot.SourceKafka, Brokers: []snapshot.Broker{{ID: 1}}}
+	}
+	p, err := plan.Build(plan.Input{Source: src, Target: empty(), Options: plan.Options{Include: []plan.Kind{plan.KindTopic}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var applied []*plan.Change
+	for i := range p.Changes {
+		applied = append(applied, &p.Changes[i])
+	}
+	if len(applied) != n {
+		t.Fatalf("%d changes, want %d", len(applied), n)
+	}
+	tests := []struct {
+		name    string
+		upTo    int  // the target shows at most this many topics
+		fail    bool // every read fails
+		missing []string
+		shown   string // a progress line on stderr
+	}{
+		{name: "published in pieces", upTo: n, shown: "applied change(s) after"},
+		{name: "stops after two", upTo: 2, missing: []string{"topic:t2", "topic:t3", "topic:t4", "topic:t5", "topic:t6"}, shown: "shows 2 of 7"},
+		{name: "nothing shown", upTo: 0, missing: []string{"topic:t0", "topic:t1", "topic:t2", "topic:t3", "topic:t4", "topic:t5", "topic:t6"}},
+		{name: "reads fail", fail: true, missing: []string{"topic:t0", "topic:t1", "topic:t2", "topic:t3", "topic:t4", "topic:t5", "topic:t6"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			shown := 0
+			read := func(ctx context.Context) ([]kread.BrokerRead, error) {
+				if tt.fail {
+					return nil, errors.New("broker gone")
+				}
+				if ctx.Err() != nil {
+					return nil, ctx.Err() // a read cut by the window's end shows nothing
+				}
+				shown = min(shown+1, tt.upTo) // one more topic published per read
+				s := empty()
+				s.Topics = slices.Clone(src.Topics[:shown])
+				return []kread.BrokerRead{{Broker: 1, Addr: "b1:9092", Snapshot: s}}, nil
+			}
+			var stderr bytes.Buffer
+			missing, err := verifyApplied(context.Background(), &stderr, read, applied, 500*time.Millisecond)
+			if !slices.Equal(missing, tt.missing) {
+				t.Errorf("missing %v, want %v\n%s", missing, tt.missing, stderr.String())
+			}
+			if (err == nil) != (tt.missing == nil) {
+				t.Errorf("err %v, want one only when changes are missing", err)
+			}
+			if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("does not show %d applied change(s)", len(tt.missing))) {
+				t.Errorf("err %v does not name the %d missing changes", err, len(tt.missing))
+			}
+			if got := stderr.String(); tt.shown != "" && !strings.Contains(got, tt.shown) || tt.shown == "" && got != "" {
+				t.Errorf("stderr %q, want a line with %q", got, tt.shown)
+			}
+		})
+	}
+}
