@@ -270,30 +270,69 @@ func (d decoded) inQuota(e snapshot.QuotaEntity) bool {
 }
 
 // Patch returns full with the scope's entities replaced by those of part,
-// a scoped read of the same source: entities part lacks are gone now.
+// a scoped read of the same source: entities part lacks are gone now. Both
+// are in snapshot.Sort's order, and so is the result: part's entities are
+// merged in, so a patch costs a copy of full's lists, not a sort of them.
 func Patch(full *snapshot.Snapshot, scope Scope, part *snapshot.Snapshot) *snapshot.Snapshot {
 	d := scope.decode()
 	out := *full
-	out.Topics = append(slices.DeleteFunc(slices.Clone(full.Topics), func(t snapshot.Topic) bool { return d.topics[t.Name] }), part.Topics...)
-	out.PendingDeletes = append(slices.DeleteFunc(slices.Clone(full.PendingDeletes), func(t string) bool { return d.topics[t] }), part.PendingDeletes...)
-	out.BrokerConfigs = append(slices.DeleteFunc(slices.Clone(full.BrokerConfigs), func(b snapshot.BrokerConfig) bool { return d.brokers[b.Broker] }), part.BrokerConfigs...)
-	out.Quotas = append(slices.DeleteFunc(slices.Clone(full.Quotas), func(q snapshot.Quota) bool { return d.inQuota(q.Entity) }), part.Quotas...)
-	out.ScramUsers = append(slices.DeleteFunc(slices.Clone(full.ScramUsers), func(u snapshot.ScramUser) bool { return d.users[u.Name] }), part.ScramUsers...)
-	out.ACLs = append(slices.DeleteFunc(slices.Clone(full.ACLs), func(a snapshot.ACL) bool {
+	out.Topics = merge(full.Topics, part.Topics, func(t snapshot.Topic) bool { return d.topics[t.Name] },
+		func(a, b snapshot.Topic) int { return strings.Compare(a.Name, b.Name) })
+	out.PendingDeletes = merge(full.PendingDeletes, part.PendingDeletes, func(t string) bool { return d.topics[t] }, strings.Compare)
+	out.Quotas = merge(full.Quotas, part.Quotas, func(q snapshot.Quota) bool { return d.inQuota(q.Entity) },
+		func(a, b snapshot.Quota) int { return strings.Compare(a.Entity.String(), b.Entity.String()) })
+	out.ScramUsers = merge(full.ScramUsers, part.ScramUsers, func(u snapshot.ScramUser) bool { return d.users[u.Name] },
+		func(a, b snapshot.ScramUser) int { return strings.Compare(a.Name, b.Name) })
+	// ACL.Key sorts as snapshot.Sort orders ACLs (field by field); equal
+	// bindings are one, as Sort leaves them.
+	out.ACLs = slices.Compact(merge(full.ACLs, part.ACLs, func(a snapshot.ACL) bool {
 		return d.acls[aclResource{a.ResourceType, a.PatternType, a.ResourceName}]
-	}), part.ACLs...)
+	}, func(a, b snapshot.ACL) int { return strings.Compare(a.Key(), b.Key()) }))
+	// A few broker config entities: sorted as Sort sorts them.
+	brokers := snapshot.Snapshot{BrokerConfigs: append(slices.DeleteFunc(slices.Clone(full.BrokerConfigs), func(b snapshot.BrokerConfig) bool { return d.brokers[b.Broker] }), part.BrokerConfigs...)}
+	brokers.Sort()
+	out.BrokerConfigs = brokers.BrokerConfigs
 	out.Brokers = part.Brokers
 	out.Read = part.Read
 	// Findings of the scoped read join the full read's (a finding about an
 	// entity fixed since stays until the next full read).
-	out.Findings = slices.Clone(full.Findings)
+	findings := snapshot.Snapshot{Findings: slices.Clone(full.Findings)}
 	for _, f := range part.Findings {
-		if !slices.ContainsFunc(out.Findings, func(g snapshot.Finding) bool { return g.ID == f.ID && g.Resource == f.Resource }) {
-			out.Findings = append(out.Findings, f)
+		if !slices.ContainsFunc(findings.Findings, func(g snapshot.Finding) bool { return g.ID == f.ID && g.Resource == f.Resource }) {
+			findings.Findings = append(findings.Findings, f)
 		}
 	}
-	out.Sort()
+	if len(findings.Findings) > len(full.Findings) {
+		findings.Sort()
+	}
+	out.Findings = findings.Findings
 	return &out
+}
+
+// merge returns a new list: kept's elements that are not replaced, with
+// add's merged in; both are sorted by order, and so is the result. It
+// copies kept once and compares only to find where add's elements go.
+func merge[T any](kept, add []T, replaced func(T) bool, order func(a, b T) int) []T {
+	out := make([]T, 0, len(kept)+len(add))
+	keep := func(xs []T) {
+		for _, x := range xs {
+			if !replaced(x) {
+				out = append(out, x)
+			}
+		}
+	}
+	rest := kept
+	for _, a := range add {
+		i, _ := slices.BinarySearchFunc(rest, a, order)
+		keep(rest[:i])
+		out = append(out, a)
+		rest = rest[i:]
+	}
+	keep(rest)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // covers reports whether a change touches an entity in the scope.

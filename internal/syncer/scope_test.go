@@ -2,13 +2,17 @@ package syncer
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/zkgen"
 	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
@@ -164,6 +168,84 @@ func TestCovers(t *testing.T) {
 	} {
 		if got := d.covers(plan.Change{Resource: tc.r}); got != tc.want {
 			t.Errorf("covers(%s %s %v) = %v, want %v", tc.r.Type, tc.r.Name, tc.r.Entity, got, tc.want)
+		}
+	}
+}
+
+// TestPatchMergesInOrder: over generated trees, patching a full read with
+// a scoped read of a tree where some of the scope's entities were deleted
+// and topics were added (first and last by name) gives exactly the full
+// read of that tree, lists in their canonical order: Patch merges the
+// scope's entities in instead of sorting everything again.
+func TestPatchMergesInOrder(t *testing.T) {
+	ctx := context.Background()
+	ro := zkread.Options{EncoderSecrets: []string{zkgen.DefaultEncoderSecret}}
+	for seed := int64(1); seed <= 3; seed++ {
+		w := zkgen.NewTreeWriter()
+		if _, err := zkgen.Generate(ctx, zkgen.Small(seed), w, zkgen.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		base := w.Tree()
+		full, err := zkread.Read(ctx, base, ro)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool := entityPool(full, &snapshot.Snapshot{})
+		rng := rand.New(rand.NewPCG(uint64(seed), 7))
+		for i := range 15 {
+			var entities []zkfeed.Entity
+			var gone []string // path prefixes deleted
+			for range 1 + rng.IntN(6) {
+				e := pool[rng.IntN(len(pool))]
+				entities = append(entities, e)
+				if rng.IntN(2) == 0 {
+					continue
+				}
+				switch e.Kind {
+				case zkfeed.Topic:
+					gone = append(gone, "/brokers/topics/"+e.Name, "/config/topics/"+e.Name)
+				case zkfeed.Config:
+					gone = append(gone, "/config/"+e.Name)
+				case zkfeed.ACL:
+					parts := strings.SplitN(e.Name, ":", 3)
+					dir := "/kafka-acl/"
+					if parts[1] == zkread.PatternPrefixed {
+						dir = "/kafka-acl-extended/prefixed/"
+					}
+					gone = append(gone, dir+parts[0]+"/"+parts[2])
+				}
+			}
+			tr := &zktree.Tree{Nodes: slices.DeleteFunc(slices.Clone(base.Nodes), func(n zktree.Node) bool {
+				return slices.ContainsFunc(gone, func(g string) bool { return n.Path == g || strings.HasPrefix(n.Path, g+"/") })
+			})}
+			for _, name := range []string{"!first", "~last"} {
+				name += fmt.Sprint(i)
+				tr.Nodes = append(tr.Nodes, zktree.Node{Path: "/brokers/topics/" + name, Data: []byte(`{"version":3,"partitions":{"0":[1,2]},"adding_replicas":{},"removing_replicas":{}}`)})
+				entities = append(entities, zkfeed.Entity{Kind: zkfeed.Topic, Name: name})
+			}
+			tr.Sort()
+			want, err := zkread.Read(ctx, tr, ro)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scope := NewScope(entities)
+			part, err := zkread.Read(ctx, scopedSource{Source: tr, scope: scope}, ro)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := Patch(full, scope, part)
+			// JSON first (cmp is slow on whole snapshots); cmp to show it.
+			bare := func(s *snapshot.Snapshot) string {
+				c := *s
+				c.Read, c.Findings = snapshot.ReadInfo{}, nil
+				return jsonOf(c)
+			}
+			if bare(want) == bare(got) {
+				continue
+			}
+			if d := cmp.Diff(want, got, cmpSnap...); d != "" {
+				t.Fatalf("seed %d round %d, scope %v, deleted %v: patched differs from a full read (-full +patched):\n%s", seed, i, scope.Entities(), gone, d)
+			}
 		}
 	}
 }
