@@ -1,10 +1,12 @@
 package audit
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"hash"
 	"sort"
@@ -236,6 +238,8 @@ type writer struct {
 	sc      *scrubber            // nil: text is written as it is
 	batches map[*rowShape]*batch // rows not yet written, by table and columns
 	pending []*batch             // the batches holding rows, in the order they got their first
+	enc     *json.Encoder        // stateJSON's, into encBuf
+	encBuf  bytes.Buffer
 }
 
 // batch is one table's rows waiting to be written: per row seq, hash and

@@ -3,6 +3,8 @@ package audit
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -155,15 +157,12 @@ func TestRecordedChainGolden(t *testing.T) {
 	if err != nil || !res.OK {
 		t.Fatalf("Verify = %+v, %v", res, err)
 	}
-	var counts []string
+	var tables []string
 	for _, table := range []string{"runs", "run_events", "run_endpoints", "snapshots", "plans", "changes", "verdicts", "blockers", "findings", "rpcs", "rpc_results", "change_events", "run_ends"} {
-		var n int
-		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		counts = append(counts, fmt.Sprintf("%s %d", table, n))
+		n, digest := tableContent(t, s, table)
+		tables = append(tables, fmt.Sprintf("%s %d %s", table, n, digest))
 	}
-	got := fmt.Sprintf("head %s\nrows %d\n%s\n", head, res.Rows, strings.Join(counts, "\n"))
+	got := fmt.Sprintf("head %s\nrows %d\n%s\n", head, res.Rows, strings.Join(tables, "\n"))
 	golden := filepath.Join("testdata", "golden-chain.txt")
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -191,4 +190,44 @@ func TestRecordedChainGolden(t *testing.T) {
 			}
 		}
 	}
+}
+
+// tableContent counts a table's rows and hashes their values in chain
+// order, every column but seq and hash: the same rows in another order
+// among the tables give the same digests.
+func tableContent(t *testing.T, s *Store, table string) (int, string) {
+	t.Helper()
+	rows, err := s.r.Query(`SELECT * FROM ` + table + ` ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	n := 0
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range cols {
+			if c == "seq" || c == "hash" {
+				continue
+			}
+			fmt.Fprintf(h, "%s=%T:%v\n", c, vals[i], vals[i])
+		}
+		h.Write([]byte("--\n"))
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return n, hex.EncodeToString(h.Sum(nil))[:16]
 }

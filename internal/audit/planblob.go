@@ -109,21 +109,7 @@ func (sw *scrubWriter) Write(p []byte) (int, error) {
 	if len(sw.rep) < sw.cut {
 		return len(p), nil
 	}
-	// Lexed the way redactJSONText scans for literals.
-	for i := sw.lexed; i < len(sw.rep); i++ {
-		c := sw.rep[i]
-		switch {
-		case sw.escaped:
-			sw.escaped = false
-		case sw.inLit && c == '\\':
-			sw.escaped = true
-		case c == '"':
-			sw.inLit = !sw.inLit
-		case !sw.inLit && c == ',':
-			sw.lastCut = i + 1
-		}
-	}
-	sw.lexed = len(sw.rep)
+	sw.lex()
 	if sw.lastCut == 0 {
 		return len(p), nil
 	}
@@ -137,9 +123,43 @@ func (sw *scrubWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// replace appends piece to dst with the known secrets replaced.
+// lex lexes rep from lexed to its end the way redactJSONText scans for
+// literals (a backslash in a literal escapes the next byte), noting the last
+// comma outside a literal.
+func (sw *scrubWriter) lex() {
+	b := sw.rep
+	for i := sw.lexed; i < len(b); {
+		if sw.escaped {
+			sw.escaped = false
+			i++
+			continue
+		}
+		q := bytes.IndexByte(b[i:], '"')
+		end := len(b)
+		if q >= 0 {
+			end = i + q
+		}
+		if !sw.inLit {
+			if c := bytes.LastIndexByte(b[i:end], ','); c >= 0 {
+				sw.lastCut = i + c + 1
+			}
+			sw.inLit = q >= 0
+		} else if k := backslashesBefore(b, i, end); k%2 == 1 {
+			// An escaped quote, or (at the end) a backslash escaping
+			// what comes next.
+			sw.escaped = q < 0
+		} else {
+			sw.inLit = q < 0
+		}
+		i = end + 1
+	}
+	sw.lexed = len(b)
+}
+
+// replace appends piece to dst with the known secrets replaced (copied as
+// it is when it holds none, the usual case).
 func (sw *scrubWriter) replace(dst, piece []byte) []byte {
-	if sw.sc == nil {
+	if sw.sc == nil || !sw.sc.containsAny(piece) {
 		return append(dst, piece...)
 	}
 	return append(dst, sw.sc.replaceSecrets(string(piece))...)
@@ -159,7 +179,12 @@ func (sw *scrubWriter) redact(piece []byte) error {
 		_, err := sw.enc.Write(piece)
 		return err
 	}
-	_, err := sw.enc.Write([]byte(redactJSONText(string(piece))))
+	text := string(piece)
+	if r := redactJSONText(text); r != text {
+		_, err := sw.enc.Write([]byte(r))
+		return err
+	}
+	_, err := sw.enc.Write(piece)
 	return err
 }
 

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/json"
 	"regexp"
 	"sort"
@@ -134,20 +135,16 @@ func redactJSONText(s string) string {
 	var b strings.Builder
 	done := 0 // s[:done] is in b
 	for i := 0; i < len(s); i++ {
-		if s[i] != '"' {
-			continue
+		q := strings.IndexByte(s[i:], '"')
+		if q < 0 {
+			break
 		}
-		start, eq := i+1, false
-		for i++; i < len(s) && s[i] != '"'; i++ {
-			switch s[i] {
-			case '\\':
-				i++ // an escaped character, \" included
-			case '=':
-				eq = true
-			}
-		}
+		start := i + q + 1
+		i = start + litEnd(s[start:])
 		lit := s[start:min(i, len(s))]
-		if !eq || !mayMentionSecret(lit) {
+		// An '=' the literal escapes (\=) is no match for the patterns
+		// either: each needs a name or a space before its '='.
+		if strings.IndexByte(lit, '=') < 0 || !mayMentionSecret(lit) {
 			continue
 		}
 		if r := redactKeyValues(lit); r != lit {
@@ -164,6 +161,33 @@ func redactJSONText(s string) string {
 	}
 	b.WriteString(s[done:])
 	return b.String()
+}
+
+// litEnd returns where the string literal that s starts (just after its
+// opening quote) ends: the index of its closing quote, len(s) if it has
+// none. A backslash escapes the byte after it, a quote included.
+func litEnd(s string) int {
+	for off := 0; ; {
+		q := strings.IndexByte(s[off:], '"')
+		if q < 0 {
+			return len(s)
+		}
+		q += off
+		if backslashesBefore(s, off, q)%2 == 0 {
+			return q
+		}
+		off = q + 1
+	}
+}
+
+// backslashesBefore counts the backslashes right before s[end], back to
+// s[from] at most.
+func backslashesBefore[T string | []byte](s T, from, end int) int {
+	k := 0
+	for end-k > from && s[end-k-1] == '\\' {
+		k++
+	}
+	return k
 }
 
 // mentionsSecret is a cheap pre-check for redactText's patterns.
@@ -281,6 +305,16 @@ func (sc *scrubber) scrub(s string) string {
 // scrubJSON is scrub for a JSON document (see redactJSONText).
 func (sc *scrubber) scrubJSON(s string) string {
 	return redactJSONText(sc.replaceSecrets(s))
+}
+
+// containsAny reports whether b holds a known secret.
+func (sc *scrubber) containsAny(b []byte) bool {
+	for _, sec := range sc.secrets {
+		if bytes.Contains(b, []byte(sec)) {
+			return true
+		}
+	}
+	return false
 }
 
 // replaceSecrets replaces every known secret in s.

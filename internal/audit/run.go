@@ -341,11 +341,11 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan) error {
 
 // insertChange appends one changes row (the planned state).
 func insertChange(w *writer, runID int64, c *plan.Change) error {
-	before, err := stateJSON(c.Before)
+	before, err := w.stateJSON(c.Before)
 	if err != nil {
 		return err
 	}
-	after, err := stateJSON(c.After)
+	after, err := w.stateJSON(c.After)
 	if err != nil {
 		return err
 	}
@@ -358,15 +358,21 @@ func insertChange(w *writer, runID int64, c *plan.Change) error {
 	return err
 }
 
-func stateJSON(s *plan.State) (any, error) {
+// stateJSON is a change state's JSON (json.Marshal's bytes), nil for no
+// state; the encoder and its buffer are reused from row to row.
+func (w *writer) stateJSON(s *plan.State) (any, error) {
 	if s == nil {
 		return nil, nil
 	}
-	b, err := json.Marshal(s)
-	if err != nil {
+	if w.enc == nil {
+		w.enc = json.NewEncoder(&w.encBuf)
+	}
+	w.encBuf.Reset()
+	if err := w.enc.Encode(s); err != nil {
 		return nil, fmt.Errorf("audit: record change state: %v", err)
 	}
-	return string(b), nil
+	b := w.encBuf.Bytes()
+	return string(b[:len(b)-1]), nil // without Encode's newline
 }
 
 // RecordFindings records findings (from reading, planning or checking).
