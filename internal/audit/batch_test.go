@@ -3,8 +3,11 @@ package audit
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/zkmigrate/zkmigrate/internal/plan"
 )
 
 // TestWriterBatches: rows of several tables inserted interleaved, more than
@@ -118,5 +121,40 @@ func TestWriterBatchErrorRollsBack(t *testing.T) {
 	// The store still writes.
 	if err := r.Note(ctx, "warning", "still works"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRecordPlanFailsWhole: a plan that cannot be encoded (a NaN quota has
+// no JSON) is refused with an error, nothing of it is recorded (the plan
+// JSON is encoded on another goroutine while its rows are written: neither
+// is left behind), and the run records a plan afterwards.
+func TestRecordPlanFailsWhole(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t)
+	r, err := s.BeginRun(ctx, RunInfo{Command: "plan", User: "ops"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := testPlan(3*rowsPerInsert + 5)
+	bad.Changes = append(bad.Changes, plan.Change{ID: "quota:user=u", Kind: plan.KindQuota, Action: plan.ActionUpdate,
+		Resource: plan.Resource{Type: "quota", Name: "user=u"}, After: &plan.State{Quota: map[string]float64{"producer_byte_rate": math.NaN()}}})
+	if err := r.RecordPlan(ctx, bad); err == nil || !strings.Contains(err.Error(), "NaN") {
+		t.Fatalf("RecordPlan(NaN quota) = %v; want an error naming the NaN", err)
+	}
+	for _, table := range []string{"plans", "changes", "verdicts", "blockers", "findings"} {
+		var n int
+		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil || n != 0 {
+			t.Errorf("%s holds %d rows after the failed RecordPlan (%v); want none", table, n, err)
+		}
+	}
+	if err := r.RecordPlan(ctx, testPlan(10)); err != nil {
+		t.Fatalf("RecordPlan after the failure: %v", err)
+	}
+	head, err := r.Finish(ctx, "planned", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Verify(ctx, head); err != nil || !res.OK {
+		t.Errorf("Verify = %+v, %v", res, err)
 	}
 }

@@ -273,25 +273,37 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan) error {
 	}
 	r.sc.add(planSecrets(p)...)
 	rp := redactPlan(p)
-	// Encoded one change at a time, scrubbed and compressed piece by
-	// piece: the plan's tens of megabytes of JSON never exist at once.
-	blob, err := encodePlanBlob(&r.sc, rp)
-	if err != nil {
-		return fmt.Errorf("audit: record plan: %v", err)
+	// The plan JSON is encoded one change at a time, scrubbed and
+	// compressed piece by piece (the plan's tens of megabytes of JSON never
+	// exist at once), on another goroutine while the plan's rows are
+	// written: the plans row, which holds it, comes after them and closes
+	// the plan's record. Both only read rp and the scrubber (r.mu is held).
+	type result struct {
+		blob []byte
+		err  error
 	}
+	blobc := make(chan result, 1)
+	go func() {
+		blob, err := encodePlanBlob(&r.sc, rp)
+		blobc <- result{blob, err}
+	}()
+	blobDone := false
+	waitBlob := func() result {
+		blobDone = true
+		return <-blobc
+	}
+	defer func() {
+		if !blobDone {
+			waitBlob()
+		}
+	}()
 	perKind := map[string]int{}
 	for _, c := range rp.Changes {
 		perKind[string(c.Kind)]++
 	}
 	counts, _ := json.Marshal(perKind)
 	now := timestamp(r.s.now())
-	_, err = r.writeLocked(ctx, func(w *writer) error {
-		if _, err := w.insert("plans", []string{"run_id", "at", "fingerprint", "changes", "blockers", "findings", "counts", "plan_json"},
-			r.id, now, rp.Fingerprint, len(rp.Changes), len(rp.Blockers), len(rp.Findings), string(counts), zstdBlob(blob)); err != nil {
-			return err
-		}
-		// The blob is written: let it go while the changes are inserted.
-		blob = nil
+	_, err := r.writeLocked(ctx, func(w *writer) error {
 		for i := range rp.Changes {
 			c := &rp.Changes[i]
 			if err := insertChange(w, r.id, c); err != nil {
@@ -330,7 +342,16 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan) error {
 				return err
 			}
 		}
-		return insertFindings(w, r.id, rp.Findings)
+		if err := insertFindings(w, r.id, rp.Findings); err != nil {
+			return err
+		}
+		res := waitBlob()
+		if res.err != nil {
+			return fmt.Errorf("audit: record plan: %v", res.err)
+		}
+		_, err := w.insert("plans", []string{"run_id", "at", "fingerprint", "changes", "blockers", "findings", "counts", "plan_json"},
+			r.id, now, rp.Fingerprint, len(rp.Changes), len(rp.Blockers), len(rp.Findings), string(counts), zstdBlob(res.blob))
+		return err
 	})
 	if err != nil {
 		return err
