@@ -11,6 +11,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -119,13 +120,31 @@ func (r *recorder) plan(ctx context.Context, pl *migration.Planned) {
 	if !r.ok() || pl == nil {
 		return
 	}
+	r.reads(ctx, pl)
+	r.recordPlan(ctx, pl.Plan)
+}
+
+// reads records the endpoints and both snapshots of a plan, and gives the
+// run the secret values the snapshots hold to scrub: after it, the
+// snapshots are not needed for the record (plan drops them before the
+// plan is recorded).
+func (r *recorder) reads(ctx context.Context, pl *migration.Planned) {
+	if !r.ok() || pl == nil {
+		return
+	}
 	_ = r.run.SetEndpoints(ctx, auditEndpoint(pl.Source, ""), auditEndpoint(pl.Target, principalOf(pl)))
 	_ = r.run.RecordSnapshot(ctx, "source", snapshot.Digest(pl.Source), counts(pl.Source))
 	_ = r.run.RecordSnapshot(ctx, "target", snapshot.Digest(pl.Target), counts(pl.Target))
 	for _, v := range pl.SecretValues() {
 		r.run.AddSecrets(v) // belt and braces: the audit scrubs these if they ever reach it
 	}
-	_ = r.run.RecordPlan(ctx, pl.Plan)
+}
+
+// recordPlan records the plan.
+func (r *recorder) recordPlan(ctx context.Context, p *plan.Plan) {
+	if r.ok() && p != nil {
+		_ = r.run.RecordPlan(ctx, p)
+	}
 }
 
 func principalOf(pl *migration.Planned) string {

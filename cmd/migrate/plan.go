@@ -218,10 +218,11 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 		return fail(e, "plan", err)
 	}
 	defer pl.Close()
-	rec.plan(ctx, pl)
-	memPhase("audit")
+	rec.reads(ctx, pl)
 	p := pl.Plan
-	pl.Source, pl.Target = nil, nil // the plan holds what is left to do: their memory goes back before it is saved
+	pl.Source, pl.Target = nil, nil // the plan holds what is left to do: their memory goes back before it is recorded and saved
+	rec.recordPlan(ctx, p)
+	memPhase("audit")
 	if f.interactive {
 		sel, ok, err := reviewInteractive(ctx, e, p)
 		if err != nil {
