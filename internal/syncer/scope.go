@@ -1,6 +1,7 @@
 package syncer
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strconv"
@@ -283,11 +284,15 @@ func Patch(full *snapshot.Snapshot, scope Scope, part *snapshot.Snapshot) *snaps
 		func(a, b snapshot.Quota) int { return strings.Compare(a.Entity.String(), b.Entity.String()) })
 	out.ScramUsers = merge(full.ScramUsers, part.ScramUsers, func(u snapshot.ScramUser) bool { return d.users[u.Name] },
 		func(a, b snapshot.ScramUser) int { return strings.Compare(a.Name, b.Name) })
-	// ACL.Key sorts as snapshot.Sort orders ACLs (field by field); equal
-	// bindings are one, as Sort leaves them.
+	// ACLs field by field, as snapshot.Sort orders them; equal bindings
+	// are one, as Sort leaves them.
 	out.ACLs = slices.Compact(merge(full.ACLs, part.ACLs, func(a snapshot.ACL) bool {
 		return d.acls[aclResource{a.ResourceType, a.PatternType, a.ResourceName}]
-	}, func(a, b snapshot.ACL) int { return strings.Compare(a.Key(), b.Key()) }))
+	}, func(a, b snapshot.ACL) int {
+		return cmp.Or(strings.Compare(a.ResourceType, b.ResourceType), strings.Compare(a.PatternType, b.PatternType),
+			strings.Compare(a.ResourceName, b.ResourceName), strings.Compare(a.Principal, b.Principal),
+			strings.Compare(a.Host, b.Host), strings.Compare(a.Operation, b.Operation), strings.Compare(a.Permission, b.Permission))
+	}))
 	// A few broker config entities: sorted as Sort sorts them.
 	brokers := snapshot.Snapshot{BrokerConfigs: append(slices.DeleteFunc(slices.Clone(full.BrokerConfigs), func(b snapshot.BrokerConfig) bool { return d.brokers[b.Broker] }), part.BrokerConfigs...)}
 	brokers.Sort()
