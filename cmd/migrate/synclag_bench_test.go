@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
@@ -153,10 +154,16 @@ func (r *lagResult) report(b *testing.B) {
 	}
 }
 
+// lagConns is how many connections the writer has, each carrying one call
+// at a time (a Kafka broker reads the next request on a connection only
+// after answering the one before): the most calls in flight.
+const lagConns = 64
+
 // lagBed is what one run talks to.
 type lagBed struct {
 	prefix    string
-	source    *kafkaconn.Conn
+	source    *kafkaconn.Conn // setup and cleanup
+	writers   []*kadm.Client  // the writer's connections
 	target    *kafkaconn.Conn
 	zk        *zk.Conn
 	principal string
@@ -174,6 +181,14 @@ func runSyncLag(b *testing.B, spec lagSpec, every, drain time.Duration) *lagResu
 	b.Cleanup(zc.Close)
 	prefix := fmt.Sprintf("lag%d", time.Now().UnixNano()/1e6%1e7)
 	bed := &lagBed{prefix: prefix, source: dialAdmin(b, sb, sprops), target: dialAdmin(b, tb, tprops), zk: zc, principal: "User:" + prefix + "-app"}
+	for range lagConns {
+		// Topic creates and partition increases return once ZooKeeper
+		// holds them, not once the 3.9 controller has spread them (a
+		// timeout of 0): a slow 3.9 controller must not hold the writer back.
+		adm := kadm.NewClient(dialAdmin(b, sb, sprops).Client)
+		adm.SetTimeoutMillis(0)
+		bed.writers = append(bed.writers, adm)
+	}
 
 	// Per-kind counts bound the pools: every kind gets total/7 changes, plus one.
 	total := int(float64(spec.Rate)*spec.For.Seconds()) + len(lagKinds)

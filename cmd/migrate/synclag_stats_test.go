@@ -228,6 +228,7 @@ type lagRow struct {
 	// round (its first notification came after their write).
 	Matched                     int
 	Feed, ToStart, Round, After lagDist
+	Call                        lagDist // the writer's admin call, issue to return
 }
 
 // lagRows sums the changes per kind, in lagKinds order, then "all".
@@ -247,7 +248,7 @@ func lagRows(ops []*lagOp) []lagRow {
 
 func rowOf(kind string, ops []*lagOp) lagRow {
 	r := lagRow{Kind: kind}
-	var lag, feed, toStart, round, after []time.Duration
+	var lag, feed, toStart, round, after, call []time.Duration
 	froms := map[string]int{}
 	for _, op := range ops {
 		if op.Err != nil {
@@ -255,6 +256,7 @@ func rowOf(kind string, ops []*lagOp) lagRow {
 			continue
 		}
 		r.Written++
+		call = append(call, op.Returned.Sub(op.Issued))
 		if op.WrittenFrom == "admin return" {
 			r.Admin++
 		} else {
@@ -282,7 +284,7 @@ func rowOf(kind string, ops []*lagOp) lagRow {
 	}
 	slices.Sort(names)
 	r.From = strings.Join(names, "+")
-	r.Lag, r.Feed, r.ToStart, r.Round, r.After = distOf(lag), distOf(feed), distOf(toStart), distOf(round), distOf(after)
+	r.Lag, r.Feed, r.ToStart, r.Round, r.After, r.Call = distOf(lag), distOf(feed), distOf(toStart), distOf(round), distOf(after), distOf(call)
 	return r
 }
 
@@ -302,10 +304,10 @@ func printLagTables(w io.Writer, rows []lagRow) {
 	_ = tw.Flush()
 	fmt.Fprintln(w, "\nwhere the time goes, p50 / p99 ms, over the changes matched to the change round that carried them:")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "kind\tmatched\tZK write → round start\tround\tround end → seen\tZK write → feed (opening, n)\t")
+	fmt.Fprintln(tw, "kind\tmatched\tZK write → round start\tround\tround end → seen\tZK write → feed (opening, n)\twriter's admin call\t")
 	pq := func(d lagDist) string { return ms(d.P50) + " / " + ms(d.P99) }
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s (%d)\t\n", r.Kind, r.Matched, pq(r.ToStart), pq(r.Round), pq(r.After), pq(r.Feed), r.Feed.N)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s (%d)\t%s\t\n", r.Kind, r.Matched, pq(r.ToStart), pq(r.Round), pq(r.After), pq(r.Feed), r.Feed.N, pq(r.Call))
 	}
 	_ = tw.Flush()
 }

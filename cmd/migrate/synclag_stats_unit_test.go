@@ -150,9 +150,9 @@ func TestSyncLagStats(t *testing.T) {
 
 	t.Run("rows", func(t *testing.T) {
 		ops := []*lagOp{
-			{Kind: lagCreate, Written: at(0), WrittenFrom: "ctime", Visible: at(100), Seen: at(10), RoundStart: at(30), RoundEnd: at(90)},
+			{Kind: lagCreate, Issued: at(-30), Returned: at(5), Written: at(0), WrittenFrom: "ctime", Visible: at(100), Seen: at(10), RoundStart: at(30), RoundEnd: at(90)},
 			{Kind: lagCreate, Written: at(20), WrittenFrom: "ctime", Visible: at(300), Seen: at(10), RoundStart: at(30), RoundEnd: at(50)}, // joined the round: no feed figure
-			{Kind: lagCreate, Written: at(0), WrittenFrom: "ctime"},                                                                        // lost
+			{Kind: lagCreate, Written: at(0), WrittenFrom: "ctime"}, // lost
 			{Kind: lagCreate, Err: errors.New("refused")},
 			{Kind: lagQuota, Written: at(0), WrittenFrom: "admin return", Visible: at(50)},
 		}
@@ -169,6 +169,9 @@ func TestSyncLagStats(t *testing.T) {
 		}
 		if c.Matched != 2 || c.Feed.N != 1 || c.Feed.P50 != 10*time.Millisecond || c.ToStart.Max != 30*time.Millisecond || c.Round.Max != 60*time.Millisecond || c.After.Max != 250*time.Millisecond {
 			t.Errorf("create breakdown %+v", c)
+		}
+		if c.Call.N != 3 || c.Call.Max != 35*time.Millisecond {
+			t.Errorf("create admin calls %+v, want 3 timed, the longest 35ms", c.Call)
 		}
 		if q.Admin != 1 || q.From != "" {
 			t.Errorf("quota row %+v: want its one change timed from the admin return", q)
