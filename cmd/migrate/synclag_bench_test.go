@@ -207,6 +207,8 @@ func runSyncLag(b *testing.B, spec lagSpec, every, drain time.Duration) *lagResu
 		"--include", "topic,partitions,topic-config,acl,quota,scram-user", "--prune", "--scram-credentials", creds,
 		"--yes", "-o", "json", "--status-every", "0", "--reconcile-every", "0",
 		"--bootstrap-server", tb, "--command-config", tprops, "--audit-db", filepath.Join(dir, "audit.db")}
+	// ZKM_BENCH_SYNC_LAG_ARGS adds flags, e.g. "--no-audit", to measure what a part costs.
+	args = append(args, strings.Fields(os.Getenv("ZKM_BENCH_SYNC_LAG_ARGS"))...)
 	p := startSync(b, args)
 	rounds := collectRounds(p)
 	if err := rounds.waitInitial(2 * syncBound); err != nil {
