@@ -34,7 +34,7 @@ func encodePlanBlob(sc *scrubber, v any) ([]byte, error) {
 // encodePlanBlobCut is encodePlanBlob cutting pieces of about cut bytes.
 func encodePlanBlobCut(sc *scrubber, v any, cut int) ([]byte, error) {
 	var out bytes.Buffer
-	enc, err := zstd.NewWriter(&out, zstd.WithEncoderConcurrency(1))
+	enc, err := jsonfile.NewWriter(&out)
 	if err != nil {
 		return nil, err
 	}

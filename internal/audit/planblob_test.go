@@ -30,11 +30,12 @@ func wholePlanJSON(t *testing.T, sc *scrubber, rp *plan.Plan) []byte {
 	return []byte(text)
 }
 
-// compressWhole is how that text was compressed: one encoder, 1 MiB writes.
+// compressWhole is that text compressed as the plan JSON is (the plan
+// file's encoder: jsonfile.NewWriter), in 1 MiB writes.
 func compressWhole(t *testing.T, text []byte) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	enc, err := zstd.NewWriter(&out, zstd.WithEncoderConcurrency(1))
+	enc, err := jsonfile.NewWriter(&out)
 	if err != nil {
 		t.Fatal(err)
 	}
