@@ -285,6 +285,10 @@ func verifyApplied(ctx context.Context, stderr io.Writer, read migration.ReadFun
 	for {
 		missing, err := migration.Verify(ctx, read, pending, window)
 		if err == nil || len(missing) >= len(pending) || ctx.Err() != nil {
+			if err != nil && len(pending) < len(applied) {
+				fmt.Fprintf(stderr, "Verify: the target showed none more in the last %s (%d of %d after %s in all); giving up.\n",
+					window, len(applied)-len(missing), len(applied), time.Since(start).Round(time.Second))
+			}
 			return missing, err
 		}
 		fmt.Fprintf(stderr, "Verify: the target shows %d of %d applied change(s) after %s; waiting while it shows more.\n",

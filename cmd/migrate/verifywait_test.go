@@ -50,7 +50,7 @@ func TestVerifyWaitsWhileTargetShowsMore(t *testing.T) {
 		shown   string // a progress line on stderr
 	}{
 		{name: "published in pieces", upTo: n, shown: "applied change(s) after"},
-		{name: "stops after two", upTo: 2, missing: []string{"topic:t2", "topic:t3", "topic:t4", "topic:t5", "topic:t6"}, shown: "shows 2 of 7"},
+		{name: "stops after two", upTo: 2, missing: []string{"topic:t2", "topic:t3", "topic:t4", "topic:t5", "topic:t6"}, shown: "showed none more in the last 500ms (2 of 7 after"},
 		{name: "nothing shown", upTo: 0, missing: []string{"topic:t0", "topic:t1", "topic:t2", "topic:t3", "topic:t4", "topic:t5", "topic:t6"}},
 		{name: "reads fail", fail: true, missing: []string{"topic:t0", "topic:t1", "topic:t2", "topic:t3", "topic:t4", "topic:t5", "topic:t6"}},
 	}
