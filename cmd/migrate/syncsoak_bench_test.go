@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 )
@@ -275,6 +276,9 @@ func (r *soakResult) report(b *testing.B) {
 	if r.all.Lost > 0 {
 		b.Errorf("%d change(s) never arrived on the target", r.all.Lost)
 	}
+	if r.all.Written == 0 {
+		b.Errorf("the writer made no change (%d scheduled, %d skipped): nothing was soaked", r.scheduled, r.skipped)
+	}
 	if m.FirstN == 0 || m.LastN == 0 {
 		b.Errorf("no RSS samples in the first or last window of the run (%d samples in all)", m.Samples)
 	}
@@ -335,6 +339,11 @@ func runSyncSoak(b *testing.B, spec lagSpec, reconcile, sample time.Duration) *s
 	b.Cleanup(zc.Close)
 	prefix := fmt.Sprintf("soak%d", time.Now().UnixNano()/1e6%1e7)
 	bed := &lagBed{prefix: prefix, source: dialAdmin(b, sb, sprops), target: dialAdmin(b, tb, tprops), zk: zc, principal: "User:" + prefix + "-app"}
+	for range lagConns { // the writer's connections, as BenchmarkSyncLag makes them
+		adm := kadm.NewClient(dialAdmin(b, sb, sprops).Client)
+		adm.SetTimeoutMillis(0)
+		bed.writers = append(bed.writers, adm)
+	}
 
 	total := int(float64(spec.Rate)*spec.For.Seconds()) + len(lagKinds)
 	w := newLagWriter(bed, total/len(lagKinds)+1)
