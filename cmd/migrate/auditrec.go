@@ -120,21 +120,28 @@ func (r *recorder) plan(ctx context.Context, pl *migration.Planned) {
 	if !r.ok() || pl == nil {
 		return
 	}
-	r.reads(ctx, pl)
+	r.reads(ctx, pl, "", "")
 	r.recordPlan(ctx, pl.Plan)
 }
 
 // reads records the endpoints and both snapshots of a plan, and gives the
 // run the secret values the snapshots hold to scrub: after it, the
 // snapshots are not needed for the record (plan drops them before the
-// plan is recorded).
-func (r *recorder) reads(ctx context.Context, pl *migration.Planned) {
+// plan is recorded). srcDigest and tgtDigest are the snapshots'
+// snapshot.Digest when the caller knows them ("": computed here).
+func (r *recorder) reads(ctx context.Context, pl *migration.Planned, srcDigest, tgtDigest string) {
 	if !r.ok() || pl == nil {
 		return
 	}
+	if srcDigest == "" {
+		srcDigest = snapshot.Digest(pl.Source)
+	}
+	if tgtDigest == "" {
+		tgtDigest = snapshot.Digest(pl.Target)
+	}
 	_ = r.run.SetEndpoints(ctx, auditEndpoint(pl.Source, ""), auditEndpoint(pl.Target, principalOf(pl)))
-	_ = r.run.RecordSnapshot(ctx, "source", snapshot.Digest(pl.Source), counts(pl.Source))
-	_ = r.run.RecordSnapshot(ctx, "target", snapshot.Digest(pl.Target), counts(pl.Target))
+	_ = r.run.RecordSnapshot(ctx, "source", srcDigest, counts(pl.Source))
+	_ = r.run.RecordSnapshot(ctx, "target", tgtDigest, counts(pl.Target))
 	for _, v := range pl.SecretValues() {
 		r.run.AddSecrets(v) // belt and braces: the audit scrubs these if they ever reach it
 	}

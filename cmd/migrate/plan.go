@@ -218,7 +218,9 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 		return fail(e, "plan", err)
 	}
 	defer pl.Close()
-	rec.reads(ctx, pl)
+	// The plan was just built from these snapshots: its endpoints hold
+	// their digests (each a whole encoding of a snapshot to compute).
+	rec.reads(ctx, pl, pl.Plan.Source.Digest, pl.Plan.Target.Digest)
 	p := pl.Plan
 	pl.Source, pl.Target = nil, nil // the plan holds what is left to do: their memory goes back before it is recorded and saved
 	rec.recordPlan(ctx, p)

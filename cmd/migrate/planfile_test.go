@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
@@ -62,5 +64,49 @@ func TestPlanOutIsTheJSONOutput(t *testing.T) {
 	}
 	if diff := cmp.Diff(&printed, saved, cmp.AllowUnexported(secret.Secret{})); diff != "" {
 		t.Errorf("saved plan differs from -o json (-printed +saved):\n%s", diff)
+	}
+}
+
+// TestPlanRecordsSnapshotDigests: a default plan records each snapshot it
+// read with snapshot.Digest of it (taken from the plan's endpoints, which
+// were computed from the same snapshots), and the plan.
+func TestPlanRecordsSnapshotDigests(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.json")
+	if err := os.WriteFile(empty, []byte(`{"format": 1, "source": "kafka", "cluster_id": "target-id"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := "../../internal/check/testdata/legacy.snapshot.json"
+	db := filepath.Join(dir, "audit.db")
+	if code, _, stderr := runMigrate(t, "plan", "--snapshot", src, "--target-snapshot", empty, "--audit-db", db); code != exitPending {
+		t.Fatalf("plan: exit %d: %s", code, stderr)
+	}
+	want := map[string]string{}
+	for role, path := range map[string]string{"source": src, "target": empty} {
+		s, err := snapshot.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[role] = snapshot.Digest(s)
+	}
+	ctx := context.Background()
+	store, err := audit.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ex, err := store.Export(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range ex.Snapshots {
+		got[s.Role] = s.Digest
+	}
+	if !cmp.Equal(got, want) {
+		t.Errorf("recorded snapshot digests %v; want %v", got, want)
+	}
+	if ex.Plan == nil || ex.Plan.Changes == 0 {
+		t.Errorf("the plan was not recorded: %+v", ex.Plan)
 	}
 }
