@@ -271,6 +271,9 @@ func (s *state) full(ctx context.Context, reason string) error {
 	src, err := s.read(ctx, nil)
 	if err != nil {
 		r.Err = fmt.Errorf("reading the source: %w", err)
+		if stopping(ctx, before) {
+			return ErrStopped
+		}
 		s.emit(r)
 		return r.Err
 	}
@@ -279,6 +282,9 @@ func (s *state) full(ctx context.Context, reason string) error {
 	p, tgt, err := s.planFor(ctx, src)
 	if err != nil {
 		r.Err = err
+		if stopping(ctx, before) {
+			return ErrStopped
+		}
 		s.emit(r)
 		return err
 	}
@@ -327,6 +333,9 @@ func (s *state) scoped(ctx context.Context, scope Scope, first time.Time, zxid i
 	part, err := s.read(ctx, &scope)
 	if err != nil {
 		r.Err = fmt.Errorf("re-reading %d changed entities: %w", scope.Size(), err)
+		if stopping(ctx, s.source) {
+			return
+		}
 		s.emit(r)
 		return
 	}
@@ -338,6 +347,9 @@ func (s *state) scoped(ctx context.Context, scope Scope, first time.Time, zxid i
 	tgt, err := s.readTargetScoped(ctx, tgtScope)
 	if err != nil {
 		r.Err = fmt.Errorf("reading the target: %w", err)
+		if stopping(ctx, s.source) {
+			return
+		}
 		s.emit(r)
 		return
 	}
@@ -373,6 +385,15 @@ func (s *state) readTargetScoped(ctx context.Context, scope kread.Scope) (*snaps
 		return nil, err
 	}
 	return scope.Restrict(tgt), nil
+}
+
+// stopping reports whether sync's stop (ctx done) cut a round's reads
+// short, before it sent anything: the round is dropped rather than
+// reported as failed, since it says nothing of whether the target is in
+// step. Only the first round (no earlier source read, before nil) is
+// always reported: until it is done the target was never in step.
+func stopping(ctx context.Context, before *snapshot.Snapshot) bool {
+	return ctx.Err() != nil && before != nil
 }
 
 func (s *state) planFor(ctx context.Context, src *snapshot.Snapshot) (*plan.Plan, *snapshot.Snapshot, error) {

@@ -332,3 +332,61 @@ func TestBrokerIDMapRounds(t *testing.T) {
 		t.Fatalf("reconcile: missed %v, drift %v; want broker-config:103 missed, no drift", got, names(r.Drift))
 	}
 }
+
+// TestStopDuringARoundIsNotAFailure: a stop that cuts a later round's read
+// short ends Run with ErrStopped and reports no failed round (it would
+// make a sync that was in step exit as if changes were left undone); a
+// stop during the first round's read is still that round's failure.
+func TestStopDuringARoundIsNotAFailure(t *testing.T) {
+	for _, first := range []bool{false, true} {
+		base, err := zktree.Load(fixture)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reads := 0
+		blocked := make(chan struct{})
+		read := func(ctx context.Context) (*snapshot.Snapshot, error) {
+			reads++
+			if first || reads > 1 {
+				close(blocked)
+				<-ctx.Done() // the stop comes while this read waits
+				return nil, ctx.Err()
+			}
+			return zkread.Read(ctx, base, zkread.Options{})
+		}
+		tgt := &memTarget{s: &snapshot.Snapshot{ClusterID: "target"}}
+		opts := plan.Options{Include: []plan.Kind{plan.KindTopic}, Placement: plan.PlacementTarget}
+		rounds := make(chan Round, 4)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- Run(ctx, Config{ReadSource: read, PollEvery: time.Millisecond, Stages: tgt.stages(t, opts)}, rounds) }()
+		if !first {
+			if r := <-rounds; r.Reason != ReasonInitial || r.Err != nil {
+				t.Fatalf("initial round %+v", r)
+			}
+		}
+		<-blocked
+		cancel()
+		var err2 error
+		select {
+		case err2 = <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Run did not return after the stop")
+		}
+		var failed []Round
+		for len(rounds) > 0 {
+			if r := <-rounds; r.Err != nil {
+				failed = append(failed, r)
+			}
+		}
+		if first {
+			if len(failed) != 1 || failed[0].Reason != ReasonInitial || err2 == nil || err2 == ErrStopped {
+				t.Errorf("stopped during the first round: Run %v, failed rounds %+v; want the first round's failure", err2, failed)
+			}
+			continue
+		}
+		if err2 != ErrStopped || len(failed) != 0 {
+			t.Errorf("stopped during a poll: Run %v, failed rounds %+v; want ErrStopped and none", err2, failed)
+		}
+	}
+}
