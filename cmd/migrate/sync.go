@@ -429,7 +429,9 @@ func (s *syncRun) apply(ctx context.Context, p *plan.Plan, tgt *snapshot.Snapsho
 	}
 	var applied migration.Applied
 	obs := apply.Observers{&applied, rec.observer()}
-	res, err := apply.Run(ctx, s.target.Client, p, tgt, apply.Options{Secrets: plan.SecretsOf(p), TimeoutMillis: int32(s.target.Config.Timeout().Milliseconds())}, obs)
+	// A round carries a few changes of many kinds: the kinds that do not
+	// depend on each other go out together.
+	res, err := apply.Run(ctx, s.target.Client, p, tgt, apply.Options{Secrets: plan.SecretsOf(p), TimeoutMillis: int32(s.target.Config.Timeout().Milliseconds()), ConcurrentKinds: true}, obs)
 	out := syncer.Outcome{Applied: res.Succeeded, Failed: res.Failed}
 	if err == nil && res.Stopped != nil {
 		err = res.Stopped

@@ -10,7 +10,8 @@ import (
 // partitions: CreatePartitions up to the after-state's count, with the new
 // partitions' replica lists when placed explicitly.
 var partitionsKind = &kindSpec{
-	rpc: always(createPartitions),
+	lane: topicLane,
+	rpc:  always(createPartitions),
 	valid: func(c *plan.Change) string {
 		if why := needsBefore(c); why != "" {
 			return why

@@ -9,7 +9,7 @@ import (
 
 // reassignment: AlterPartitionReassignments to the after-state's replica
 // lists (no validate_only mode).
-var reassignmentKind = &kindSpec{rpc: always(alterReassignments)}
+var reassignmentKind = &kindSpec{rpc: always(alterReassignments), lane: topicLane}
 
 var alterReassignments = &rpc{name: RPCAlterReassignments, build: func(r *runner, b []*plan.Change, _ bool) (kmsg.Request, func(kmsg.Response, []outcome)) {
 	req := kmsg.NewPtrAlterPartitionAssignmentsRequest()

@@ -9,7 +9,8 @@ import (
 // topic: CreateTopics for a create (with its replica lists when placed
 // explicitly, and its configs), DeleteTopics for a delete.
 var topicKind = &kindSpec{
-	rpc: byAction(createTopics, deleteTopics),
+	lane: topicLane,
+	rpc:  byAction(createTopics, deleteTopics),
 	records: func(c *plan.Change) int {
 		if c.After == nil {
 			return 1

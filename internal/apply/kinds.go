@@ -54,6 +54,35 @@ type kindSpec struct {
 	// alreadyDone recognises the error a retried request gets when an
 	// earlier attempt went through but its response was lost (nil: none).
 	alreadyDone func(c *plan.Change, code int16) bool
+	// lane names the kinds a kind must follow: the kinds of one lane go
+	// one after another in plan.Kinds order. With ConcurrentKinds the
+	// lanes run at the same time; a kind with no lane is a lane of its own.
+	lane string
+}
+
+// topicLane holds the kinds that act on a topic, so must follow its
+// creation and each other.
+const topicLane = "topic"
+
+// kindLanes groups kinds by lane, each lane in plan.Kinds order, the lanes
+// in the order of their first kind.
+func kindLanes() [][]plan.Kind {
+	var lanes [][]plan.Kind
+	at := map[string]int{}
+	for _, k := range plan.Kinds {
+		name := kindSpecs[k].lane
+		if name == "" {
+			name = string(k)
+		}
+		i, ok := at[name]
+		if !ok {
+			i = len(lanes)
+			at[name] = i
+			lanes = append(lanes, nil)
+		}
+		lanes[i] = append(lanes[i], k)
+	}
+	return lanes
 }
 
 var kindSpecs = map[plan.Kind]*kindSpec{

@@ -46,8 +46,15 @@ type Options struct {
 	Retries       int           // attempts for retriable errors (default 5)
 	Backoff       time.Duration // first retry delay, doubled each time (default 250ms)
 	TimeoutMillis int32         // server-side timeout for topic RPCs (default 30000)
-	Secrets       SecretResolver
-	Now           func() time.Time
+	// ConcurrentKinds sends kinds that do not depend on each other at the
+	// same time: the kinds acting on topics one after another, and each
+	// other kind (ACLs, quotas, SCRAM users, broker configs, ...) beside
+	// them. Off, every kind waits for the one before. Sync's rounds use
+	// it: a round carries a few changes of many kinds, and each kind's
+	// request waits for the controller.
+	ConcurrentKinds bool
+	Secrets         SecretResolver
+	Now             func() time.Time
 }
 
 func (o *Options) defaults() {
@@ -298,38 +305,52 @@ func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snaps
 	for _, c := range done {
 		r.skip(c, "already-applied", "the target is already in the planned state")
 	}
-	for _, k := range plan.Kinds {
-		var ofKind []*plan.Change
-		for _, c := range todo {
-			if c.Kind == k {
-				ofKind = append(ofKind, c)
-			}
-		}
-		if o.ValidateOnly {
-			ofKind = slices.DeleteFunc(ofKind, func(c *plan.Change) bool {
-				x := r.rpcs[c]
-				if x.validateOnly {
-					return false
-				}
-				r.mu.Lock()
-				r.res.NotValidated++
-				r.mu.Unlock()
-				r.skip(c, ReasonNotValidated, "not validated: would send "+x.name)
-				return true
-			})
-		}
-		if len(ofKind) == 0 {
-			continue
-		}
-		if r.halted(ctx, ofKind) {
-			continue
-		}
-		r.runKind(ctx, kindSpecs[k], ofKind)
+	lanes := [][]plan.Kind{plan.Kinds}
+	if o.ConcurrentKinds {
+		lanes = kindLanes()
 	}
+	var wg sync.WaitGroup
+	for _, lane := range lanes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, k := range lane {
+				r.sendKind(ctx, k, todo)
+			}
+		}()
+	}
+	wg.Wait()
 	r.res.Canceled = ctx.Err() != nil
 	r.obs.Observe(RunFinished{Time: o.Now(), Succeeded: r.res.Succeeded, Failed: r.res.Failed, Skipped: r.res.Skipped, NotValidated: r.res.NotValidated,
 		Canceled: r.res.Canceled, Err: r.res.Stopped})
 	return r.res, nil
+}
+
+// sendKind sends the changes of kind k among todo.
+func (r *runner) sendKind(ctx context.Context, k plan.Kind, todo []*plan.Change) {
+	var ofKind []*plan.Change
+	for _, c := range todo {
+		if c.Kind == k {
+			ofKind = append(ofKind, c)
+		}
+	}
+	if r.o.ValidateOnly {
+		ofKind = slices.DeleteFunc(ofKind, func(c *plan.Change) bool {
+			x := r.rpcs[c]
+			if x.validateOnly {
+				return false
+			}
+			r.mu.Lock()
+			r.res.NotValidated++
+			r.mu.Unlock()
+			r.skip(c, ReasonNotValidated, "not validated: would send "+x.name)
+			return true
+		})
+	}
+	if len(ofKind) == 0 || r.halted(ctx, ofKind) {
+		return
+	}
+	r.runKind(ctx, kindSpecs[k], ofKind)
 }
 
 type runner struct {

@@ -1,0 +1,4 @@
+package apply
+
+// KindLanes is kindLanes, for the external tests.
+var KindLanes = kindLanes
