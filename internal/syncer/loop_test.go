@@ -359,7 +359,9 @@ func TestStopDuringARoundIsNotAFailure(t *testing.T) {
 		rounds := make(chan Round, 4)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
-		go func() { done <- Run(ctx, Config{ReadSource: read, PollEvery: time.Millisecond, Stages: tgt.stages(t, opts)}, rounds) }()
+		go func() {
+			done <- Run(ctx, Config{ReadSource: read, PollEvery: time.Millisecond, Stages: tgt.stages(t, opts)}, rounds)
+		}()
 		if !first {
 			if r := <-rounds; r.Reason != ReasonInitial || r.Err != nil {
 				t.Fatalf("initial round %+v", r)
