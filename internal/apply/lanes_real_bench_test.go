@@ -14,10 +14,10 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 )
 
-// BenchmarkRoundKinds applies what a sync round at 100 changes/s carries
-// (about 15 changes of each of topic create, topic config, quota, ACL
-// create and SCRAM-less kinds) to the real 4.1 target, the kinds one after
-// another ("sequential") or in lanes ("concurrent"), fresh names each time.
+// BenchmarkRoundKinds applies what a sync round carries — 15 topic creates
+// with a config, 15 user quotas and 15 ACLs — to the test bed's 4.1
+// target, one kind after another ("sequential") or in lanes
+// ("concurrent", as sync does), fresh names each time.
 func BenchmarkRoundKinds(b *testing.B) {
 	cfg, err := kafkaconn.Load(testbed.TargetClientProps(b))
 	if err != nil {
