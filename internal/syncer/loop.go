@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -195,12 +196,13 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 }
 
 type state struct {
-	cfg    Config
-	rounds chan<- Round
-	n      int
-	source *snapshot.Snapshot // the source as last read, patched by scoped rounds
-	undone bool               // the last round failed or left changes unapplied: retry
-	clean  bool               // the last round did all it planned
+	cfg     Config
+	rounds  chan<- Round
+	n       int
+	source  *snapshot.Snapshot // the source as last read, patched by scoped rounds
+	undone  bool               // the last round failed or left changes unapplied: retry
+	brokers int                // the most brokers a read of the target listed
+	clean   bool               // the last round did all it planned
 }
 
 func (s *state) frozen() bool {
@@ -312,6 +314,9 @@ func (s *state) full(ctx context.Context, reason string) error {
 		return ErrDeclined
 	}
 	s.apply(ctx, &r, p, tgt, changes)
+	if r.Err == nil {
+		r.Err = s.brokersMissing(tgt, p.Blockers)
+	}
 	s.emit(r)
 	return r.Err
 }
@@ -369,10 +374,36 @@ func (s *state) scoped(ctx context.Context, scope Scope, first time.Time, zxid i
 	}
 	r.Blockers = p.Blockers
 	s.apply(ctx, &r, p, tgt, changes)
+	if r.Err == nil {
+		r.Err = s.brokersMissing(tgt, p.Blockers)
+	}
 	if !first.IsZero() {
 		r.Lag = s.cfg.Now().Sub(first)
 	}
 	s.emit(r)
+}
+
+// brokersMissing makes a round undone, so that it is tried again, when its
+// plan blocked changes for want of target brokers while the target lists
+// fewer brokers than it had: a broker restarting (its controller, say)
+// is not yet registered, and the blocked topics must not wait for the
+// next reconciliation.
+func (s *state) brokersMissing(tgt *snapshot.Snapshot, blockers []plan.Blocker) error {
+	n := len(tgt.Brokers)
+	s.brokers = max(s.brokers, n)
+	if n >= s.brokers {
+		return nil
+	}
+	blocked := 0
+	for _, b := range blockers {
+		if b.ID == catalogue.IDBlockReplicationTooHigh || b.ID == catalogue.IDBlockBrokerMissing {
+			blocked++
+		}
+	}
+	if blocked == 0 {
+		return nil
+	}
+	return fmt.Errorf("the target lists %d of the %d brokers it had: %d change(s) blocked for want of brokers are tried again", n, s.brokers, blocked)
 }
 
 // readTargetScoped reads the scope's part of the target.

@@ -392,3 +392,49 @@ func TestStopDuringARoundIsNotAFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundRetriedWhileTargetBrokerIsAway: a change round meets a target
+// that lists fewer brokers than it had (its controller restarting) and
+// blocks a topic of replication factor 2 for want of brokers: the round is
+// not taken as done but tried again, so the topic arrives once the broker
+// is back, not at the next reconciliation.
+func TestRoundRetriedWhileTargetBrokerIsAway(t *testing.T) {
+	base, err := zktree.Load(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := []snapshot.Broker{{ID: 1}, {ID: 2}}
+	tgt := &memTarget{s: &snapshot.Snapshot{ClusterID: "target", Brokers: two}}
+	opts := plan.Options{Include: []plan.Kind{plan.KindTopic}, TopicRegex: "^orders$", Placement: plan.PlacementTarget}
+	feed := make(chan zkfeed.Event, 1)
+	rounds := make(chan Round, 8)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go Run(ctx, Config{Source: &swapTree{t: base}, Feed: feed, Stages: tgt.stages(t, opts), ReconcileEvery: time.Hour}, rounds)
+	next := func(what string) Round {
+		t.Helper()
+		select {
+		case r := <-rounds:
+			return r
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %s round", what)
+			return Round{}
+		}
+	}
+	if r := next("initial"); r.Err != nil || r.Outcome.Applied != 1 {
+		t.Fatalf("initial round %+v", r)
+	}
+	// The topic is gone from the target and broker 2 is away when the
+	// notification comes.
+	tgt.edit(func(s *snapshot.Snapshot) { s.Topics, s.Brokers = nil, two[:1] })
+	feed <- zkfeed.Event{Entities: []zkfeed.Entity{{Kind: zkfeed.Topic, Name: "orders"}}, Seen: time.Now()}
+	r := next("change")
+	if r.Err == nil || len(r.Blockers) != 1 || r.Outcome.Applied != 0 {
+		t.Fatalf("change round with a broker away: err %v, blockers %v, applied %d; want an error naming the missing broker and one blocker", r.Err, r.Blockers, r.Outcome.Applied)
+	}
+	tgt.edit(func(s *snapshot.Snapshot) { s.Brokers = two })
+	r = next("retry")
+	if r.Reason != ReasonRetry || r.Err != nil || r.Outcome.Applied != 1 {
+		t.Fatalf("after the broker is back: %s round, err %v, applied %d; want a retry that creates the topic", r.Reason, r.Err, r.Outcome.Applied)
+	}
+}
