@@ -169,17 +169,19 @@ type lagBed struct {
 	principal string
 }
 
-func runSyncLag(b *testing.B, spec lagSpec, every, drain time.Duration) *lagResult {
+// setUpLag connects to the test bed, makes the writer's connections and
+// pools for spec on names starting with name, and returns them with the
+// arguments of a sync scoped to those names (--reconcile-every reconcile).
+func setUpLag(b *testing.B, spec lagSpec, name, reconcile string) (*lagBed, *lagWriter, []string) {
 	zkAddr, tb, tprops := testbed.ZK(b), testbed.TargetBootstrap(b), testbed.TargetClientProps(b)
 	sb, sprops := testbed.SourceBootstrap(b), testbed.SourceClientProps(b)
 	dir := b.TempDir()
-	ctx := context.Background()
 	zc, _, err := zk.Connect([]string{zkAddr}, 10*time.Second, zk.WithLogInfo(false))
 	if err != nil {
 		b.Fatalf("connect to ZooKeeper %s: %v", zkAddr, err)
 	}
 	b.Cleanup(zc.Close)
-	prefix := fmt.Sprintf("lag%d", time.Now().UnixNano()/1e6%1e7)
+	prefix := fmt.Sprintf("%s%d", name, time.Now().UnixNano()/1e6%1e7)
 	bed := &lagBed{prefix: prefix, source: dialAdmin(b, sb, sprops), target: dialAdmin(b, tb, tprops), zk: zc, principal: "User:" + prefix + "-app"}
 	for range lagConns {
 		// Topic creates and partition increases return once ZooKeeper
@@ -192,21 +194,25 @@ func runSyncLag(b *testing.B, spec lagSpec, every, drain time.Duration) *lagResu
 
 	// Per-kind counts bound the pools: every kind gets total/7 changes, plus one.
 	total := int(float64(spec.Rate)*spec.For.Seconds()) + len(lagKinds)
-	perKind := total/len(lagKinds) + 1
-	w := newLagWriter(bed, perKind)
+	w := newLagWriter(bed, total/len(lagKinds)+1)
 	b.Cleanup(func() { w.cleanup(b) })
-	if err := w.prepare(ctx); err != nil {
+	if err := w.prepare(context.Background()); err != nil {
 		b.Fatalf("preparing the source: %v", err)
 	}
 	creds := filepath.Join(dir, "scram.json")
 	if err := w.writeCredentials(creds); err != nil {
 		b.Fatal(err)
 	}
-
 	args := []string{"sync", "--zookeeper", zkAddr, "--topics", "^" + prefix + "-", "--principals", "^User:" + prefix + "-",
 		"--include", "topic,partitions,topic-config,acl,quota,scram-user", "--prune", "--scram-credentials", creds,
-		"--yes", "-o", "json", "--status-every", "0", "--reconcile-every", "0",
+		"--yes", "-o", "json", "--status-every", "0", "--reconcile-every", reconcile,
 		"--bootstrap-server", tb, "--command-config", tprops, "--audit-db", filepath.Join(dir, "audit.db")}
+	return bed, w, args
+}
+
+func runSyncLag(b *testing.B, spec lagSpec, every, drain time.Duration) *lagResult {
+	ctx := context.Background()
+	bed, w, args := setUpLag(b, spec, "lag", "0")
 	// ZKM_BENCH_SYNC_LAG_ARGS adds flags, e.g. "--no-audit", to measure what a part costs.
 	args = append(args, strings.Fields(os.Getenv("ZKM_BENCH_SYNC_LAG_ARGS"))...)
 	p := startSync(b, args)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,11 +12,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/go-zookeeper/zk"
-	"github.com/twmb/franz-go/pkg/kadm"
-
-	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 )
 
 // soakSpecFrom reads ZKM_BENCH_SYNC_SOAK="rate:duration" (default 5:5s,
@@ -328,39 +322,9 @@ func loadAvg() string {
 }
 
 func runSyncSoak(b *testing.B, spec lagSpec, reconcile, sample time.Duration) *soakResult {
-	zkAddr, tb, tprops := testbed.ZK(b), testbed.TargetBootstrap(b), testbed.TargetClientProps(b)
-	sb, sprops := testbed.SourceBootstrap(b), testbed.SourceClientProps(b)
-	dir := b.TempDir()
 	ctx := context.Background()
-	zc, _, err := zk.Connect([]string{zkAddr}, 10*time.Second, zk.WithLogInfo(false))
-	if err != nil {
-		b.Fatalf("connect to ZooKeeper %s: %v", zkAddr, err)
-	}
-	b.Cleanup(zc.Close)
-	prefix := fmt.Sprintf("soak%d", time.Now().UnixNano()/1e6%1e7)
-	bed := &lagBed{prefix: prefix, source: dialAdmin(b, sb, sprops), target: dialAdmin(b, tb, tprops), zk: zc, principal: "User:" + prefix + "-app"}
-	for range lagConns { // the writer's connections, as BenchmarkSyncLag makes them
-		adm := kadm.NewClient(dialAdmin(b, sb, sprops).Client)
-		adm.SetTimeoutMillis(0)
-		bed.writers = append(bed.writers, adm)
-	}
-
-	total := int(float64(spec.Rate)*spec.For.Seconds()) + len(lagKinds)
-	w := newLagWriter(bed, total/len(lagKinds)+1)
-	b.Cleanup(func() { w.cleanup(b) })
-	if err := w.prepare(ctx); err != nil {
-		b.Fatalf("preparing the source: %v", err)
-	}
-	creds := filepath.Join(dir, "scram.json")
-	if err := w.writeCredentials(creds); err != nil {
-		b.Fatal(err)
-	}
+	bed, w, args := setUpLag(b, spec, "soak", reconcile.String())
 	res := &soakResult{spec: spec, reconcile: reconcile, loadStart: loadAvg()}
-
-	args := []string{"sync", "--zookeeper", zkAddr, "--topics", "^" + prefix + "-", "--principals", "^User:" + prefix + "-",
-		"--include", "topic,partitions,topic-config,acl,quota,scram-user", "--prune", "--scram-credentials", creds,
-		"--yes", "-o", "json", "--status-every", "0", "--reconcile-every", reconcile.String(),
-		"--bootstrap-server", tb, "--command-config", tprops, "--audit-db", filepath.Join(dir, "audit.db")}
 	var zeroMu sync.Mutex
 	zero := time.Now().Add(time.Hour) // moved to the writer's start below
 	p := startSync(b, args)
