@@ -65,6 +65,13 @@ type Config struct {
 	// Coalesce is how long a round waits for more notifications after the
 	// first, so a burst becomes one round (DefaultCoalesce when 0).
 	Coalesce time.Duration
+	// MissedWait is how long a reconciliation waits for the notification
+	// of a source change it found and no notification has announced yet,
+	// before it reports the change missed (DefaultMissedWait when 0). Kafka
+	// writes a change and then its notification, and the feed delivers it
+	// a moment later: a change made just before the reconciliation read it
+	// is not missed.
+	MissedWait time.Duration
 	// Now returns the time (time.Now when nil).
 	Now func() time.Time
 
@@ -73,6 +80,10 @@ type Config struct {
 
 // DefaultCoalesce gathers notifications that arrive together.
 const DefaultCoalesce = 20 * time.Millisecond
+
+// DefaultMissedWait bounds a reconciliation's wait for a notification on
+// its way.
+const DefaultMissedWait = 2 * time.Second
 
 // Why a round ran.
 const (
@@ -110,7 +121,9 @@ type Round struct {
 	// none), for the audit trail.
 	Plan *plan.Plan
 	// Missed are changes a reconciliation found that the source made
-	// without a notification reaching the feed (there should be none).
+	// without a notification for their entity reaching sync: none was
+	// run by a change round, queued in the feed, or arrived within
+	// MissedWait (there should be none).
 	Missed []plan.Change
 	// Drift are the other changes a reconciliation found: the target was
 	// edited, or an earlier round did not finish.
@@ -137,6 +150,9 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.MissedWait <= 0 {
+		cfg.MissedWait = DefaultMissedWait
 	}
 	s := &state{cfg: cfg, rounds: rounds}
 	if err := s.full(ctx, ReasonInitial); err != nil && (s.source == nil || errors.Is(err, ErrDeclined)) {
@@ -165,6 +181,13 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 			s.undone = false
 		} else if s.clean {
 			backoff = RetryFirst
+		}
+		if len(s.pending) > 0 {
+			s.catchUp(ctx)
+			continue
+		}
+		if s.feedClosed {
+			return fmt.Errorf("syncer: the change feed stopped")
 		}
 		select {
 		case <-ctx.Done():
@@ -203,6 +226,10 @@ type state struct {
 	undone  bool               // the last round failed or left changes unapplied: retry
 	brokers int                // the most brokers a read of the target listed
 	clean   bool               // the last round did all it planned
+	// pending are notifications a reconciliation took off the feed that its
+	// read does not cover: the loop runs them before reading the feed again.
+	pending    []zkfeed.Event
+	feedClosed bool // a reconciliation found the feed closed
 }
 
 func (s *state) frozen() bool {
@@ -317,8 +344,104 @@ func (s *state) full(ctx context.Context, reason string) error {
 	if r.Err == nil {
 		r.Err = s.brokersMissing(tgt, p.Blockers)
 	}
+	if reason == ReasonReconcile {
+		r.Missed = s.unannounced(ctx, r.Missed, src.Read.StartZxid)
+	}
 	s.emit(r)
 	return r.Err
+}
+
+// unannounced keeps the source changes a reconciliation found that no
+// notification announced. A notification that reached sync but was not yet
+// run by a change round (queued in the feed while the reconciliation ran,
+// or arriving within MissedWait of its apply, while a change the feed has
+// not announced is left) announces its entities; the loop still runs it
+// (pending), unless the reconciliation's read covers it: every znode it
+// tells of was written before that read began (its zxid is at most
+// readZxid, the read's start zxid), so the reconciliation planned the
+// entity as of a later state. A resync event announces everything: the
+// feed itself says it may have lost changes.
+func (s *state) unannounced(ctx context.Context, changes []plan.Change, readZxid int64) []plan.Change {
+	if s.cfg.Feed == nil {
+		return changes
+	}
+	announced, all := NewScope(nil), false
+	take := func(ev zkfeed.Event, ok bool) {
+		if !ok {
+			s.feedClosed = true
+			return
+		}
+		all = all || ev.Resync
+		for _, e := range ev.Entities {
+			announced.Add(e)
+		}
+		if ev.Resync || ev.Zxid == 0 || readZxid == 0 || ev.Zxid > readZxid {
+			s.pending = append(s.pending, ev)
+		}
+	}
+	left := func() []plan.Change {
+		if all {
+			return nil
+		}
+		d := announced.decode().mapBrokers(s.cfg.BrokerIDMap)
+		var out []plan.Change
+		for _, c := range changes {
+			if !d.covers(c) {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	for queued := true; queued && !s.feedClosed; {
+		select {
+		case ev, ok := <-s.cfg.Feed:
+			take(ev, ok)
+		default:
+			queued = false
+		}
+	}
+	out := left()
+	if len(out) == 0 || s.feedClosed {
+		return out
+	}
+	wait := time.NewTimer(s.cfg.MissedWait)
+	defer wait.Stop()
+	for len(out) > 0 && !s.feedClosed {
+		select {
+		case ev, ok := <-s.cfg.Feed:
+			take(ev, ok)
+			out = left()
+		case <-wait.C:
+			return out
+		case <-ctx.Done():
+			return out
+		}
+	}
+	return out
+}
+
+// catchUp runs the notifications a reconciliation took off the feed: a
+// resync if one asked for it, else one change round for all of them.
+func (s *state) catchUp(ctx context.Context) {
+	evs := s.pending
+	s.pending = nil
+	var entities []zkfeed.Entity
+	var first time.Time
+	var zxid int64
+	for _, ev := range evs {
+		if ev.Resync {
+			s.full(ctx, ReasonResync)
+			return
+		}
+		entities = append(entities, ev.Entities...)
+		if first.IsZero() || ev.Seen.Before(first) {
+			first = ev.Seen
+		}
+		zxid = max(zxid, ev.Zxid)
+	}
+	if len(entities) > 0 {
+		s.scoped(ctx, NewScope(entities), first, zxid)
+	}
 }
 
 // scoped re-reads the scope's entities, patches the source, and plans the
