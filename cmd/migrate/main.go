@@ -46,7 +46,10 @@ type env struct {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(runEnv(ctx, processEnv(os.Args[1:])))
+	stopProfile := startCPUProfile()
+	code := runEnv(ctx, processEnv(os.Args[1:]))
+	stopProfile()
+	os.Exit(code)
 }
 
 // processEnv is the environment of this process: its standard streams and

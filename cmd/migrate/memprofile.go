@@ -49,6 +49,30 @@ func memPhase(name string) {
 		mp.n, name, at.Seconds(), mib(ms.HeapAlloc), mib(ms.TotalAlloc), float64(peakRSSKB())/1024, file)
 }
 
+// startCPUProfile, with ZKM_CPUPROFILE=FILE, profiles the CPU of the whole
+// command into FILE (`go tool pprof -top FILE`), for benchmarks; the
+// returned func ends the profile. Unset, it costs nothing.
+func startCPUProfile() (stop func()) {
+	file := os.Getenv("ZKM_CPUPROFILE")
+	if file == "" {
+		return func() {}
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cpuprofile: %v\n", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fmt.Fprintf(os.Stderr, "cpuprofile: %v\n", err)
+		f.Close()
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
+}
+
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
 // peakRSSKB is VmHWM from /proc/self/status (0 where there is none).
