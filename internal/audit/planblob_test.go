@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
@@ -350,4 +352,63 @@ func FuzzRedactJSONText(f *testing.F) {
 			t.Fatalf("redactJSONText(%q) =\n%q\nthe byte-by-byte scan gives\n%q", s, got, want)
 		}
 	})
+}
+
+// TestChangeStatesFromPlan records the same plans into a database of
+// schema version 3 (states in the changes rows) and of the newest version
+// (states in the plan JSON only) and checks that Changes reads back the same
+// changes, states included, and that the newer database's changes rows hold
+// no states.
+func TestChangeStatesFromPlan(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		plan func() *plan.Plan
+	}{
+		{"golden plan (secrets, every kind of row)", goldenPlan},
+		{"topics", func() *plan.Plan { return testPlan(70) }},
+		{"no changes", func() *plan.Plan { return testPlan(0) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got [2][]ChangeRecord
+			for i, v := range []int{3, SchemaVersion()} {
+				s, err := open(ctx, filepath.Join(t.TempDir(), "audit.db"), v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				r, err := s.BeginRun(ctx, RunInfo{Command: "plan"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.AddSecrets("known-leak-1")
+				p := tc.plan()
+				if err := r.RecordPlan(ctx, p); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := r.Finish(ctx, "planned", 2); err != nil {
+					t.Fatal(err)
+				}
+				if got[i], err = s.Changes(ctx, r.ID(), ChangeFilter{}); err != nil {
+					t.Fatalf("Changes at version %d: %v", v, err)
+				}
+				if len(got[i]) != len(p.Changes) {
+					t.Fatalf("version %d: %d changes read, want %d", v, len(got[i]), len(p.Changes))
+				}
+				var rowStates int
+				if err := s.r.QueryRow(`SELECT count(*) FROM changes WHERE before_state IS NOT NULL OR after_state IS NOT NULL`).Scan(&rowStates); err != nil {
+					t.Fatal(err)
+				}
+				if inRows := v < statesInPlanVersion; inRows != (rowStates > 0) && len(p.Changes) > 0 {
+					t.Errorf("version %d: %d changes rows hold states", v, rowStates)
+				}
+				for j := range got[i] {
+					got[i][j].Seq = 0 // chain positions differ
+				}
+			}
+			if diff := cmp.Diff(got[0], got[1]); diff != "" {
+				t.Errorf("changes read from the rows (-) and from the plan (+) differ:\n%s", diff)
+			}
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -8,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 )
 
 // ErrNoRun is returned (wrapped) for a run id the database does not hold.
@@ -229,6 +232,55 @@ type ChangeEvent struct {
 	Message      string    `json:"message,omitempty"`
 }
 
+// changeStates is a change's planned states as the stored plan JSON holds
+// them (nil for none).
+type changeStates struct {
+	ID     string          `json:"id"`
+	Before json.RawMessage `json:"before"`
+	After  json.RawMessage `json:"after"`
+}
+
+// planStates returns the planned states of a run's changes by change id
+// when its plan was recorded with them in the plan JSON only
+// (plans.states_in_plan, schema version 4); nil when its changes rows hold
+// them (older plans) or it has no plan. The plan is decompressed and
+// decoded as a stream, one change at a time.
+func (s *Store) planStates(ctx context.Context, tx *sql.Tx, runID int64) (map[string]changeStates, error) {
+	if s.version < statesInPlanVersion {
+		return nil, nil
+	}
+	var stored []byte
+	err := tx.QueryRowContext(ctx, `SELECT plan_json FROM plans WHERE run_id = ? AND states_in_plan = 1 ORDER BY seq LIMIT 1`, runID).Scan(&stored)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("audit: %s: read the plan of run %d: %v", s.path, runID, err)
+	}
+	zr, err := jsonfile.NewReader(bytes.NewReader(stored))
+	if err != nil {
+		return nil, fmt.Errorf("audit: %s: run %d: stored plan JSON: %v (the database was changed or damaged; migrate audit verify finds the row)", s.path, runID, err)
+	}
+	defer zr.Close()
+	var doc struct {
+		Changes []changeStates `json:"changes"`
+	}
+	if err := jsonfile.Decode(zr, &doc); err != nil {
+		return nil, fmt.Errorf("audit: %s: run %d: stored plan JSON: %v (the database was changed or damaged; migrate audit verify finds the row)", s.path, runID, err)
+	}
+	out := make(map[string]changeStates, len(doc.Changes))
+	for _, c := range doc.Changes {
+		if string(c.Before) == "null" {
+			c.Before = nil
+		}
+		if string(c.After) == "null" {
+			c.After = nil
+		}
+		out[c.ID] = c
+	}
+	return out, nil
+}
+
 // ChangeFilter selects changes; empty fields select all.
 type ChangeFilter struct {
 	Kind   string
@@ -244,6 +296,10 @@ func (s *Store) Changes(ctx context.Context, runID int64, f ChangeFilter) ([]Cha
 		return nil, fmt.Errorf("audit: %s: read changes: %v", s.path, err)
 	}
 	defer tx.Rollback()
+	states, err := s.planStates(ctx, tx, runID)
+	if err != nil {
+		return nil, err
+	}
 	var out []ChangeRecord
 	byID := map[string]int{}
 	rows, err := tx.QueryContext(ctx, `SELECT seq, change_id, kind, action, resource_type, resource, rpc,
@@ -263,6 +319,9 @@ func (s *Store) Changes(ctx context.Context, runID int64, f ChangeFilter) ([]Cha
 		}
 		if after != "" {
 			c.After = json.RawMessage(after)
+		}
+		if st, ok := states[c.ChangeID]; ok && before == "" && after == "" {
+			c.Before, c.After = st.Before, st.After
 		}
 		c.Status = "planned"
 		byID[c.ChangeID] = len(out)

@@ -303,10 +303,13 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan) error {
 	}
 	counts, _ := json.Marshal(perKind)
 	now := timestamp(r.s.now())
+	// From schema version 4 the changes rows leave the states to the plan
+	// JSON, which holds them already (Store.Changes reads them from it).
+	statesInPlan := r.s.version >= statesInPlanVersion
 	_, err := r.writeLocked(ctx, func(w *writer) error {
 		for i := range rp.Changes {
 			c := &rp.Changes[i]
-			if err := insertChange(w, r.id, c); err != nil {
+			if err := insertChange(w, r.id, c, !statesInPlan); err != nil {
 				return err
 			}
 		}
@@ -349,8 +352,12 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan) error {
 		if res.err != nil {
 			return fmt.Errorf("audit: record plan: %v", res.err)
 		}
-		_, err := w.insert("plans", []string{"run_id", "at", "fingerprint", "changes", "blockers", "findings", "counts", "plan_json"},
-			r.id, now, rp.Fingerprint, len(rp.Changes), len(rp.Blockers), len(rp.Findings), string(counts), zstdBlob(res.blob))
+		cols := []string{"run_id", "at", "fingerprint", "changes", "blockers", "findings", "counts", "plan_json"}
+		vals := []any{r.id, now, rp.Fingerprint, len(rp.Changes), len(rp.Blockers), len(rp.Findings), string(counts), zstdBlob(res.blob)}
+		if statesInPlan {
+			cols, vals = append(cols, "states_in_plan"), append(vals, int64(1))
+		}
+		_, err := w.insert("plans", cols, vals...)
 		return err
 	})
 	if err != nil {
@@ -360,8 +367,24 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan) error {
 	return nil
 }
 
-// insertChange appends one changes row (the planned state).
-func insertChange(w *writer, runID int64, c *plan.Change) error {
+// statesInPlanVersion is the schema version from which a plan's change
+// states are stored once, in the plan JSON (plans.states_in_plan), and no
+// longer in its changes rows.
+const statesInPlanVersion = 4
+
+// insertChange appends one changes row (the planned state), with the
+// before and after states as JSON when withStates (databases older than
+// statesInPlanVersion), else without them (NULL: they are in the plan).
+func insertChange(w *writer, runID int64, c *plan.Change, withStates bool) error {
+	rpc, err := apply.RPCOf(c)
+	if err != nil {
+		return fmt.Errorf("audit: change %s: %v", c.ID, err)
+	}
+	if !withStates {
+		_, err = w.insert("changes", []string{"run_id", "change_id", "kind", "action", "resource_type", "resource", "rpc"},
+			runID, c.ID, string(c.Kind), string(c.Action), c.Resource.Type, c.Resource.Name, rpc)
+		return err
+	}
 	before, err := w.stateJSON(c.Before)
 	if err != nil {
 		return err
@@ -369,10 +392,6 @@ func insertChange(w *writer, runID int64, c *plan.Change) error {
 	after, err := w.stateJSON(c.After)
 	if err != nil {
 		return err
-	}
-	rpc, err := apply.RPCOf(c)
-	if err != nil {
-		return fmt.Errorf("audit: change %s: %v", c.ID, err)
 	}
 	_, err = w.insert("changes", []string{"run_id", "change_id", "kind", "action", "resource_type", "resource", "rpc", "before_state", "after_state"},
 		runID, c.ID, string(c.Kind), string(c.Action), c.Resource.Type, c.Resource.Name, rpc, before, after)

@@ -39,6 +39,11 @@ type Store struct {
 	// before AcquireTargetLock reclaims it (default DefaultLockStaleAfter).
 	LockStaleAfter time.Duration
 
+	// version is the schema version the database was migrated to: what
+	// the writers may use (a plan's change states are stored once, in the
+	// plan, from version 4 on).
+	version int
+
 	signer   *Key     // signs every run end's receipt (SetSigner)
 	receipts *os.File // every run end's receipt is appended here (SetReceiptFile)
 
@@ -124,6 +129,10 @@ func open(ctx context.Context, path string, maxVersion int) (*Store, error) {
 	if err := s.migrate(ctx, maxVersion); err != nil {
 		w.Close()
 		return nil, err
+	}
+	if err := w.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_version`).Scan(&s.version); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("audit: %s: read schema version: %v", path, err)
 	}
 	r, err := sql.Open("sqlite3", dsn(path, "deferred", true))
 	if err != nil {

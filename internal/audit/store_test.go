@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,7 +98,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 	if !errors.As(err, &se) {
 		t.Fatalf("Open error %T is not a *SchemaError", err)
 	}
-	want := &SchemaError{Path: path, Version: 99, Known: SchemaVersion(), Newest: fmt.Sprintf("%04d_receipt_signatures_and_abandoned_runs.sql", SchemaVersion())}
+	want := &SchemaError{Path: path, Version: 99, Known: SchemaVersion(), Newest: fmt.Sprintf("%04d_change_states_in_plan.sql", SchemaVersion())}
 	if diff := cmp.Diff(want, se); diff != "" {
 		t.Errorf("SchemaError mismatch (-want +got):\n%s", diff)
 	}
@@ -194,8 +195,8 @@ func TestUpgradeFromEveryOlderVersion(t *testing.T) {
 				// before plans were compressed), the new run a zstd blob, side
 				// by side; both export as the JSON recorded.
 				oldForm := "text"
-				if src == "built" {
-					oldForm = "blob" // built with today's insert
+				if src == "built" || v >= 3 {
+					oldForm = "blob" // built with today's insert, or by a migrate that compressed plans
 				}
 				for _, r := range []struct {
 					id   int64
@@ -210,6 +211,11 @@ func TestUpgradeFromEveryOlderVersion(t *testing.T) {
 						t.Errorf("Export(run %d) of a %s plan = %+v, %v; want its plan JSON", r.id, r.form, x, err)
 					}
 				}
+				// Version 4: the new run's change states are in its plan
+				// only; the old run's are in its changes rows. Both read
+				// back as recorded.
+				checkChangeStates(t, s, runs[0].ID, 3, false)
+				checkChangeStates(t, s, id, 4, true)
 				// Version 3: signed receipts and abandoned runs.
 				key, err := GenerateKey(filepath.Join(t.TempDir(), "k"))
 				if err != nil {
@@ -238,5 +244,40 @@ func TestUpgradeFromEveryOlderVersion(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// checkChangeStates checks that run id's n changes (testPlan's) read back
+// with their planned after-states, and where those are stored: only in the
+// plan (inPlan: the changes rows hold none) or in the changes rows.
+func checkChangeStates(t *testing.T, s *Store, id int64, n int, inPlan bool) {
+	t.Helper()
+	ctx := context.Background()
+	cs, err := s.Changes(ctx, id, ChangeFilter{})
+	if err != nil {
+		t.Fatalf("Changes(run %d): %v", id, err)
+	}
+	if len(cs) != n {
+		t.Fatalf("Changes(run %d) = %d changes, want %d", id, len(cs), n)
+	}
+	want := `{"partitions":3,"replication_factor":3,"configs":[{"key":"retention.ms","value":"86400000"}]}`
+	for _, c := range cs {
+		if c.Before != nil || string(c.After) != want {
+			t.Errorf("run %d change %s: before %s after %s; want none and %s", id, c.ChangeID, c.Before, c.After, want)
+		}
+	}
+	var rowStates int
+	var flag sql.NullInt64
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM changes WHERE run_id = ? AND (before_state IS NOT NULL OR after_state IS NOT NULL)`, id).Scan(&rowStates); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.r.QueryRowContext(ctx, `SELECT states_in_plan FROM plans WHERE run_id = ?`, id).Scan(&flag); err != nil {
+		t.Fatal(err)
+	}
+	if inPlan && (rowStates != 0 || flag.Int64 != 1) {
+		t.Errorf("run %d: %d changes rows hold states, states_in_plan %v; want none, 1", id, rowStates, flag)
+	}
+	if !inPlan && (rowStates != n || flag.Valid) {
+		t.Errorf("run %d: %d changes rows hold states, states_in_plan %v; want %d, NULL", id, rowStates, flag, n)
 	}
 }

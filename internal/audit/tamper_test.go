@@ -55,6 +55,28 @@ func TestVerifyDetectsTampering(t *testing.T) {
 			wantReason: "does not match its content",
 		},
 		{
+			// Readers would then look for the states in the changes rows,
+			// which hold none: the flag is hashed with the plans row.
+			name: "clear a plan's states_in_plan",
+			tamper: func(t *testing.T, db *sql.DB) int64 {
+				seq := seqOf(t, db, `SELECT min(seq) FROM plans WHERE states_in_plan = 1`)
+				mustExec(t, db, `UPDATE plans SET states_in_plan = NULL WHERE seq = ?`, seq)
+				return seq
+			},
+			wantReason: "does not match its content",
+		},
+		{
+			// A state slipped into a changes row that was recorded without
+			// one (it would override the plan's in audit show).
+			name: "add a state to a change recorded without one",
+			tamper: func(t *testing.T, db *sql.DB) int64 {
+				seq := seqOf(t, db, `SELECT min(seq) FROM changes WHERE before_state IS NULL AND after_state IS NULL`)
+				mustExec(t, db, `UPDATE changes SET after_state = '{"partitions":1}' WHERE seq = ?`, seq)
+				return seq
+			},
+			wantReason: "does not match its content",
+		},
+		{
 			name: "edit an exit code",
 			tamper: func(t *testing.T, db *sql.DB) int64 {
 				seq := seqOf(t, db, `SELECT min(seq) FROM run_ends`)
@@ -342,9 +364,13 @@ func TestVerifyDetectsTamperedPlanBlob(t *testing.T) {
 				t.Errorf("break message %q does not name the plans row and run 2", msg)
 			}
 			// Export does not hand out a changed plan as if it were the
-			// recorded one: the frame's checksum fails, and the error names
+			// recorded one, nor show its changes' states (they are read
+			// from it): the frame's checksum fails, and the error names
 			// the run.
-			if x, err := s.Export(ctx, runID); err == nil || !strings.Contains(err.Error(), "export run 2: stored plan JSON") {
+			if cs, err := s.Changes(ctx, runID, ChangeFilter{}); err == nil || !strings.Contains(err.Error(), "run 2: stored plan JSON") {
+				t.Errorf("Changes(run 2) of a changed plan blob = %d changes, %v; want an error naming run 2's stored plan JSON", len(cs), err)
+			}
+			if x, err := s.Export(ctx, runID); err == nil || !strings.Contains(err.Error(), "run 2: stored plan JSON") {
 				var got string
 				if x != nil && x.Plan != nil {
 					got = string(x.Plan.JSON)
