@@ -197,7 +197,7 @@ func auditShow(ctx context.Context, e *env, f *auditCmdFlags, kind, status strin
 	if err != nil {
 		return fail(e, "audit show", err)
 	}
-	changes, err := s.Changes(ctx, id, audit.ChangeFilter{Kind: kind, Status: status})
+	changes, err := s.Changes(ctx, id, audit.ChangeFilter{Kind: kind, Status: status, NoStates: f.output != "json"})
 	if err != nil {
 		return fail(e, "audit show", err)
 	}

@@ -42,7 +42,7 @@ func (h historySource) Run(ctx context.Context, id int64) (tui.RunDetail, error)
 		return tui.RunDetail{}, err
 	}
 	d := tui.RunDetail{Run: runRow(r)}
-	changes, err := h.s.Changes(ctx, id, audit.ChangeFilter{})
+	changes, err := h.s.Changes(ctx, id, audit.ChangeFilter{NoStates: true}) // the browser lists no states
 	if err != nil {
 		return d, err
 	}

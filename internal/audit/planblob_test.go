@@ -402,7 +402,16 @@ func TestChangeStatesFromPlan(t *testing.T) {
 				if inRows := v < statesInPlanVersion; inRows != (rowStates > 0) && len(p.Changes) > 0 {
 					t.Errorf("version %d: %d changes rows hold states", v, rowStates)
 				}
+				bare, err := s.Changes(ctx, r.ID(), ChangeFilter{NoStates: true})
+				if err != nil {
+					t.Fatalf("Changes without states at version %d: %v", v, err)
+				}
 				for j := range got[i] {
+					want := got[i][j]
+					want.Before, want.After = nil, nil
+					if diff := cmp.Diff(want, bare[j]); diff != "" {
+						t.Errorf("version %d: change %d without states (-want +got):\n%s", v, j, diff)
+					}
 					got[i][j].Seq = 0 // chain positions differ
 				}
 			}

@@ -285,6 +285,10 @@ func (s *Store) planStates(ctx context.Context, tx *sql.Tx, runID int64) (map[st
 type ChangeFilter struct {
 	Kind   string
 	Status string
+	// NoStates leaves every change's Before and After out (a listing that
+	// does not show them need not decompress the stored plan they are
+	// read from).
+	NoStates bool
 }
 
 // Changes returns a run's changes in plan order with their transitions.
@@ -296,14 +300,20 @@ func (s *Store) Changes(ctx context.Context, runID int64, f ChangeFilter) ([]Cha
 		return nil, fmt.Errorf("audit: %s: read changes: %v", s.path, err)
 	}
 	defer tx.Rollback()
-	states, err := s.planStates(ctx, tx, runID)
-	if err != nil {
-		return nil, err
+	var states map[string]changeStates
+	if !f.NoStates {
+		if states, err = s.planStates(ctx, tx, runID); err != nil {
+			return nil, err
+		}
 	}
 	var out []ChangeRecord
 	byID := map[string]int{}
-	rows, err := tx.QueryContext(ctx, `SELECT seq, change_id, kind, action, resource_type, resource, rpc,
-		coalesce(before_state, ''), coalesce(after_state, '') FROM changes WHERE run_id = ? ORDER BY seq`, runID)
+	stateCols := `coalesce(before_state, ''), coalesce(after_state, '')`
+	if f.NoStates {
+		stateCols = `'', ''`
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT seq, change_id, kind, action, resource_type, resource, rpc, `+stateCols+`
+		FROM changes WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %s: read changes: %v", s.path, err)
 	}

@@ -370,6 +370,10 @@ func TestVerifyDetectsTamperedPlanBlob(t *testing.T) {
 			if cs, err := s.Changes(ctx, runID, ChangeFilter{}); err == nil || !strings.Contains(err.Error(), "run 2: stored plan JSON") {
 				t.Errorf("Changes(run 2) of a changed plan blob = %d changes, %v; want an error naming run 2's stored plan JSON", len(cs), err)
 			}
+			// A listing without states does not read the plan.
+			if cs, err := s.Changes(ctx, runID, ChangeFilter{NoStates: true}); err != nil || len(cs) != 4 {
+				t.Errorf("Changes(run 2, no states) of a changed plan blob = %d changes, %v; want the 4 changes", len(cs), err)
+			}
 			if x, err := s.Export(ctx, runID); err == nil || !strings.Contains(err.Error(), "run 2: stored plan JSON") {
 				var got string
 				if x != nil && x.Plan != nil {
