@@ -104,31 +104,6 @@ func encodeElements(bw *bufio.Writer, fv reflect.Value, indent bool) error {
 	return first
 }
 
-// decodeElements decodes the elements of an array whose '[' was read, up
-// to (not including) its ']', into a new slice of type t, one after the
-// other straight from the decoder. (Decoding batches on several processors
-// was tried: it needs a second scan of every element and cost 1.2-1.4x the
-// CPU, for a shorter wall time only on an idle machine.)
-func decodeElements(dec *json.Decoder, t reflect.Type) (reflect.Value, error) {
-	s := reflect.MakeSlice(t, 0, 0)
-	var typeErr error
-	for i := 0; dec.More(); i++ {
-		if i == s.Cap() {
-			s = reflect.AppendSlice(s, reflect.MakeSlice(t, max(4, s.Cap()/4), max(4, s.Cap()/4)))
-		}
-		s = s.Slice(0, i+1)
-		if err := dec.Decode(s.Index(i).Addr().Interface()); err != nil {
-			if !isTypeError(err) {
-				return s, err
-			}
-			if typeErr == nil {
-				typeErr = err
-			}
-		}
-	}
-	return s, typeErr
-}
-
 // appendBuf is an io.Writer appending to a byte slice.
 type appendBuf struct{ b []byte }
 

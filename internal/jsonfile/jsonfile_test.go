@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -359,17 +360,25 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add([]byte(`{"topics": [{"name": "a", "partitions": [{"id": 0, "replicas": [1]}]}], "TOPICS": null}`))
 	f.Add([]byte(`{"changes": [{"id": "x", "after": {"assignment": [[1, 2]]}}], "format": 1}`))
+	for _, c := range fastCases {
+		f.Add([]byte(c.in))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, mk := range []func() any{func() any { return &snapshot.Snapshot{} }, func() any { return &plan.Plan{} }, func() any { return &edge{} }} {
-			want, got := mk(), mk()
+			want := mk()
 			errWant := json.Unmarshal(data, want)
-			errGot := jsonfile.Decode(bytes.NewReader(data), got)
-			if (errWant == nil) != (errGot == nil) {
-				t.Fatalf("%T: Unmarshal error %v, Decode error %v", want, errWant, errGot)
-			}
-			if errWant == nil {
-				if diff := cmp.Diff(want, got, cmpOpts, cmp.AllowUnexported(edge{})); diff != "" {
-					t.Fatalf("%T (-unmarshal +decode):\n%s", want, diff)
+			// Whole, and 5 bytes at a time: elements then run past what
+			// is buffered.
+			for _, r := range []io.Reader{bytes.NewReader(data), &pieces{s: string(data), n: 5}} {
+				got := mk()
+				errGot := jsonfile.Decode(r, got)
+				if (errWant == nil) != (errGot == nil) {
+					t.Fatalf("%T: Unmarshal error %v, Decode error %v", want, errWant, errGot)
+				}
+				if errWant == nil {
+					if diff := cmp.Diff(want, got, cmpOpts, cmp.AllowUnexported(edge{})); diff != "" {
+						t.Fatalf("%T (-unmarshal +decode):\n%s", want, diff)
+					}
 				}
 			}
 		}

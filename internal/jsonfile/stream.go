@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -152,134 +151,6 @@ func isEmpty(v reflect.Value) bool {
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
-// Decode reads one JSON object from r into v (a pointer to a struct), as
-// json.Unmarshal would, but decoding one top-level member, and one element of
-// a top-level array, at a time: the decoder buffers one element, never the
-// whole input. Only whitespace may follow the object. Like json.Unmarshal,
-// a value of the wrong type is skipped and reported after the rest is
-// decoded. After an error, v is partly decoded and not to be used.
-func Decode(r io.Reader, v any) error {
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
-		return fmt.Errorf("jsonfile: decode into %T: not a pointer to a struct", v)
-	}
-	rv = rv.Elem()
-	fields := fieldsOf(rv.Type())
-	byName := make(map[string]*field, len(fields))
-	for i := range fields {
-		if fields[i].err != nil {
-			return fields[i].err
-		}
-		byName[fields[i].name] = &fields[i]
-	}
-	dec := json.NewDecoder(r)
-	var typeErr error // the first value of the wrong type, as json.Unmarshal reports it
-	keep := func(err error) error {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			if typeErr == nil {
-				typeErr = err
-			}
-			return nil
-		}
-		return err
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		return noEOF(err)
-	}
-	switch tok {
-	case json.Delim('{'):
-	case nil: // null leaves v as it is
-		return trailing(dec)
-	default:
-		// Let encoding/json name the mismatch.
-		return fmt.Errorf("json: cannot unmarshal %s into Go value of type %s", tokenKind(tok), rv.Type())
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return noEOF(err)
-		}
-		name, _ := tok.(string)
-		f := lookup(byName, fields, name)
-		if f == nil {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return noEOF(err)
-			}
-			continue
-		}
-		fv := rv.Field(f.index)
-		if !f.stream {
-			if err := keep(dec.Decode(fv.Addr().Interface())); err != nil {
-				return noEOF(err)
-			}
-			continue
-		}
-		if err := keep(decodeSlice(dec, fv)); err != nil {
-			return noEOF(err)
-		}
-	}
-	if _, err := dec.Token(); err != nil { // the closing brace
-		return noEOF(err)
-	}
-	if err := trailing(dec); err != nil {
-		return err
-	}
-	return typeErr
-}
-
-// decodeSlice decodes an array into the slice fv one element at a time.
-func decodeSlice(dec *json.Decoder, fv reflect.Value) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	switch tok {
-	case nil:
-		fv.SetZero()
-		return nil
-	case json.Delim('['):
-	case json.Delim('{'):
-		if err := skipRest(dec); err != nil {
-			return err
-		}
-		return &json.UnmarshalTypeError{Value: "object", Type: fv.Type()}
-	default:
-		return &json.UnmarshalTypeError{Value: tokenKind(tok), Type: fv.Type()}
-	}
-	s, err := decodeElements(dec, fv.Type())
-	if err != nil && !isTypeError(err) {
-		return err
-	}
-	if _, err := dec.Token(); err != nil { // ]
-		return err
-	}
-	fv.Set(s)
-	return err
-}
-
-func isTypeError(err error) bool {
-	var te *json.UnmarshalTypeError
-	return errors.As(err, &te)
-}
-
-// skipRest consumes the rest of an object whose '{' was read.
-func skipRest(dec *json.Decoder) error {
-	for dec.More() {
-		if _, err := dec.Token(); err != nil {
-			return err
-		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return err
-		}
-	}
-	_, err := dec.Token()
-	return err
-}
-
 // lookup finds a member by name as encoding/json does: the exact name first,
 // then a case-insensitive match.
 func lookup(byName map[string]*field, fields []field, name string) *field {
@@ -292,35 +163,4 @@ func lookup(byName map[string]*field, fields []field, name string) *field {
 		}
 	}
 	return nil
-}
-
-func trailing(dec *json.Decoder) error {
-	if _, err := dec.Token(); err != io.EOF {
-		if err == nil {
-			return fmt.Errorf("invalid data after the top-level value (at byte %d)", dec.InputOffset())
-		}
-		return err
-	}
-	return nil
-}
-
-func noEOF(err error) error {
-	if errors.Is(err, io.EOF) {
-		return io.ErrUnexpectedEOF
-	}
-	return err
-}
-
-func tokenKind(tok json.Token) string {
-	switch tok.(type) {
-	case string:
-		return "string"
-	case float64, json.Number:
-		return "number"
-	case bool:
-		return "bool"
-	case json.Delim:
-		return "array"
-	}
-	return "value"
 }
