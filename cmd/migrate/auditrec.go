@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/user"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/planfile"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -152,6 +154,25 @@ func (r *recorder) recordPlan(ctx context.Context, p *plan.Plan) {
 	if r.ok() && p != nil {
 		_ = r.run.RecordPlan(ctx, p)
 	}
+}
+
+// recordPlanFile records the plan and encodes it as its plan file once for
+// both (audit.Run.RecordPlanEncoded): the file's bytes are returned for
+// planfile's Save, nil when the plan was not recorded (no audit trail), and
+// the caller writes the file with planfile.Write.
+func (r *recorder) recordPlanFile(ctx context.Context, p *plan.Plan) *planfile.Encoded {
+	if !r.ok() || p == nil {
+		return nil
+	}
+	var file *planfile.Encoded
+	_ = r.run.RecordPlanEncoded(ctx, p, func(tap io.Writer) ([]byte, error) {
+		var err error
+		if file, err = planfile.Encode(p, tap); err != nil {
+			return nil, err
+		}
+		return file.Data, nil
+	})
+	return file
 }
 
 func principalOf(pl *migration.Planned) string {

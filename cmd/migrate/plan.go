@@ -223,7 +223,13 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 	rec.reads(ctx, pl, pl.Plan.Source.Digest, pl.Plan.Target.Digest)
 	p := pl.Plan
 	pl.Source, pl.Target = nil, nil // the plan holds what is left to do: their memory goes back before it is recorded and saved
-	rec.recordPlan(ctx, p)
+	// The plan file is encoded with the plan's record, once for both.
+	var file *planfile.Encoded
+	if out != "" && !f.interactive {
+		file = rec.recordPlanFile(ctx, p)
+	} else {
+		rec.recordPlan(ctx, p) // the file, if any, holds the changes picked in review
+	}
 	memPhase("audit")
 	if f.interactive {
 		sel, ok, err := reviewInteractive(ctx, e, p)
@@ -250,7 +256,11 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 				fmt.Fprintf(e.stderr, "migrate plan: warning: the %s has no cluster id, so apply --plan will refuse %s; apply without --plan instead\n", side, out)
 			}
 		}
-		if err := planfile.Write(out, p); err != nil {
+		save := planfile.Write
+		if file != nil {
+			save = file.Save
+		}
+		if err := save(out, p); err != nil {
 			rec.finish(ctx, e, "error", exitError)
 			return fail(e, "plan", fmt.Errorf("save %s: %w", out, err))
 		}

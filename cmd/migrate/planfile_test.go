@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -108,5 +110,77 @@ func TestPlanRecordsSnapshotDigests(t *testing.T) {
 	}
 	if ex.Plan == nil || ex.Plan.Changes == 0 {
 		t.Errorf("the plan was not recorded: %+v", ex.Plan)
+	}
+}
+
+// TestPlanOutSharesItsEncodingWithTheAuditTrail: a default plan --out
+// encodes the plan once for both: the recorded plan is byte for byte the
+// plan file (its digest included), the file is accepted as the plan
+// written by --no-audit is (same digest), and audit show/export give every
+// change's states from it.
+func TestPlanOutSharesItsEncodingWithTheAuditTrail(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.json")
+	if err := os.WriteFile(empty, []byte(`{"format": 1, "source": "kafka", "cluster_id": "target-id"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := "../../internal/check/testdata/legacy.snapshot.json"
+	db := filepath.Join(dir, "audit.db")
+	withAudit, noAudit := filepath.Join(dir, "a.plan"), filepath.Join(dir, "b.plan")
+	if code, _, stderr := runMigrate(t, "plan", "--snapshot", src, "--target-snapshot", empty, "--audit-db", db, "--out", withAudit); code != exitPending {
+		t.Fatalf("plan: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runMigrate(t, "plan", "--snapshot", src, "--target-snapshot", empty, "--no-audit", "--out", noAudit); code != exitPending {
+		t.Fatalf("plan --no-audit: exit %d: %s", code, stderr)
+	}
+	a, err := planfile.Read(withAudit)
+	if err != nil {
+		t.Fatalf("the plan file written with the audit trail: %v", err)
+	}
+	b, err := planfile.Read(noAudit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Digest != b.Digest || len(a.Changes) == 0 {
+		t.Errorf("digest %s with the audit trail, %s without (%d changes); want the same plan", a.Digest, b.Digest, len(a.Changes))
+	}
+	file, err := os.ReadFile(withAudit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite3", "file:"+db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var stored []byte
+	if err := raw.QueryRow(`SELECT plan_json FROM plans WHERE run_id = 1`).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(stored, file) {
+		t.Errorf("the recorded plan (%d bytes) is not the plan file (%d bytes)", len(stored), len(file))
+	}
+	ctx := context.Background()
+	store, err := audit.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ex, err := store.Export(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded plan.Plan
+	if err := json.Unmarshal(ex.Plan.JSON, &recorded); err != nil || recorded.Digest != a.Digest {
+		t.Errorf("exported plan: digest %q, %v; want the file's %s", recorded.Digest, err, a.Digest)
+	}
+	if len(ex.Changes) != len(a.Changes) {
+		t.Fatalf("exported %d changes, want %d", len(ex.Changes), len(a.Changes))
+	}
+	for i, c := range ex.Changes {
+		want, _ := json.Marshal(a.Changes[i].After)
+		if c.ChangeID != a.Changes[i].ID || (a.Changes[i].After != nil && string(c.After) != string(want)) {
+			t.Errorf("exported change %d: %s after %s; want %s after %s", i, c.ChangeID, c.After, a.Changes[i].ID, want)
+		}
 	}
 }

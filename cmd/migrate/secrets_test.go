@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 )
 
 // A target that returns password-type values in clear (kfake does; so may
@@ -61,12 +64,23 @@ func TestTargetClearSecretsNeverLeak(t *testing.T) {
 	// Every byte of the plan file and of the audit database with its WAL,
 	// and every recorded plan decompressed (a compressed blob would hide a
 	// secret from a byte search).
-	where := []string{planFile}
+	where := []string{planFile, planFile + " (decompressed)"}
 	b, err := os.ReadFile(planFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	streams = append(streams, string(b))
+	text, err := jsonfile.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := io.ReadAll(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(plain, []byte(`"orders"`)) {
+		t.Fatalf("the plan file does not mention topic orders: the search in it proves nothing:\n%.300s", plain)
+	}
+	streams = append(streams, string(b), string(plain))
 	files, plans := auditDBContents(t, db)
 	for f, b := range files {
 		where = append(where, f)

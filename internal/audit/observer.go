@@ -59,7 +59,7 @@ func (r *Run) observeLocked(ctx context.Context, e apply.Event) error {
 	switch ev := e.(type) {
 	case apply.RunStarted:
 		if !r.planned && ev.Plan != nil {
-			if err := r.recordPlanLocked(ctx, ev.Plan); err != nil {
+			if err := r.recordPlanLocked(ctx, ev.Plan, nil); err != nil {
 				return err
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -186,6 +187,88 @@ func (sw *scrubWriter) redact(piece []byte) error {
 	}
 	_, err := sw.enc.Write(piece)
 	return err
+}
+
+// PlanEncoder encodes a plan's JSON once for the audit trail and another
+// record of it (the plan file, planfile.Encode): it writes the JSON text to
+// tap as it is made and returns the same text compressed as one zstd frame
+// (jsonfile.NewWriter's).
+type PlanEncoder func(tap io.Writer) (compressed []byte, err error)
+
+// sharedPlanBlob runs enc with a scrubCheck as its tap and returns what enc
+// returned, and whether it may be stored as the plan blob as it is:
+// scrubbing would change nothing in its text, and it is a zstd frame.
+func sharedPlanBlob(sc *scrubber, enc PlanEncoder) (blob []byte, ok bool, err error) {
+	chk := newScrubCheck(sc)
+	blob, err = enc(chk)
+	if err != nil {
+		return nil, false, err
+	}
+	return blob, !chk.close() && bytes.HasPrefix(blob, planMagic), nil
+}
+
+// scrubCheck is an io.Writer that finds out whether scrubbing a JSON
+// document (scrubJSON) could change it, without keeping it or scrubbing it:
+// the text is checked in pieces of about a megabyte cut after any comma,
+// for a known secret (none holds a comma: no occurrence crosses such a cut)
+// and for what redactJSONText could change, a URL with a password
+// (urlUserinfo, which matches no comma) or an '=' the key=value patterns
+// could match at (hasSecretKeyEq, which looks back over no comma). It may
+// say "changed" for text that scrubbing leaves as it is (then the caller
+// scrubs the text itself), never the other way round (FuzzScrubCheck). A
+// known secret holding a comma counts as a change.
+type scrubCheck struct {
+	sc      *scrubber
+	cut     int    // piece size
+	buf     []byte // text after the last cut, not checked yet
+	changed bool
+}
+
+func newScrubCheck(sc *scrubber) *scrubCheck {
+	c := &scrubCheck{sc: sc, cut: 1 << 20}
+	if sc != nil {
+		for _, sec := range sc.secrets {
+			if strings.Contains(sec, ",") {
+				c.changed = true
+			}
+		}
+	}
+	return c
+}
+
+func (c *scrubCheck) Write(p []byte) (int, error) {
+	if c.changed {
+		return len(p), nil // the answer is known
+	}
+	c.buf = append(c.buf, p...)
+	if len(c.buf) < c.cut {
+		return len(p), nil
+	}
+	if k := bytes.LastIndexByte(c.buf, ','); k >= 0 {
+		c.check(c.buf[:k+1])
+		c.buf = c.buf[:copy(c.buf, c.buf[k+1:])]
+	}
+	return len(p), nil
+}
+
+// check checks one piece.
+func (c *scrubCheck) check(piece []byte) {
+	if c.changed {
+		return
+	}
+	if c.sc != nil && c.sc.containsAny(piece) ||
+		bytes.IndexByte(piece, '@') >= 0 && urlUserinfo.Match(piece) ||
+		hasSecretKeyEq(piece) {
+		c.changed = true
+	}
+}
+
+// close checks the rest and reports whether scrubbing could change the
+// text.
+func (c *scrubCheck) close() bool {
+	c.check(c.buf)
+	c.buf = nil
+	return c.changed
 }
 
 // planJSONBytes returns a stored plan_json value as JSON: a zstd blob is

@@ -3,7 +3,10 @@ package audit
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -104,7 +107,7 @@ func TestPlanBlobIsWholeScrub(t *testing.T) {
 				sc.add(planSecrets(p)...)
 				sc.add(tc.known)
 			}
-			rp := redactPlan(p)
+			rp, _ := redactPlan(p)
 			want := wholePlanJSON(t, sc, rp)
 			if !tc.nilSc && (bytes.Contains(want, []byte("sealed-1-pw")) || bytes.Contains(want, []byte("jaas-1\\\""))) {
 				t.Fatalf("the whole-document scrub left a secret: the comparison would be hollow")
@@ -171,7 +174,8 @@ func TestRecordPlanStoresWholeScrub(t *testing.T) {
 	r.sc.add("plain-secret-1")
 	sc := &scrubber{}
 	sc.add(append(planSecrets(p), "plain-secret-1")...)
-	want := wholePlanJSON(t, sc, redactPlan(p))
+	rp, _ := redactPlan(p)
+	want := wholePlanJSON(t, sc, rp)
 	if len(want) < 1<<20 {
 		t.Fatalf("plan JSON is %d bytes: too small to be cut", len(want))
 	}
@@ -241,7 +245,7 @@ func TestScrubWriterCutsWithQuotedSecrets(t *testing.T) {
 	sc := &scrubber{}
 	sc.add(planSecrets(p)...)
 	sc.add(jaas)
-	rp := redactPlan(p)
+	rp, _ := redactPlan(p)
 	var raw bytes.Buffer
 	if err := jsonfile.Encode(&raw, rp); err != nil {
 		t.Fatal(err)
@@ -344,6 +348,8 @@ func FuzzRedactJSONText(f *testing.F) {
 		`{"k":"sasl.jaas.config=x required password=\"p\\\"w\";","u":"//a:b@c"}`,
 		`"unterminated password=abc\`,
 		`"a\\" password=x "b"`,
+		`["to` + "\u212a" + `en=abc","ſecret=1","PASSWORD = x","user=u1","CN=token-svc,OU=x"]`,
+		"{\"k\":\"my.Credential\t=\\\"v\\\"\"}",
 	} {
 		f.Add(s)
 	}
@@ -419,5 +425,179 @@ func TestChangeStatesFromPlan(t *testing.T) {
 				t.Errorf("changes read from the rows (-) and from the plan (+) differ:\n%s", diff)
 			}
 		})
+	}
+}
+
+// FuzzScrubCheck: whatever the text, the known secret and how it is written
+// and cut, a scrubCheck that says scrubbing changes nothing is right:
+// scrubJSON leaves the text as it is.
+func FuzzScrubCheck(f *testing.F) {
+	f.Add(`{"a":"x password=\"s3cr\\\"t\", y","b":["u:p@h","//u:pw@h,"]}`, `s3cr"t`, 7, 3)
+	f.Add(`{"id":"quota:user=u1","n":"//host:9092"}`+"\n", "zkgen-pw", 5, 2)
+	f.Add(`["to`+"\u212a"+`en=abc","ſecret=1","PASSWORD = x"]`, "none", 4, 4)
+	f.Add(`{"a":"b,c","d":"xpassw`+`,ord=1"}`, "b,c", 3, 1)
+	f.Fuzz(func(t *testing.T, text, secret string, cut, step int) {
+		cut, step = 1+abs(cut)%64, 1+abs(step)%64
+		sc := &scrubber{}
+		sc.add(secret, "zkgen-pw")
+		c := newScrubCheck(sc)
+		c.cut = cut
+		for b := []byte(text); len(b) > 0; {
+			n := min(step, len(b))
+			c.Write(b[:n])
+			b = b[n:]
+		}
+		if !c.close() {
+			if got := sc.scrubJSON(text); got != text {
+				t.Fatalf("cut %d, step %d: the check found nothing to scrub in\n%q\nscrubJSON makes it\n%q", cut, step, text, got)
+			}
+		}
+	})
+}
+
+// TestRecordPlanEncoded: the plan JSON a PlanEncoder compressed is stored
+// as it is when scrubbing would change nothing in it, and the plan is
+// encoded, redacted and scrubbed again when it would (or redaction changes
+// the plan, or the encoder fails); the encoder is called once either way,
+// and no known secret reaches the database.
+func TestRecordPlanEncoded(t *testing.T) {
+	ctx := context.Background()
+	clean := func() *plan.Plan { return testPlan(300) }
+	plainSensitive := func(v string) func() *plan.Plan {
+		return func() *plan.Plan {
+			p := testPlan(20)
+			p.Changes[7].After.Configs = append(p.Changes[7].After.Configs, snapshot.Config{Key: "ssl.key.password", Value: v, Sensitive: true})
+			return p
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		plan    func() *plan.Plan
+		secrets []string
+		fail    bool // the encoder fails
+		shared  bool // the encoder's bytes are stored
+	}{
+		{"no secrets in the text", clean, nil, false, true},
+		{"known secrets elsewhere", clean, []string{"zkgen-pw", `q"uote-pw`}, false, true},
+		{"a known secret in the text", clean, []string{"orders-00042"}, false, false},
+		{"a known secret with a comma", clean, []string{"a,b-secret"}, false, false},
+		{"key=value secrets and URLs in the text", goldenPlan, []string{"known-leak-1"}, false, false},
+		{"a sensitive value in plain text", plainSensitive("plain-pw-77"), nil, false, false},
+		// Too short to be searched for as a known secret: only redaction
+		// (the plan's own structure) keeps it out.
+		{"a short sensitive value in plain text", plainSensitive("pw7"), nil, false, false},
+		{"the encoder fails", clean, nil, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, path := openTest(t)
+			r, err := s.BeginRun(ctx, RunInfo{Command: "plan"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.AddSecrets(tc.secrets...)
+			p := tc.plan()
+			var calls int
+			var encoded []byte
+			err = r.RecordPlanEncoded(ctx, p, func(tap io.Writer) ([]byte, error) {
+				calls++
+				if tc.fail {
+					return nil, errors.New("disk full")
+				}
+				var text bytes.Buffer
+				if err := jsonfile.Encode(&text, p); err != nil {
+					return nil, err
+				}
+				tap.Write(text.Bytes())
+				encoded = compressWhole(t, text.Bytes())
+				return encoded, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if calls != 1 {
+				t.Errorf("encoder called %d times, want once", calls)
+			}
+			if _, err := r.Finish(ctx, "planned", 2); err != nil {
+				t.Fatal(err)
+			}
+			var stored []byte
+			if err := s.r.QueryRow(`SELECT plan_json FROM plans`).Scan(&stored); err != nil {
+				t.Fatal(err)
+			}
+			if got := bytes.Equal(stored, encoded); got != tc.shared {
+				t.Errorf("stored the encoder's bytes: %v, want %v", got, tc.shared)
+			}
+			if !tc.shared {
+				// What RecordPlan stores without an encoder.
+				sc := &scrubber{}
+				sc.add(tc.secrets...)
+				sc.add(planSecrets(p)...)
+				rp, _ := redactPlan(p)
+				if want := wholePlanJSON(t, sc, rp); !bytes.Equal(decompress(t, stored), want) {
+					t.Errorf("stored plan is not the plan redacted and scrubbed:\n%.300s\nwant\n%.300s", decompress(t, stored), want)
+				}
+			}
+			if res, err := s.Verify(ctx, ""); err != nil || !res.OK {
+				t.Fatalf("Verify = %+v, %v", res, err)
+			}
+			if cs, err := s.Changes(ctx, r.ID(), ChangeFilter{}); err != nil || len(cs) != len(p.Changes) || cs[0].After == nil {
+				t.Fatalf("Changes = %d changes, %v; want %d with their states", len(cs), err, len(p.Changes))
+			}
+			if bytes.Contains(decompress(t, stored), []byte(`"value":"pw7"`)) {
+				t.Errorf("the stored plan holds the sensitive value pw7")
+			}
+			s.Close()
+			leaks := append(append([]string{}, tc.secrets...), "plain-pw-77", "known-leak-1", "jaas-pw-9", "url-pw-3")
+			for _, f := range []string{path, path + "-wal"} {
+				raw, err := os.ReadFile(f)
+				if err != nil {
+					continue
+				}
+				for _, sec := range leaks {
+					if bytes.Contains(raw, []byte(sec)) || bytes.Contains(decompress(t, stored), []byte(sec)) {
+						t.Errorf("%s or its plan holds the secret %q", filepath.Base(f), sec)
+					}
+				}
+			}
+		})
+	}
+}
+
+// decompress is a stored plan blob's JSON.
+func decompress(t *testing.T, blob []byte) []byte {
+	t.Helper()
+	b, err := planJSONBytes(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestHasSecretKeyEq: an '=' the key=value patterns could match at is
+// found (redactJSONText changes the first five cases), and ordinary '='
+// signs are not. It may find one the patterns do not match (ſecret: no
+// word boundary before ſ), never miss one (FuzzRedactJSONText).
+func TestHasSecretKeyEq(t *testing.T) {
+	for i, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{`"password=x"`, true},
+		{`"ssl.key.PASSWORD  = x"`, true},
+		{`"my.Credential` + "\t" + `=v"`, true},
+		{`"to` + "\u212a" + `en=abc"`, true}, // the Kelvin sign folds to k
+		{`"a token=abc"`, true},
+		{`"ſecret=1"`, true}, // ſ folds to s
+		{`"user=u1","CN=token-svc,OU=x"`, false},
+		{`"tok=1","en=2","password"`, false},
+		{`{"a":"b"}`, false},
+		{`"token"="x"`, false}, // a quote ends the key
+	} {
+		if got := hasSecretKeyEq(tc.s); got != tc.want {
+			t.Errorf("hasSecretKeyEq(%q) = %v, want %v", tc.s, got, tc.want)
+		}
+		if i < 5 && redactJSONText(tc.s) == tc.s {
+			t.Errorf("%q: redactJSONText changes nothing; the case proves nothing", tc.s)
+		}
 	}
 }

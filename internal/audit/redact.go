@@ -129,7 +129,7 @@ func redactJSONText(s string) string {
 	if strings.Contains(s, "@") && urlUserinfo.MatchString(s) {
 		s = urlUserinfo.ReplaceAllString(s, "$1:"+Redacted+"@")
 	}
-	if !strings.Contains(s, "=") {
+	if !hasSecretKeyEq(s) {
 		return s
 	}
 	var b strings.Builder
@@ -161,6 +161,84 @@ func redactJSONText(s string) string {
 	}
 	b.WriteString(s[done:])
 	return b.String()
+}
+
+// hasSecretKeyEq reports whether s holds an '=' that the key=value
+// patterns (escapedSecret, quotedSecret, unquotedSecret) could match at: one
+// after a run of key characters (ASCII letters, digits, '_', '.', '-', and
+// any non-ASCII byte: case folding maps "ſ" to "s" and the Kelvin sign to
+// "k") that mentions a secret (passw, secret, token, credential, ASCII
+// case-insensitively, or any non-ASCII byte), and optional spaces. Every
+// match of those patterns has such an '=', so text without one is left as
+// it is; a plan's JSON has very few, so most of it is scanned for '=' only.
+func hasSecretKeyEq[T string | []byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		j := indexByte(s[i:], '=')
+		if j < 0 {
+			return false
+		}
+		i += j
+		k := i
+		for k > 0 && isRegexpSpace(s[k-1]) {
+			k--
+		}
+		end := k
+		for k > 0 && isKeyByte(s[k-1]) {
+			k--
+		}
+		if keyMentionsSecret(s[k:end]) {
+			return true
+		}
+	}
+	return false
+}
+
+// indexByte is strings.IndexByte or bytes.IndexByte.
+func indexByte[T string | []byte](s T, c byte) int {
+	switch x := any(s).(type) {
+	case string:
+		return strings.IndexByte(x, c)
+	case []byte:
+		return bytes.IndexByte(x, c)
+	}
+	return -1
+}
+
+// isRegexpSpace is \s in Go's regexp syntax: [\t\n\f\r ].
+func isRegexpSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// isKeyByte is a byte of [a-z0-9_.-] under (?i), or any non-ASCII byte.
+func isKeyByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' || c >= 0x80
+}
+
+// keyMentionsSecret reports whether a run of key bytes holds passw,
+// secret, token or credential (ASCII case-insensitively) or a non-ASCII
+// byte.
+func keyMentionsSecret[T string | []byte](key T) bool {
+	if len(key) < 5 {
+		return false // the shortest word, token, has 5 bytes; "ſ" and "K" have 2 and 3
+	}
+	var low [64]byte
+	b := low[:0]
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c >= 0x80 {
+			return true
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	for _, w := range []string{"passw", "secret", "token", "credential"} {
+		if bytes.Contains(b, []byte(w)) {
+			return true
+		}
+	}
+	return false
 }
 
 // litEnd returns where the string literal that s starts (just after its

@@ -259,20 +259,32 @@ func (r *Run) RecordSnapshot(ctx context.Context, role, digest string, counts ma
 // every change (in the planned state), every policy verdict, blocker,
 // policy note and finding. A run records at most one plan.
 func (r *Run) RecordPlan(ctx context.Context, p *plan.Plan) error {
+	return r.RecordPlanEncoded(ctx, p, nil)
+}
+
+// RecordPlanEncoded is RecordPlan with the plan's JSON encoded by enc (nil:
+// by RecordPlan itself), once for the audit trail and for the caller's own
+// use (the plan file: planfile.Encode): enc's compressed text is stored as
+// the plan's JSON when redaction and scrubbing change nothing in it (the
+// plan is secret-free by construction, so this is the usual case); else the
+// plan is encoded again, redacted and scrubbed, as RecordPlan stores it.
+// enc is called once, before RecordPlanEncoded returns, unless the plan
+// cannot be recorded at all (nil, or a second plan of the run).
+func (r *Run) RecordPlanEncoded(ctx context.Context, p *plan.Plan, enc PlanEncoder) error {
 	if p == nil {
 		return errors.New("audit: record plan: nil plan")
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.recordPlanLocked(ctx, p)
+	return r.recordPlanLocked(ctx, p, enc)
 }
 
-func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan) error {
+func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan, enc PlanEncoder) error {
 	if r.planned {
 		return fmt.Errorf("audit: run %d already has a plan recorded", r.id)
 	}
 	r.sc.add(planSecrets(p)...)
-	rp := redactPlan(p)
+	rp, redacted := redactPlan(p)
 	// The plan JSON is encoded one change at a time, scrubbed and
 	// compressed piece by piece (the plan's tens of megabytes of JSON never
 	// exist at once), on another goroutine while the plan's rows are
@@ -284,6 +296,13 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan) error {
 	}
 	blobc := make(chan result, 1)
 	go func() {
+		if enc != nil {
+			blob, ok, err := sharedPlanBlob(&r.sc, enc)
+			if err == nil && ok && !redacted {
+				blobc <- result{blob, nil}
+				return
+			}
+		}
 		blob, err := encodePlanBlob(&r.sc, rp)
 		blobc <- result{blob, err}
 	}()
@@ -644,12 +663,12 @@ func planSecrets(p *plan.Plan) []string {
 }
 
 // redactPlan returns p with the value of every sensitive config cleared
-// (set to [redacted]); secrets are otherwise held by reference (Secret
-// values never serialise). Only the changes and blockers that hold such a
-// value are copied; the rest is shared with p, read only. (It was a deep
-// copy through JSON: 560 MB allocated for the plan of a 50,000-topic
-// cluster.)
-func redactPlan(p *plan.Plan) *plan.Plan {
+// (set to [redacted]), and whether it cleared any; secrets are otherwise
+// held by reference (Secret values never serialise). Only the changes and
+// blockers that hold such a value are copied; the rest is shared with p,
+// read only. (It was a deep copy through JSON: 560 MB allocated for the
+// plan of a 50,000-topic cluster.)
+func redactPlan(p *plan.Plan) (*plan.Plan, bool) {
 	needs := func(st *plan.State) bool {
 		if st == nil {
 			return false
@@ -677,7 +696,7 @@ func redactPlan(p *plan.Plan) *plan.Plan {
 		return &cp
 	}
 	cp := *p
-	copied := false
+	copied, redacted := false, false
 	for i := range p.Changes {
 		c := &p.Changes[i]
 		if needs(c.Before) || needs(c.After) {
@@ -687,7 +706,7 @@ func redactPlan(p *plan.Plan) *plan.Plan {
 			cp.Changes[i].Before, cp.Changes[i].After = clear(c.Before), clear(c.After)
 		}
 	}
-	copied = false
+	redacted, copied = copied, false
 	for i := range p.Blockers {
 		if c := p.Blockers[i].Change; c != nil && (needs(c.Before) || needs(c.After)) {
 			if !copied {
@@ -698,5 +717,6 @@ func redactPlan(p *plan.Plan) *plan.Plan {
 			cp.Blockers[i].Change = &cc
 		}
 	}
-	return &cp
+	redacted = redacted || copied
+	return &cp, redacted
 }

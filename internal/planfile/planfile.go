@@ -4,6 +4,7 @@
 package planfile
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -48,30 +49,78 @@ func Seal(p *plan.Plan) error {
 // written as it is made, and the digest member is added at its end, so the
 // file holds it last.
 func Write(path string, p *plan.Plan) error {
-	c := withoutFields(p)
-	c.Digest = ""
 	var digest string
 	err := jsonfile.WriteAtomic(path, 0o600, func(w io.Writer) error {
-		zw, err := jsonfile.NewWriter(w)
-		if err != nil {
-			return err
-		}
-		dw := &digestWriter{h: sha256.New(), w: zw}
-		if err := jsonfile.Encode(dw, c); err != nil {
-			zw.Close()
-			return err
-		}
-		if digest, err = dw.finish(); err != nil {
-			zw.Close()
-			return err
-		}
-		return zw.Close()
+		var err error
+		digest, err = encode(w, p, nil)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	p.Digest = digest
 	return nil
+}
+
+// Encoded is a plan encoded as Write saves it, held in memory.
+type Encoded struct {
+	Data   []byte // the file's bytes: the JSON text, zstd-compressed
+	Digest string // the digest the text holds
+}
+
+// Encode encodes p as Write would save it, and writes the same JSON text,
+// uncompressed, to tap as it is made (nil: nowhere), so that one encoding
+// serves the plan file and another record of the same text (the audit
+// trail). p is not changed; Save writes the result.
+func Encode(p *plan.Plan, tap io.Writer) (*Encoded, error) {
+	var b bytes.Buffer
+	digest, err := encode(&b, p, tap)
+	if err != nil {
+		return nil, err
+	}
+	return &Encoded{Data: b.Bytes(), Digest: digest}, nil
+}
+
+// Save writes e, p's encoding (Encode), to path atomically and seals p
+// with its digest, as Write does.
+func (e *Encoded) Save(path string, p *plan.Plan) error {
+	err := jsonfile.WriteAtomic(path, 0o600, func(w io.Writer) error {
+		_, err := w.Write(e.Data)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	p.Digest = e.Digest
+	return nil
+}
+
+// encode writes p's file form to w, compressed, and its JSON text to tap
+// (unless nil), encoding it once: the encoding without a digest (Digest's)
+// is hashed and written as it is made, and the digest member is added at
+// its end. It returns the digest.
+func encode(w io.Writer, p *plan.Plan, tap io.Writer) (string, error) {
+	c := withoutFields(p)
+	c.Digest = ""
+	zw, err := jsonfile.NewWriter(w)
+	if err != nil {
+		return "", err
+	}
+	var out io.Writer = zw
+	if tap != nil {
+		out = io.MultiWriter(zw, tap)
+	}
+	dw := &digestWriter{h: sha256.New(), w: out}
+	if err := jsonfile.Encode(dw, c); err != nil {
+		zw.Close()
+		return "", err
+	}
+	digest, err := dw.finish()
+	if err != nil {
+		zw.Close()
+		return "", err
+	}
+	return digest, zw.Close()
 }
 
 // digestWriter hashes a plan's canonical encoding (a JSON object and a
