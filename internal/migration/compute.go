@@ -189,20 +189,31 @@ func LoadPolicy(path string) (*policy.Policy, string, error) {
 }
 
 // BuildPlan builds the plan from source and target with the given options
-// and policy (nil: none).
+// and policy (nil: none). The snapshots' digests (a whole encoding of each)
+// are computed on another goroutine while the plan is built, which only
+// reads the snapshots.
 func BuildPlan(src, tgt *snapshot.Snapshot, creds []plan.Credential, opts plan.Options, pol *policy.Policy) (*plan.Plan, error) {
+	digests := make(chan [2]string, 1)
+	go func() { digests <- [2]string{snapshot.Digest(src), snapshot.Digest(tgt)} }()
 	in := plan.Input{Source: src, Target: tgt, Options: opts, Credentials: creds,
-		SourceEndpoint: EndpointOf(src), TargetEndpoint: EndpointOf(tgt)}
+		SourceEndpoint: endpoint(src), TargetEndpoint: endpoint(tgt)}
 	if pol != nil {
 		in.Policy = policyAdapter{pol}
 		in.PolicyNotes = pol.Notes()
 	}
-	return plan.Build(in)
+	p, err := plan.Build(in)
+	d := <-digests
+	if err != nil {
+		return nil, err
+	}
+	p.Source.Digest, p.Target.Digest = d[0], d[1]
+	return p, nil
 }
 
-// EndpointOf is the plan's record of a snapshot's cluster.
-func EndpointOf(s *snapshot.Snapshot) plan.Endpoint {
-	return plan.Endpoint{Kind: s.Source, Address: s.Address, ClusterID: s.ClusterID, Digest: snapshot.Digest(s)}
+// endpoint is the plan's record of a snapshot's cluster, without its
+// digest.
+func endpoint(s *snapshot.Snapshot) plan.Endpoint {
+	return plan.Endpoint{Kind: s.Source, Address: s.Address, ClusterID: s.ClusterID}
 }
 
 // policyAdapter lets the plan evaluate a loaded TopicActionPolicy.

@@ -164,3 +164,26 @@ func TestBuildPlanRecordsEndpoints(t *testing.T) {
 		t.Errorf("endpoints %+v / %+v", p.Source, p.Target)
 	}
 }
+
+// TestBuildPlanEndpoints: the plan records each side's cluster and the
+// snapshot.Digest of what was read (computed beside the plan); a failed
+// build returns no plan.
+func TestBuildPlanEndpoints(t *testing.T) {
+	src, tgt := source(), target()
+	p, err := BuildPlan(src, tgt, nil, plan.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		got plan.Endpoint
+		s   *snapshot.Snapshot
+	}{{p.Source, src}, {p.Target, tgt}} {
+		want := plan.Endpoint{Kind: c.s.Source, Address: c.s.Address, ClusterID: c.s.ClusterID, Digest: snapshot.Digest(c.s)}
+		if c.got != want || c.got.Digest == "" {
+			t.Errorf("endpoint %+v, want %+v", c.got, want)
+		}
+	}
+	if p, err := BuildPlan(src, tgt, nil, plan.Options{Placement: "nowhere"}, nil); err == nil {
+		t.Errorf("a bad placement built a plan: %+v", p)
+	}
+}

@@ -217,19 +217,32 @@ func (b *builder) sourceFindings() {
 var actionOrder = map[Action]int{ActionCreate: 0, ActionUpdate: 1, ActionDelete: 2, ActionNoOp: 3}
 
 // sortChanges orders changes by kind, action and id. Changes are large
-// structs: it sorts their indexes and moves each change once.
+// structs: it sorts their indexes and moves each change once. Each change's
+// kind and action are ranked once, so a comparison is two integers and, for
+// the same rank, the ids.
 func sortChanges(cs []Change) []Change {
-	order := func(x, y *Change) int {
-		return cmp.Or(cmp.Compare(kindIndex(x.Kind), kindIndex(y.Kind)), cmp.Compare(actionOrder[x.Action], actionOrder[y.Action]), strings.Compare(x.ID, y.ID))
+	rank := make([]int32, len(cs))
+	sorted := true
+	for i := range cs {
+		// actionOrder is 0-3 (0 for an unknown action), kindIndex -1 or more.
+		rank[i] = int32(kindIndex(cs[i].Kind))*8 + int32(actionOrder[cs[i].Action])
+		if i > 0 && sorted {
+			sorted = cmp.Or(cmp.Compare(rank[i-1], rank[i]), strings.Compare(cs[i-1].ID, cs[i].ID)) <= 0
+		}
 	}
-	if slices.IsSortedFunc(cs, func(x, y Change) int { return order(&x, &y) }) {
+	if sorted {
 		return cs
 	}
 	idx := make([]int32, len(cs))
 	for i := range idx {
 		idx[i] = int32(i)
 	}
-	slices.SortFunc(idx, func(i, j int32) int { return order(&cs[i], &cs[j]) })
+	slices.SortFunc(idx, func(i, j int32) int {
+		if c := cmp.Compare(rank[i], rank[j]); c != 0 {
+			return c
+		}
+		return strings.Compare(cs[i].ID, cs[j].ID)
+	})
 	// Permute in place, cycle by cycle: cs[i] becomes cs[idx[i]].
 	for i := range idx {
 		if idx[i] < 0 || int(idx[i]) == i {

@@ -15,12 +15,13 @@ func TestSortChanges(t *testing.T) {
 	order := func(x, y Change) int {
 		return cmp.Or(cmp.Compare(kindIndex(x.Kind), kindIndex(y.Kind)), cmp.Compare(actionOrder[x.Action], actionOrder[y.Action]), strings.Compare(x.ID, y.ID))
 	}
-	actions := []Action{ActionCreate, ActionUpdate, ActionDelete}
+	actions := []Action{ActionCreate, ActionUpdate, ActionDelete, ActionNoOp, "unknown"}
+	kinds := append(slices.Clone(Kinds), "unknown-kind")
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{0, 1, 2, 3, 10, 257, 5000} {
 		var cs []Change
 		for i := range n {
-			k := Kinds[rng.IntN(len(Kinds))]
+			k := kinds[rng.IntN(len(kinds))]
 			cs = append(cs, Change{Kind: k, Action: actions[rng.IntN(len(actions))], ID: fmt.Sprintf("%s:%05d", k, rng.IntN(n+1)), Notes: []string{fmt.Sprint(i)}})
 		}
 		want := slices.Clone(cs)

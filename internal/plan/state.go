@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
+	"io"
 
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -139,10 +139,16 @@ func refState(c *Change) *State {
 // and every change's id and Before state.
 func Fingerprint(p *Plan) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n", p.Target.ClusterID)
+	line := func(s string) {
+		io.WriteString(h, s)
+		h.Write([]byte{'\n'})
+	}
+	line(p.Target.ClusterID)
 	for _, c := range p.Changes {
 		b, _ := json.Marshal(c.Before)
-		fmt.Fprintf(h, "%s\n%s\n", c.ID, b)
+		line(c.ID)
+		h.Write(b)
+		h.Write([]byte{'\n'})
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }

@@ -258,5 +258,5 @@ func (a ACL) Key() string {
 
 // String renders an ACL for people: "Allow User:alice Read on Topic:LITERAL:orders from *".
 func (a ACL) String() string {
-	return fmt.Sprintf("%s %s %s on %s:%s:%s from %s", a.Permission, a.Principal, a.Operation, a.ResourceType, a.PatternType, a.ResourceName, a.Host)
+	return a.Permission + " " + a.Principal + " " + a.Operation + " on " + a.ResourceType + ":" + a.PatternType + ":" + a.ResourceName + " from " + a.Host
 }

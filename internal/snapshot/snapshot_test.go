@@ -112,3 +112,18 @@ func TestDecodeHoldsPasswordsByReference(t *testing.T) {
 		t.Errorf("%d snapshot-secret-in-clear findings, want 3: %+v", n, s.Findings)
 	}
 }
+
+// ACL.String is the Sprintf form people and change names have always read,
+// for any field values (a %, empty fields).
+func TestACLString(t *testing.T) {
+	for _, a := range []ACL{
+		{ResourceType: "Topic", ResourceName: "orders", PatternType: "LITERAL", Principal: "User:alice", Host: "*", Operation: "Read", Permission: "Allow"},
+		{ResourceType: "Group", ResourceName: "g%s%d", PatternType: "PREFIXED", Principal: "User:%v", Host: "10.0.0.1", Operation: "All", Permission: "Deny"},
+		{},
+	} {
+		want := fmt.Sprintf("%s %s %s on %s:%s:%s from %s", a.Permission, a.Principal, a.Operation, a.ResourceType, a.PatternType, a.ResourceName, a.Host)
+		if got := a.String(); got != want {
+			t.Errorf("%#v.String() = %q, want %q", a, got, want)
+		}
+	}
+}
