@@ -417,8 +417,10 @@ func (s *syncRun) confirm(p *plan.Plan) bool {
 	return confirm(s.e, fmt.Sprintf("Apply %d change(s) to %s, then keep it in step?", len(p.Changes), strings.Join(s.target.Bootstrap, ",")))
 }
 
-// apply sends one round's plan, verifies it and records it as an audit run
-// "sync-round".
+// apply sends one round's plan and records it as an audit run
+// "sync-round"; the verify it leaves to the loop (Outcome.Verify) re-reads
+// the round's scope of the target until it shows every change applied, and
+// closes the run.
 func (s *syncRun) apply(ctx context.Context, p *plan.Plan, tgt *snapshot.Snapshot, r syncer.Round) (syncer.Outcome, error) {
 	rec := s.f.audit.begin(ctx, s.e, "sync-round")
 	if rec.ok() {
@@ -436,28 +438,35 @@ func (s *syncRun) apply(ctx context.Context, p *plan.Plan, tgt *snapshot.Snapsho
 	if err == nil && res.Stopped != nil {
 		err = res.Stopped
 	}
-	if err == nil && s.f.settle > 0 && len(applied.Changes()) > 0 {
+	finish := func(ctx context.Context, unverified int) {
+		outcome, code := "applied", exitOK
+		switch {
+		case err != nil:
+			outcome, code = "error", exitError
+		case out.Failed > 0:
+			outcome, code = "partial", exitPartial
+		case unverified > 0:
+			outcome, code = "unverified", exitPartial
+		}
+		s.finishQuiet(ctx, rec, outcome, code)
+	}
+	if err != nil || s.f.settle <= 0 || len(applied.Changes()) == 0 {
+		finish(ctx, 0)
+		return out, err
+	}
+	out.Verify = func(ctx context.Context) int {
 		read := func(ctx context.Context) ([]kread.BrokerRead, error) {
 			// A change round's changes are all in its scope: read no more.
 			return kread.ReadEachBroker(ctx, s.target, kread.Options{Topics: s.topics, Scope: r.TargetScope})
 		}
 		unverified, verr := migration.Verify(ctx, read, applied.Changes(), s.f.settle)
-		out.Unverified = len(unverified)
 		if verr != nil && rec.ok() {
 			_ = rec.run.Note(ctx, "verify", verr.Error())
 		}
+		finish(ctx, len(unverified))
+		return len(unverified)
 	}
-	outcome, code := "applied", exitOK
-	switch {
-	case err != nil:
-		outcome, code = "error", exitError
-	case out.Failed > 0:
-		outcome, code = "partial", exitPartial
-	case out.Unverified > 0:
-		outcome, code = "unverified", exitPartial
-	}
-	s.finishQuiet(ctx, rec, outcome, code)
-	return out, err
+	return out, nil
 }
 
 // finishQuiet closes a round's audit run without printing its receipt

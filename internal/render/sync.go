@@ -161,6 +161,7 @@ type syncRoundJSON struct {
 	Started    time.Time      `json:"started"`
 	Finished   time.Time      `json:"finished"`
 	LagMS      float64        `json:"lag_ms,omitempty"`
+	Phases     *syncPhases    `json:"phases_ms,omitempty"`
 	Frozen     bool           `json:"frozen,omitempty"`
 	Changes    []syncChange   `json:"changes,omitempty"`
 	Missed     []syncChange   `json:"missed,omitempty"`
@@ -170,6 +171,25 @@ type syncRoundJSON struct {
 	Failed     int            `json:"failed"`
 	Unverified int            `json:"unverified,omitempty"`
 	Error      string         `json:"error,omitempty"`
+}
+
+// syncPhases is where a round's time went, in milliseconds (a phase that
+// did not run is left out).
+type syncPhases struct {
+	ReadSource float64 `json:"read_source,omitempty"`
+	ReadTarget float64 `json:"read_target,omitempty"`
+	Plan       float64 `json:"plan,omitempty"`
+	Wait       float64 `json:"wait,omitempty"`
+	Apply      float64 `json:"apply,omitempty"`
+	Verify     float64 `json:"verify,omitempty"`
+}
+
+func phasesJSON(p syncer.Phases) *syncPhases {
+	if p == (syncer.Phases{}) {
+		return nil
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return &syncPhases{ReadSource: ms(p.ReadSource), ReadTarget: ms(p.ReadTarget), Plan: ms(p.Plan), Wait: ms(p.Wait), Apply: ms(p.Apply), Verify: ms(p.Verify)}
 }
 
 type syncChange struct {
@@ -198,6 +218,7 @@ func SyncJSON(w io.Writer, r syncer.Round) error {
 	if r.Lag > 0 {
 		j.LagMS = float64(r.Lag.Microseconds()) / 1000
 	}
+	j.Phases = phasesJSON(r.Phases)
 	if len(r.Changes) > 0 {
 		j.Changes = syncChanges(r.Changes)
 	}

@@ -23,13 +23,43 @@ type Stages struct {
 	// keeps of ReadTarget's read. Nil: ReadTarget, restricted.
 	ReadTargetScoped func(ctx context.Context, scope kread.Scope) (*snapshot.Snapshot, error)
 	Plan             func(source, target *snapshot.Snapshot) (*plan.Plan, error)
-	// Apply sends p, planned against target, and records the round.
+	// Apply sends p, planned against target, and records the round. It
+	// may leave checking that the target shows what it sent to
+	// Outcome.Verify.
 	Apply func(ctx context.Context, p *plan.Plan, target *snapshot.Snapshot, round Round) (Outcome, error)
 }
 
 // Outcome is what applying one round's plan did.
 type Outcome struct {
 	Applied, Failed, Unverified int
+	// Verify, when Apply sets it, re-reads the target until it shows what
+	// was applied, finishes the round's record and returns how many
+	// changes it does not show (they count as Unverified). Run calls it
+	// once, off a change round's critical path: beside the next round's
+	// reads and plan, and beside its apply when the two rounds' changes
+	// touch different resources (a check must not see a later round's
+	// write to the same resource). The round is reported, and counts as
+	// undone when something is unverified, once Verify returns; rounds are
+	// reported in order. Run clears it in the Round it reports.
+	Verify func(ctx context.Context) (unverified int)
+}
+
+// Phases says where a round's time went: each is zero when the phase did
+// not run.
+type Phases struct {
+	// ReadSource: reading the source (a change round: re-reading the
+	// notified entities and patching the model; one whose entities were
+	// notified while the round before applied read them meanwhile).
+	ReadSource time.Duration
+	ReadTarget time.Duration
+	Plan       time.Duration
+	// Wait: for the round before's verify to end, because this round
+	// changes a resource that round changed.
+	Wait  time.Duration
+	Apply time.Duration // the requests and the audit record of the plan
+	// Verify: re-reading the target until it shows the round's changes
+	// (a change round's beside the next round's work).
+	Verify time.Duration
 }
 
 // Config says what to follow and how often to reconcile.
@@ -76,6 +106,8 @@ type Config struct {
 	Now func() time.Time
 
 	tick <-chan struct{} // tests: a reconciliation on demand
+	// tests: called when a round waits for the verify of the round before
+	waiting func()
 }
 
 // DefaultCoalesce gathers notifications that arrive together.
@@ -114,6 +146,7 @@ type Round struct {
 	// the round's apply finishing (change rounds).
 	Lag     time.Duration
 	Changes []plan.Change // planned and sent (or, frozen, what would be)
+	Phases  Phases
 	// TargetScope is what a change round read of the target (nil: all of
 	// it), so that verifying its apply needs to read no more.
 	TargetScope *kread.Scope
@@ -182,16 +215,35 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 		} else if s.clean {
 			backoff = RetryFirst
 		}
-		if len(s.pending) > 0 {
+		// Notifications a reconciliation took off the feed, or that came
+		// while a change round applied (read then), are run at once.
+		switch {
+		case len(s.pending) > 0:
 			s.catchUp(ctx)
 			continue
-		}
-		if s.feedClosed {
+		case s.resync:
+			s.resync, s.next = false, nil // everything is read again
+			s.full(ctx, ReasonResync)
+			continue
+		case s.feedClosed:
+			s.settle()
 			return fmt.Errorf("syncer: the change feed stopped")
+		case s.next != nil:
+			b := s.next
+			s.next = nil
+			s.scoped(ctx, b)
+			continue
+		}
+		var verified <-chan struct{}
+		if s.verifying != nil {
+			verified = s.verifying.done
 		}
 		select {
 		case <-ctx.Done():
+			s.settle()
 			return ErrStopped
+		case <-verified:
+			s.settle()
 		case <-retry.C:
 			s.full(ctx, ReasonRetry)
 		case ev, ok := <-cfg.Feed:
@@ -207,7 +259,7 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 				s.full(ctx, ReasonResync)
 				continue
 			}
-			s.scoped(ctx, scope, first, zxid)
+			s.scoped(ctx, &batch{scope: scope, first: first, zxid: zxid})
 		case <-poll:
 			s.full(ctx, ReasonPoll)
 		case <-tick:
@@ -230,6 +282,33 @@ type state struct {
 	// read does not cover: the loop runs them before reading the feed again.
 	pending    []zkfeed.Event
 	feedClosed bool // a reconciliation found the feed closed
+
+	// Pipelining of change rounds.
+	verifying *verifying // the last change round applied, being verified
+	next      *batch     // notified while a change round applied, read already
+	resync    bool       // the feed asked for a resync while a round applied
+}
+
+// batch is what a change round is for: the entities notified, and their
+// re-read when it was done while the round before applied.
+type batch struct {
+	scope   Scope
+	first   time.Time // the first notification seen
+	zxid    int64
+	started time.Time // the first read began (zero: not read yet)
+	read    bool      // the source model holds the scope as read since the notifications
+	readFor time.Duration
+	err     error // the re-read failed
+}
+
+// verifying is an applied change round whose verify runs.
+type verifying struct {
+	r          Round
+	first      time.Time
+	started    time.Time
+	done       chan struct{} // closed when unverified is set
+	unverified int
+	touched    map[string]bool // the resources its changes touch
 }
 
 func (s *state) frozen() bool {
@@ -272,7 +351,9 @@ func (s *state) gather(ctx context.Context, ev zkfeed.Event) (scope Scope, first
 }
 
 func (s *state) emit(r Round) {
+	s.settle()
 	r.Finished = s.cfg.Now()
+	r.Outcome.Verify = nil
 	bad := r.Err != nil || r.Outcome.Failed > 0 || r.Outcome.Unverified > 0
 	s.undone = bad && !r.Frozen
 	s.clean = !bad
@@ -294,10 +375,12 @@ func (s *state) read(ctx context.Context, scope *Scope) (*snapshot.Snapshot, err
 // finds are missed (the source changed, nothing announced it) or drift; a
 // poll's changes the source explains are plain changes, the rest drift.
 func (s *state) full(ctx context.Context, reason string) error {
+	s.settle() // its verify must not see this round's writes
 	s.n++
 	r := Round{N: s.n, Reason: reason, Started: s.cfg.Now(), Frozen: s.frozen()}
 	before := s.source
 	src, err := s.read(ctx, nil)
+	r.Phases.ReadSource = s.since(r.Started)
 	if err != nil {
 		r.Err = fmt.Errorf("reading the source: %w", err)
 		if stopping(ctx, before) {
@@ -308,7 +391,7 @@ func (s *state) full(ctx context.Context, reason string) error {
 	}
 	s.source = src
 	r.Zxid = zxidOf(src)
-	p, tgt, err := s.planFor(ctx, src)
+	p, tgt, err := s.planFor(ctx, src, &r.Phases)
 	if err != nil {
 		r.Err = err
 		if stopping(ctx, before) {
@@ -340,7 +423,11 @@ func (s *state) full(ctx context.Context, reason string) error {
 		s.emit(r)
 		return ErrDeclined
 	}
-	s.apply(ctx, &r, p, tgt, changes)
+	if verify := s.apply(ctx, &r, p, tgt, changes); verify != nil {
+		t := s.cfg.Now()
+		r.Outcome.Unverified = verify(ctx)
+		r.Phases.Verify = s.since(t)
+	}
 	if r.Err == nil {
 		r.Err = s.brokersMissing(tgt, p.Blockers)
 	}
@@ -440,7 +527,7 @@ func (s *state) catchUp(ctx context.Context) {
 		zxid = max(zxid, ev.Zxid)
 	}
 	if len(entities) > 0 {
-		s.scoped(ctx, NewScope(entities), first, zxid)
+		s.scoped(ctx, &batch{scope: NewScope(entities), first: first, zxid: zxid})
 	}
 }
 
@@ -454,25 +541,41 @@ func (s *state) catchUp(ctx context.Context) {
 // stops a whole plan (a topic --placement source cannot place, or one
 // --broker-id-map does not cover) stops a change round only when the
 // round's topics meet it.
-func (s *state) scoped(ctx context.Context, scope Scope, first time.Time, zxid int64) {
+func (s *state) scoped(ctx context.Context, b *batch) {
 	s.n++
-	r := Round{N: s.n, Reason: ReasonChange, Started: s.cfg.Now(), Frozen: s.frozen(), Zxid: zxid}
-	r.Entities = scope.Entities()
-	part, err := s.read(ctx, &scope)
-	if err != nil {
-		r.Err = fmt.Errorf("re-reading %d changed entities: %w", scope.Size(), err)
+	r := Round{N: s.n, Reason: ReasonChange, Started: b.started, Frozen: s.frozen(), Zxid: b.zxid}
+	if r.Started.IsZero() {
+		r.Started = s.cfg.Now()
+	}
+	r.Entities = b.scope.Entities()
+	scope := b.scope
+	if !b.read && b.err == nil {
+		part, err := s.read(ctx, &scope)
+		if err != nil {
+			b.err = err
+		} else {
+			s.source = Patch(s.source, scope, part)
+			r.Zxid = max(r.Zxid, zxidOf(part))
+		}
+		b.readFor = s.since(r.Started)
+	}
+	r.Phases.ReadSource = b.readFor
+	if b.err != nil {
+		r.Err = fmt.Errorf("re-reading %d changed entities: %w", scope.Size(), b.err)
 		if stopping(ctx, s.source) {
 			return
 		}
 		s.emit(r)
 		return
 	}
-	s.source = Patch(s.source, scope, part)
-	r.Zxid = max(r.Zxid, zxidOf(part))
 	d := scope.decode().mapBrokers(s.cfg.BrokerIDMap)
 	srcScope, tgtScope := d.reads()
 	r.TargetScope = &tgtScope
+	// Every round before applied already (its verify may still run): this
+	// read shows what it sent.
+	t := s.cfg.Now()
 	tgt, err := s.readTargetScoped(ctx, tgtScope)
+	r.Phases.ReadTarget = s.since(t)
 	if err != nil {
 		r.Err = fmt.Errorf("reading the target: %w", err)
 		if stopping(ctx, s.source) {
@@ -481,7 +584,9 @@ func (s *state) scoped(ctx context.Context, scope Scope, first time.Time, zxid i
 		s.emit(r)
 		return
 	}
+	t = s.cfg.Now()
 	p, err := s.cfg.Stages.Plan(srcScope.Restrict(s.source), tgt)
+	r.Phases.Plan = s.since(t)
 	if err != nil {
 		r.Err = fmt.Errorf("planning: %w", err)
 		s.emit(r)
@@ -496,15 +601,120 @@ func (s *state) scoped(ctx context.Context, scope Scope, first time.Time, zxid i
 		}
 	}
 	r.Blockers = p.Blockers
-	s.apply(ctx, &r, p, tgt, changes)
+	if s.verifying != nil && !r.Frozen && touchesAny(s.verifying.touched, changes) {
+		t = s.cfg.Now()
+		if s.cfg.waiting != nil {
+			s.cfg.waiting()
+		}
+		s.settle()
+		r.Phases.Wait = s.since(t)
+	}
+	// While the round applies, the notifications that come are gathered
+	// and read for the next round.
+	applied := make(chan func(context.Context) int, 1)
+	go func() { applied <- s.apply(ctx, &r, p, tgt, changes) }()
+	s.prefetch(ctx, applied)
+	verify := <-applied
 	if r.Err == nil {
 		r.Err = s.brokersMissing(tgt, p.Blockers)
 	}
-	if !first.IsZero() {
-		r.Lag = s.cfg.Now().Sub(first)
+	if verify == nil {
+		if !b.first.IsZero() {
+			r.Lag = s.cfg.Now().Sub(b.first)
+		}
+		s.emit(r)
+		return
 	}
-	s.emit(r)
+	s.settle() // rounds are reported in order
+	v := &verifying{r: r, first: b.first, started: s.cfg.Now(), done: make(chan struct{}), touched: touched(changes)}
+	go func() { v.unverified = verify(ctx); close(v.done) }()
+	s.verifying = v
 }
+
+// settle waits for the pending round's verify and reports the round.
+func (s *state) settle() {
+	v := s.verifying
+	if v == nil {
+		return
+	}
+	s.verifying = nil
+	<-v.done
+	v.r.Outcome.Unverified = v.unverified
+	v.r.Phases.Verify = s.since(v.started)
+	if !v.first.IsZero() {
+		v.r.Lag = s.cfg.Now().Sub(v.first)
+	}
+	s.emit(v.r)
+}
+
+// prefetch, until applied has a value (which it leaves there), gathers
+// the notifications that arrive, re-reads their entities from the source
+// and patches the model with them, for the next round (s.next). It stops
+// early on a resync or a failed read (the next round reports it).
+func (s *state) prefetch(ctx context.Context, applied chan func(context.Context) int) {
+	for {
+		select {
+		case v := <-applied:
+			applied <- v
+			return
+		case <-ctx.Done():
+			return
+		case ev, ok := <-s.cfg.Feed:
+			if !ok {
+				s.feedClosed = true
+				return
+			}
+			if ev.Resync {
+				s.resync = true
+				return
+			}
+			scope, first, zxid, resync := s.gather(ctx, ev)
+			if resync {
+				s.resync = true
+				return
+			}
+			started := s.cfg.Now()
+			part, err := s.read(ctx, &scope)
+			took := s.since(started)
+			if s.next == nil {
+				s.next = &batch{scope: NewScope(nil), first: first, started: started, read: true}
+			}
+			n := s.next
+			for _, e := range scope.Entities() {
+				n.scope.Add(e)
+			}
+			n.zxid = max(n.zxid, zxid)
+			n.readFor += took
+			if err != nil {
+				n.err = err
+				return
+			}
+			s.source = Patch(s.source, scope, part)
+			n.zxid = max(n.zxid, zxidOf(part))
+		}
+	}
+}
+
+// touched names the resources changes touch: a check of one of them must
+// not run beside a later write to it.
+func touched(changes []plan.Change) map[string]bool {
+	out := make(map[string]bool, len(changes))
+	for _, c := range changes {
+		out[c.Resource.Type+"\x00"+c.Resource.Name] = true
+	}
+	return out
+}
+
+func touchesAny(set map[string]bool, changes []plan.Change) bool {
+	for _, c := range changes {
+		if set[c.Resource.Type+"\x00"+c.Resource.Name] {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *state) since(t time.Time) time.Duration { return s.cfg.Now().Sub(t) }
 
 // brokersMissing makes a round undone, so that it is tried again, when its
 // plan blocked changes for want of target brokers while the target lists
@@ -550,35 +760,46 @@ func stopping(ctx context.Context, before *snapshot.Snapshot) bool {
 	return ctx.Err() != nil && before != nil
 }
 
-func (s *state) planFor(ctx context.Context, src *snapshot.Snapshot) (*plan.Plan, *snapshot.Snapshot, error) {
+func (s *state) planFor(ctx context.Context, src *snapshot.Snapshot, ph *Phases) (*plan.Plan, *snapshot.Snapshot, error) {
+	t := s.cfg.Now()
 	tgt, err := s.cfg.Stages.ReadTarget(ctx)
+	ph.ReadTarget = s.since(t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the target: %w", err)
 	}
+	t = s.cfg.Now()
 	p, err := s.cfg.Stages.Plan(src, tgt)
+	ph.Plan = s.since(t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("planning: %w", err)
 	}
 	return p, tgt, nil
 }
 
-// apply sends changes (a subset of p's) unless frozen.
-func (s *state) apply(ctx context.Context, r *Round, p *plan.Plan, target *snapshot.Snapshot, changes []plan.Change) {
+// apply sends changes (a subset of p's) unless frozen, and returns the
+// verify Apply left (nil: none, or the apply failed). It touches only r
+// and the stages, so it may run beside the loop.
+func (s *state) apply(ctx context.Context, r *Round, p *plan.Plan, target *snapshot.Snapshot, changes []plan.Change) func(context.Context) int {
 	r.Changes = changes
 	if len(changes) == 0 {
-		return
+		return nil
 	}
 	sub := *p
 	sub.Changes = changes
 	r.Plan = &sub
 	if r.Frozen {
-		return
+		return nil
 	}
+	t := s.cfg.Now()
 	out, err := s.cfg.Stages.Apply(ctx, &sub, target, *r)
+	r.Phases.Apply = s.since(t)
+	verify := out.Verify
+	out.Verify = nil
 	r.Outcome = out
 	if err != nil {
 		r.Err = fmt.Errorf("applying: %w", err)
 	}
+	return verify
 }
 
 func zxidOf(s *snapshot.Snapshot) int64 {

@@ -294,7 +294,7 @@ func TestScopedPlanEqualsFullPlan(t *testing.T) {
 					entities = append(entities, pool[rng.IntN(len(pool))])
 				}
 				scope := NewScope(entities)
-				st.scoped(ctx, scope, time.Time{}, 0)
+				st.scoped(ctx, &batch{scope: scope})
 				r := <-out
 				rounds++
 				d := scope.decode().mapBrokers(opts.BrokerIDMap)

@@ -1,0 +1,292 @@
+package syncer
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
+	"github.com/zkmigrate/zkmigrate/internal/zktree"
+)
+
+// pipeBed is a sync over the fixture's orders and payments topics (their
+// configs) whose Apply stage leaves a verify the test controls per round.
+type pipeBed struct {
+	t      *testing.T
+	src    *swapTree
+	tgt    *memTarget
+	feed   chan zkfeed.Event
+	rounds chan Round
+	cancel context.CancelFunc
+	done   chan error
+
+	mu     sync.Mutex
+	apply  map[int]func()               // called as round N's Apply starts
+	verify map[int]func(*memTarget) int // round N's verify (none: verified)
+	reads  map[string]chan struct{}     // closed when the source reads the path
+	waited chan struct{}                // a round waits for the verify before it
+}
+
+func newPipeBed(t *testing.T) *pipeBed {
+	base, err := zktree.Load(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &pipeBed{t: t, src: &swapTree{t: base}, tgt: &memTarget{s: &snapshot.Snapshot{ClusterID: "target"}},
+		feed: make(chan zkfeed.Event, 8), rounds: make(chan Round, 16), done: make(chan error, 1),
+		apply: map[int]func(){}, verify: map[int]func(*memTarget) int{}, reads: map[string]chan struct{}{}, waited: make(chan struct{}, 8)}
+	opts := plan.Options{Include: []plan.Kind{plan.KindTopic, plan.KindTopicConfig}, TopicRegex: "^(orders|payments)$", Placement: plan.PlacementTarget}
+	st := b.tgt.stages(t, opts)
+	apply0 := st.Apply
+	st.Apply = func(ctx context.Context, p *plan.Plan, tg *snapshot.Snapshot, r Round) (Outcome, error) {
+		b.mu.Lock()
+		hook, verify := b.apply[r.N], b.verify[r.N]
+		b.mu.Unlock()
+		if hook != nil {
+			hook()
+		}
+		out, err := apply0(ctx, p, tg, r)
+		if verify != nil {
+			out.Verify = func(context.Context) int { return verify(b.tgt) }
+		}
+		return out, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b.cancel = cancel
+	t.Cleanup(cancel)
+	go func() {
+		b.done <- Run(ctx, Config{Source: readHook{b}, Feed: b.feed, Stages: st, waiting: func() { b.waited <- struct{}{} }}, b.rounds)
+	}()
+	if r := b.next("initial"); r.Err != nil || r.Outcome.Applied == 0 {
+		t.Fatalf("initial round %+v", r)
+	}
+	return b
+}
+
+// readHook is the source, telling the test when a path is read.
+type readHook struct{ b *pipeBed }
+
+func (h readHook) Get(p string) ([]byte, zktree.Stat, error) {
+	h.b.mu.Lock()
+	if ch := h.b.reads[p]; ch != nil {
+		close(ch)
+		delete(h.b.reads, p)
+	}
+	h.b.mu.Unlock()
+	return h.b.src.Get(p)
+}
+func (h readHook) Children(p string) ([]string, error) { return h.b.src.Children(p) }
+
+// onRead returns a channel closed when the source next reads p.
+func (b *pipeBed) onRead(p string) chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ch := make(chan struct{})
+	b.reads[p] = ch
+	return ch
+}
+
+func (b *pipeBed) hooks(n int, apply func(), verify func(*memTarget) int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.apply[n], b.verify[n] = apply, verify
+}
+
+// retention sets a topic's retention.ms on the source and notifies it.
+func (b *pipeBed) retention(topic, v string) {
+	b.src.set(edit(b.src.tree(), "/config/topics/"+topic, str(fmt.Sprintf(`{"version":1,"config":{"retention.ms":%q}}`, v))))
+	b.feed <- zkfeed.Event{Entities: []zkfeed.Entity{{Kind: zkfeed.Config, Name: "topics/" + topic}}, Seen: time.Now()}
+}
+
+func (b *pipeBed) next(what string) Round {
+	b.t.Helper()
+	select {
+	case r := <-b.rounds:
+		return r
+	case <-time.After(10 * time.Second):
+		b.t.Fatalf("no %s round", what)
+		return Round{}
+	}
+}
+
+// wait fails the test when ch is not closed within a bound (a hang, not a
+// measurement).
+func (b *pipeBed) wait(ch <-chan struct{}, what string) bool {
+	b.t.Helper()
+	select {
+	case <-ch:
+		return true
+	case <-time.After(10 * time.Second):
+		b.t.Errorf("%s did not happen", what)
+		return false
+	}
+}
+
+func targetRetention(m *memTarget, topic string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, tp := range m.s.Topics {
+		if tp.Name == topic {
+			for _, c := range tp.Configs {
+				if c.Key == "retention.ms" {
+					return c.Value
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// TestVerifyBesideNextRound: a change round's verify runs beside the next
+// round when their changes touch different resources (the next round is
+// read, planned and applied while the verify still runs), the rounds are
+// reported in order, and a round is reported only once its verify ended.
+func TestVerifyBesideNextRound(t *testing.T) {
+	b := newPipeBed(t)
+	release := make(chan struct{})
+	applied3 := make(chan struct{})
+	b.hooks(2, nil, func(m *memTarget) int {
+		// While round 2 is being verified, payments changes; the verify
+		// holds until round 3 applied it: round 3 must not wait for it
+		// (payments is not a resource round 2 changed).
+		b.retention("payments", "2")
+		<-release
+		if targetRetention(m, "orders") != "1" {
+			return 1
+		}
+		return 0
+	})
+	b.hooks(3, func() { close(applied3) }, nil)
+	b.retention("orders", "1")
+	go func() {
+		b.wait(applied3, "round 3's apply while round 2's verify ran")
+		close(release)
+	}()
+	r2, r3 := b.next("second"), b.next("third")
+	if r2.N != 2 || r3.N != 3 {
+		t.Fatalf("rounds reported as %d, %d; want 2, 3", r2.N, r3.N)
+	}
+	if r2.Outcome.Unverified != 0 || r2.Outcome.Applied != 1 || r2.Err != nil {
+		t.Fatalf("round 2: %+v, %v; want 1 applied, verified", r2.Outcome, r2.Err)
+	}
+	if r3.Outcome.Applied != 1 || targetRetention(b.tgt, "payments") != "2" {
+		t.Fatalf("round 3: %+v, payments retention %q; want the change applied", r3.Outcome, targetRetention(b.tgt, "payments"))
+	}
+	if !r3.Started.Before(r2.Finished) {
+		t.Errorf("round 3 started %s, after round 2 was reported (%s)", r3.Started, r2.Finished)
+	}
+}
+
+// TestVerifyBeforeSameResourceApplies: when the next round changes a
+// resource the round being verified changed, it applies only once that
+// verify ended, so the verify sees its own round's write.
+func TestVerifyBeforeSameResourceApplies(t *testing.T) {
+	b := newPipeBed(t)
+	applied2 := make(chan struct{})
+	applied3 := make(chan struct{})
+	var overlapped atomic.Bool
+	b.hooks(2, func() { close(applied2) }, func(m *memTarget) int {
+		// Hold the verify until round 3 either waits for it or applies
+		// (wrong: it changes orders too).
+		select {
+		case <-b.waited:
+		case <-applied3:
+			overlapped.Store(true)
+		}
+		if targetRetention(m, "orders") != "5" {
+			return 1
+		}
+		return 0
+	})
+	b.hooks(3, func() { close(applied3) }, nil)
+	b.retention("orders", "5")
+	if !b.wait(applied2, "round 2's apply") {
+		return
+	}
+	b.retention("orders", "6")
+	r2, r3 := b.next("second"), b.next("third")
+	if r2.N != 2 || r2.Outcome.Unverified != 0 {
+		t.Errorf("round %d: %+v; want round 2 verified (its verify saw retention 5)", r2.N, r2.Outcome)
+	}
+	if overlapped.Load() {
+		t.Error("round 3 applied a change to orders while round 2's verify of orders ran")
+	}
+	if r3.N != 3 || r3.Outcome.Applied != 1 || r3.Phases.Wait <= 0 || targetRetention(b.tgt, "orders") != "6" {
+		t.Errorf("round %d: %+v, waited %s, orders retention %q; want round 3 to wait, then set it to 6", r3.N, r3.Outcome, r3.Phases.Wait, targetRetention(b.tgt, "orders"))
+	}
+}
+
+// TestNotificationsReadWhileARoundApplies: notifications that come while a
+// round applies are gathered and their entities re-read from the source
+// during that apply; their round follows with what was read.
+func TestNotificationsReadWhileARoundApplies(t *testing.T) {
+	b := newPipeBed(t)
+	read := b.onRead("/config/topics/payments")
+	b.hooks(2, func() {
+		b.retention("payments", "7")
+		b.wait(read, "a re-read of payments while round 2 applied")
+	}, nil)
+	b.retention("orders", "3")
+	r2, r3 := b.next("second"), b.next("third")
+	if r2.Outcome.Applied != 1 || r3.Outcome.Applied != 1 {
+		t.Fatalf("rounds %d and %d applied %d and %d; want 1 each", r2.N, r3.N, r2.Outcome.Applied, r3.Outcome.Applied)
+	}
+	if len(r3.Entities) != 1 || r3.Entities[0].Name != "topics/payments" && r3.Entities[0].Name != "payments" {
+		t.Errorf("round 3 entities %v; want payments", r3.Entities)
+	}
+	if !r3.Started.Before(r2.Finished) {
+		t.Errorf("round 3 started %s, round 2 finished %s: its read did not run during round 2", r3.Started, r2.Finished)
+	}
+	if targetRetention(b.tgt, "payments") != "7" || targetRetention(b.tgt, "orders") != "3" {
+		t.Errorf("target retention orders %q payments %q; want 3 and 7", targetRetention(b.tgt, "orders"), targetRetention(b.tgt, "payments"))
+	}
+}
+
+// TestUnverifiedRoundRetried: a verify that ends with changes not shown
+// still makes the round undone: it is reported unverified and a full
+// round retries.
+func TestUnverifiedRoundRetried(t *testing.T) {
+	b := newPipeBed(t)
+	b.hooks(2, nil, func(*memTarget) int { return 1 })
+	b.retention("orders", "4")
+	if r := b.next("change"); r.Outcome.Unverified != 1 || r.Phases.Verify <= 0 {
+		t.Fatalf("round %d: %+v, verify took %s; want 1 unverified", r.N, r.Outcome, r.Phases.Verify)
+	}
+	if r := b.next("retry"); r.Reason != ReasonRetry {
+		t.Fatalf("after an unverified round: a %s round; want a retry", r.Reason)
+	}
+}
+
+// TestStopWaitsForVerify: a stop while a round's verify runs reports the
+// round (as verified or not) before Run returns.
+func TestStopWaitsForVerify(t *testing.T) {
+	b := newPipeBed(t)
+	started := make(chan struct{})
+	release := make(chan struct{})
+	b.hooks(2, nil, func(*memTarget) int { close(started); <-release; return 0 })
+	b.retention("orders", "8")
+	if !b.wait(started, "round 2's verify") {
+		return
+	}
+	b.cancel()
+	close(release)
+	select {
+	case err := <-b.done:
+		if err != ErrStopped {
+			t.Fatalf("Run: %v; want ErrStopped", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after the stop")
+	}
+	if len(b.rounds) != 1 {
+		t.Fatalf("%d rounds reported after the stop; want round 2", len(b.rounds))
+	}
+	if r := <-b.rounds; r.N != 2 || r.Outcome.Applied != 1 || r.Outcome.Unverified != 0 {
+		t.Fatalf("round %d: %+v; want round 2 applied and verified", r.N, r.Outcome)
+	}
+}
