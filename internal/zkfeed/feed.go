@@ -91,6 +91,7 @@ const (
 	topicsPath      = "/brokers/topics"
 	deleteTopics    = "/admin/delete_topics"
 	armWorkers      = 32
+	readWorkers     = 32 // notifications read at once
 	rearmMaxBackoff = 2 * time.Second
 )
 
@@ -325,39 +326,64 @@ func (f *Feed) handle(fr fire) (Event, error) {
 	}
 }
 
-// queue reads the notifications added to q since the last one seen.
+// queue reads the notifications added to q since the last one seen: all
+// of them at once (the requests are in flight together on the session),
+// then in sequence order.
 func (f *Feed) queue(q string) (Event, error) {
 	names, err := f.armChildren(q)
 	if err != nil {
 		return Event{}, err
 	}
-	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(seqOf(a), seqOf(b)) })
-	var ev Event
 	last := f.lastSeq[q]
+	var fresh []string
 	for _, n := range names {
-		seq := seqOf(n)
-		if seq <= last {
-			continue
+		if seqOf(n) > last {
+			fresh = append(fresh, n)
 		}
-		p := path.Join(q, n)
-		data, st, err := f.conn.Get(p)
-		if errors.Is(err, zktree.ErrNoNode) {
+	}
+	slices.SortFunc(fresh, func(a, b string) int { return cmp.Compare(seqOf(a), seqOf(b)) })
+	type got struct {
+		data []byte
+		st   zktree.Stat
+		err  error
+	}
+	read := make([]got, len(fresh))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(readWorkers, len(fresh)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				g := &read[i]
+				g.data, g.st, g.err = f.conn.Get(path.Join(q, fresh[i]))
+			}
+		}()
+	}
+	for i := range fresh {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var ev Event
+	for i, n := range fresh {
+		p, g := path.Join(q, n), read[i]
+		if errors.Is(g.err, zktree.ErrNoNode) {
 			// Brokers delete notifications after 15 minutes; one gone
 			// before we read it cannot be known: read everything.
 			return ev, fmt.Errorf("zkfeed: notification %s was deleted before it was read", p)
 		}
-		if err != nil {
-			return ev, fmt.Errorf("zkfeed: reading %s: %w", p, err)
+		if g.err != nil {
+			return ev, fmt.Errorf("zkfeed: reading %s: %w", p, g.err)
 		}
-		e, err := parseNotification(q, data)
+		e, err := parseNotification(q, g.data)
 		if err != nil {
 			return ev, fmt.Errorf("zkfeed: %s: %w", p, err)
 		}
 		ev.Entities = append(ev.Entities, e)
-		ev.Zxid = max(ev.Zxid, st.Czxid)
-		last = seq
+		ev.Zxid = max(ev.Zxid, g.st.Czxid)
+		f.lastSeq[q] = seqOf(n)
 	}
-	f.lastSeq[q] = last
 	return ev, nil
 }
 

@@ -268,3 +268,65 @@ func TestFeedReconnected(t *testing.T) {
 		t.Fatalf("topic created after the reconnection: %+v, want topic fresh", ev)
 	}
 }
+
+// barrierZK is a memZK whose reads of notifications wait until n of them
+// are in flight at once (or give up with an error after a while).
+type barrierZK struct {
+	*memZK
+	n        int
+	mu       sync.Mutex
+	inFlight int
+	most     int
+	all      chan struct{}
+}
+
+func (z *barrierZK) Get(p string) ([]byte, zktree.Stat, error) {
+	if path.Dir(p) != configChanges {
+		return z.memZK.Get(p)
+	}
+	z.mu.Lock()
+	z.inFlight++
+	z.most = max(z.most, z.inFlight)
+	if z.inFlight == z.n {
+		close(z.all)
+	}
+	z.mu.Unlock()
+	defer func() { z.mu.Lock(); z.inFlight--; z.mu.Unlock() }()
+	select {
+	case <-z.all:
+		return z.memZK.Get(p)
+	case <-time.After(2 * time.Second):
+		return nil, zktree.Stat{}, errors.New("read alone: the other notifications were not read beside it")
+	}
+}
+
+// TestFeedReadsNotificationsAtOnce: the notifications a fire of a queue's
+// watch finds are read together (they used to be read one after another,
+// a round trip each), and reported in sequence order.
+func TestFeedReadsNotificationsAtOnce(t *testing.T) {
+	const n = 20
+	z := &barrierZK{memZK: newMemZK("/config", configChanges, aclChanges, "/brokers", topicsPath, "/admin", deleteTopics), n: n, all: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f, err := Start(ctx, z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// n notifications land before the feed lists the queue: one fire.
+	var want []Entity
+	z.memZK.mu.Lock()
+	for i := range n {
+		name := "topics/t" + itoa(i)
+		z.zxid++
+		p := path.Join(configChanges, "config_change_"+pad10(i))
+		z.data[p] = []byte(`{"version":2,"entity_path":"` + name + `"}`)
+		z.czxid[p] = z.zxid
+		want = append(want, Entity{Config, name})
+	}
+	fireAll(z.child, configChanges, nil)
+	z.memZK.mu.Unlock()
+	ev := next(t, f)
+	if ev.Resync || !slices.Equal(ev.Entities, want) {
+		t.Fatalf("event %+v (most reads in flight %d); want the %d notifications in order, read together", ev, z.most, n)
+	}
+}
