@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
@@ -308,7 +309,6 @@ type verifying struct {
 	started    time.Time
 	done       chan struct{} // closed when unverified is set
 	unverified int
-	touched    map[string]bool // the resources its changes touch
 }
 
 func (s *state) frozen() bool {
@@ -571,9 +571,20 @@ func (s *state) scoped(ctx context.Context, b *batch) {
 	d := scope.decode().mapBrokers(s.cfg.BrokerIDMap)
 	srcScope, tgtScope := d.reads()
 	r.TargetScope = &tgtScope
-	// Every round before applied already (its verify may still run): this
-	// read shows what it sent.
+	// Every round before applied already. The one before may still be
+	// verifying, beside this round, unless this round covers a resource it
+	// changed: then this round waits, so that it reads the target once
+	// every broker shows that change (a broker behind would have it planned
+	// again), and the verify sees no later write to it.
 	t := s.cfg.Now()
+	if s.verifying != nil && s.verifying.meets(d) {
+		if s.cfg.waiting != nil {
+			s.cfg.waiting()
+		}
+		s.settle()
+		r.Phases.Wait = s.since(t)
+		t = s.cfg.Now()
+	}
 	tgt, err := s.readTargetScoped(ctx, tgtScope)
 	r.Phases.ReadTarget = s.since(t)
 	if err != nil {
@@ -601,14 +612,6 @@ func (s *state) scoped(ctx context.Context, b *batch) {
 		}
 	}
 	r.Blockers = p.Blockers
-	if s.verifying != nil && !r.Frozen && touchesAny(s.verifying.touched, changes) {
-		t = s.cfg.Now()
-		if s.cfg.waiting != nil {
-			s.cfg.waiting()
-		}
-		s.settle()
-		r.Phases.Wait = s.since(t)
-	}
 	// While the round applies, the notifications that come are gathered
 	// and read for the next round.
 	applied := make(chan func(context.Context) int, 1)
@@ -626,7 +629,7 @@ func (s *state) scoped(ctx context.Context, b *batch) {
 		return
 	}
 	s.settle() // rounds are reported in order
-	v := &verifying{r: r, first: b.first, started: s.cfg.Now(), done: make(chan struct{}), touched: touched(changes)}
+	v := &verifying{r: r, first: b.first, started: s.cfg.Now(), done: make(chan struct{})}
 	go func() { v.unverified = verify(ctx); close(v.done) }()
 	s.verifying = v
 }
@@ -695,23 +698,10 @@ func (s *state) prefetch(ctx context.Context, applied chan func(context.Context)
 	}
 }
 
-// touched names the resources changes touch: a check of one of them must
-// not run beside a later write to it.
-func touched(changes []plan.Change) map[string]bool {
-	out := make(map[string]bool, len(changes))
-	for _, c := range changes {
-		out[c.Resource.Type+"\x00"+c.Resource.Name] = true
-	}
-	return out
-}
-
-func touchesAny(set map[string]bool, changes []plan.Change) bool {
-	for _, c := range changes {
-		if set[c.Resource.Type+"\x00"+c.Resource.Name] {
-			return true
-		}
-	}
-	return false
+// meets reports whether the round being verified changed a resource the
+// scope d covers.
+func (v *verifying) meets(d decoded) bool {
+	return slices.ContainsFunc(v.r.Changes, d.covers)
 }
 
 func (s *state) since(t time.Time) time.Duration { return s.cfg.Now().Sub(t) }

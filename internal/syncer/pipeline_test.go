@@ -30,6 +30,8 @@ type pipeBed struct {
 	verify map[int]func(*memTarget) int // round N's verify (none: verified)
 	reads  map[string]chan struct{}     // closed when the source reads the path
 	waited chan struct{}                // a round waits for the verify before it
+	// targetRead, when set, is called as a round reads the target
+	targetRead func()
 }
 
 func newPipeBed(t *testing.T) *pipeBed {
@@ -42,7 +44,16 @@ func newPipeBed(t *testing.T) *pipeBed {
 		apply: map[int]func(){}, verify: map[int]func(*memTarget) int{}, reads: map[string]chan struct{}{}, waited: make(chan struct{}, 8)}
 	opts := plan.Options{Include: []plan.Kind{plan.KindTopic, plan.KindTopicConfig}, TopicRegex: "^(orders|payments)$", Placement: plan.PlacementTarget}
 	st := b.tgt.stages(t, opts)
-	apply0 := st.Apply
+	apply0, read0 := st.Apply, st.ReadTarget
+	st.ReadTarget = func(ctx context.Context) (*snapshot.Snapshot, error) {
+		b.mu.Lock()
+		hook := b.targetRead
+		b.mu.Unlock()
+		if hook != nil {
+			hook()
+		}
+		return read0(ctx)
+	}
 	st.Apply = func(ctx context.Context, p *plan.Plan, tg *snapshot.Snapshot, r Round) (Outcome, error) {
 		b.mu.Lock()
 		hook, verify := b.apply[r.N], b.verify[r.N]
@@ -182,14 +193,15 @@ func TestVerifyBesideNextRound(t *testing.T) {
 	}
 }
 
-// TestVerifyBeforeSameResourceApplies: when the next round changes a
-// resource the round being verified changed, it applies only once that
-// verify ended, so the verify sees its own round's write.
+// TestVerifyBeforeSameResourceApplies: when the next round covers a
+// resource the round being verified changed, it reads the target (and
+// applies) only once that verify ended: its read then shows that change on
+// every broker, and the verify sees its own round's write, not a later one.
 func TestVerifyBeforeSameResourceApplies(t *testing.T) {
 	b := newPipeBed(t)
 	applied2 := make(chan struct{})
 	applied3 := make(chan struct{})
-	var overlapped atomic.Bool
+	var overlapped, verified atomic.Bool
 	b.hooks(2, func() { close(applied2) }, func(m *memTarget) int {
 		// Hold the verify until round 3 either waits for it or applies
 		// (wrong: it changes orders too).
@@ -198,6 +210,7 @@ func TestVerifyBeforeSameResourceApplies(t *testing.T) {
 		case <-applied3:
 			overlapped.Store(true)
 		}
+		defer verified.Store(true)
 		if targetRetention(m, "orders") != "5" {
 			return 1
 		}
@@ -208,13 +221,20 @@ func TestVerifyBeforeSameResourceApplies(t *testing.T) {
 	if !b.wait(applied2, "round 2's apply") {
 		return
 	}
+	b.mu.Lock()
+	b.targetRead = func() {
+		if !verified.Load() {
+			overlapped.Store(true)
+		}
+	}
+	b.mu.Unlock()
 	b.retention("orders", "6")
 	r2, r3 := b.next("second"), b.next("third")
 	if r2.N != 2 || r2.Outcome.Unverified != 0 {
 		t.Errorf("round %d: %+v; want round 2 verified (its verify saw retention 5)", r2.N, r2.Outcome)
 	}
 	if overlapped.Load() {
-		t.Error("round 3 applied a change to orders while round 2's verify of orders ran")
+		t.Error("round 3 read or applied orders while round 2's verify of orders ran")
 	}
 	if r3.N != 3 || r3.Outcome.Applied != 1 || r3.Phases.Wait <= 0 || targetRetention(b.tgt, "orders") != "6" {
 		t.Errorf("round %d: %+v, waited %s, orders retention %q; want round 3 to wait, then set it to 6", r3.N, r3.Outcome, r3.Phases.Wait, targetRetention(b.tgt, "orders"))
