@@ -327,6 +327,9 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 				s.print(r)
 			}
 			s.note(ctx, r)
+			if r.Reason == syncer.ReasonInitial || r.Reason == syncer.ReasonReconcile {
+				memPhase("sync-" + r.Reason) // ZKM_MEMPROFILE: where a long run's memory is
+			}
 			inStep = r.Err == nil && r.Outcome.Failed == 0 && r.Outcome.Unverified == 0 && !(r.Frozen && len(r.Changes) > 0)
 			if r.Frozen && (r.Reason == syncer.ReasonChange || r.Reason == syncer.ReasonPoll && len(r.Changes) > 0) {
 				changedAfterCut = true

@@ -54,14 +54,14 @@ func (o *lagObserver) run(ctx context.Context, every time.Duration) {
 }
 
 func (o *lagObserver) topics(ctx context.Context) {
-	creates, parts := o.book.awaited(lagCreate), o.book.awaited(lagPartitions)
-	if len(creates)+len(parts) == 0 {
+	creates, parts, deletes := o.book.awaited(lagCreate), o.book.awaited(lagPartitions), o.book.awaited(lagDelete)
+	if len(creates)+len(parts)+len(deletes) == 0 {
 		return
 	}
 	// A plain Metadata request: kadm's ListTopics answers from kgo's
 	// metadata cache, up to seconds old.
 	req := kmsg.NewPtrMetadataRequest()
-	for _, n := range append(creates, parts...) {
+	for _, n := range append(append(creates, parts...), deletes...) {
 		rt := kmsg.NewMetadataRequestTopic()
 		rt.Topic = kmsg.StringPtr(n)
 		req.Topics = append(req.Topics, rt)
@@ -81,7 +81,7 @@ func (o *lagObserver) topics(ctx context.Context) {
 			got[*t.Topic] = int64(len(t.Partitions))
 		}
 	}
-	for kind, names := range map[string][]string{lagCreate: creates, lagPartitions: parts} {
+	for kind, names := range map[string][]string{lagCreate: creates, lagPartitions: parts, lagDelete: deletes} {
 		for _, n := range names {
 			v, ok := got[n]
 			o.book.observe(kind, n, lagState{Present: ok, Value: v}, at)
@@ -118,8 +118,8 @@ func (o *lagObserver) configs(ctx context.Context) {
 }
 
 func (o *lagObserver) quotas(ctx context.Context) {
-	users := o.book.awaited(lagQuota)
-	if len(users) == 0 {
+	users, clears := o.book.awaited(lagQuota), o.book.awaited(lagQuotaClear)
+	if len(users)+len(clears) == 0 {
 		return
 	}
 	o.requests.Add(1)
@@ -131,15 +131,20 @@ func (o *lagObserver) quotas(ctx context.Context) {
 		}
 		return
 	}
+	has := map[string]bool{}
 	for _, q := range qs {
 		if len(q.Entity) != 1 || q.Entity[0].Type != "user" || q.Entity[0].Name == nil {
 			continue
 		}
 		for _, v := range q.Values {
 			if v.Key == "producer_byte_rate" {
+				has[*q.Entity[0].Name] = true
 				o.book.observe(lagQuota, *q.Entity[0].Name, lagState{Present: true, Value: int64(v.Value)}, at)
 			}
 		}
+	}
+	for _, u := range clears {
+		o.book.observe(lagQuotaClear, u, lagState{Present: has[u]}, at)
 	}
 }
 
@@ -180,21 +185,27 @@ func (o *lagObserver) acls(ctx context.Context) {
 }
 
 func (o *lagObserver) scram(ctx context.Context) {
-	users := o.book.awaited(lagSCRAM)
-	if len(users) == 0 {
-		return
-	}
-	o.requests.Add(1)
-	ds, err := o.bed.target.Admin.DescribeUserSCRAMs(ctx, users...)
-	at := time.Now()
-	if err != nil {
-		if ctx.Err() == nil && !errors.Is(err, kerr.ResourceNotFound) {
-			o.fail(err)
+	for _, kind := range []string{lagSCRAM, lagSCRAMDelete} {
+		users := o.book.awaited(kind)
+		if len(users) == 0 {
+			continue
 		}
-		return
-	}
-	for _, u := range users {
-		d, ok := ds[u]
-		o.book.observe(lagSCRAM, u, lagState{Present: ok && d.Err == nil && len(d.CredInfos) > 0}, at)
+		o.requests.Add(1)
+		ds, err := o.bed.target.Admin.DescribeUserSCRAMs(ctx, users...)
+		at := time.Now()
+		gone := errors.Is(err, kerr.ResourceNotFound) // none of them has a credential
+		if err != nil && !gone {
+			if ctx.Err() == nil {
+				o.fail(err)
+			}
+			continue
+		}
+		if gone && kind == lagSCRAM {
+			continue
+		}
+		for _, u := range users {
+			d, ok := ds[u]
+			o.book.observe(kind, u, lagState{Present: !gone && ok && d.Err == nil && len(d.CredInfos) > 0}, at)
+		}
 	}
 }

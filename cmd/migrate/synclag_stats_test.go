@@ -25,9 +25,21 @@ const (
 	lagQuota      = "quota"
 	lagPartitions = "partitions"
 	lagSCRAM      = "scram-upsert"
+	// The balanced soak's undoing kinds: each removes what an earlier
+	// change of its counterpart added.
+	lagDelete      = "topic-delete"
+	lagQuotaClear  = "quota-clear"
+	lagSCRAMDelete = "scram-delete"
 )
 
 var lagKinds = []string{lagCreate, lagConfig, lagGrant, lagRevoke, lagQuota, lagPartitions, lagSCRAM}
+
+// lagBalancedKinds are the balanced soak writer's kinds: every create,
+// grant, quota set and SCRAM upsert is followed by the delete, revoke,
+// clear or SCRAM delete of one made before (once the target showed it),
+// so the synced set stays the same size; partition increases, which
+// cannot be undone, are left out.
+var lagBalancedKinds = []string{lagCreate, lagDelete, lagConfig, lagGrant, lagRevoke, lagQuota, lagQuotaClear, lagSCRAM, lagSCRAMDelete}
 
 // lagOp is one change the writer made through the source's admin API and
 // what became of it.
@@ -63,7 +75,7 @@ type lagState struct {
 // settles says whether the target showing st means op has arrived.
 func (op *lagOp) settles(st lagState) bool {
 	switch op.Kind {
-	case lagRevoke:
+	case lagRevoke, lagDelete, lagQuotaClear, lagSCRAMDelete:
 		return !st.Present
 	case lagConfig, lagQuota, lagPartitions:
 		return st.Present && st.Value >= op.Want
@@ -146,6 +158,13 @@ func (b *lagBook) observe(kind, resource string, st lagState, at time.Time) {
 			b.remove(op)
 		}
 	}
+}
+
+// visible reports whether the observer has seen op on the target.
+func (b *lagBook) visible(op *lagOp) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return !op.Visible.IsZero()
 }
 
 // ops returns every change added, in issue order.
@@ -238,7 +257,7 @@ func lagRows(ops []*lagOp) []lagRow {
 		by[op.Kind] = append(by[op.Kind], op)
 	}
 	var rows []lagRow
-	for _, k := range lagKinds {
+	for _, k := range append(slices.Clone(lagKinds), lagDelete, lagQuotaClear, lagSCRAMDelete) {
 		if len(by[k]) > 0 {
 			rows = append(rows, rowOf(k, by[k]))
 		}

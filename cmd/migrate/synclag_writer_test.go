@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,10 +39,22 @@ type lagWriter struct {
 	scram     []string        // SCRAM users upserted, for the cleanup
 	scheduled int
 	skipped   int
+
+	// kinds is the round-robin of change kinds (lagKinds, or
+	// lagBalancedKinds for the balanced soak).
+	kinds    []string
+	balanced bool
+	// live are, per adding kind (create, grant, SCRAM upsert), the changes
+	// whose resource is still there for its undoing kind to remove;
+	// quotaSet the quota users whose last set has no clear yet.
+	live       map[string][]*lagOp
+	quotaSet   map[string]*lagOp
+	unscrammed int // SCRAM users deleted
 }
 
 func newLagWriter(bed *lagBed, perKind int) *lagWriter {
-	w := &lagWriter{bed: bed, book: newLagBook(), perKind: perKind, busy: map[string]bool{}, parts: map[string]int{}, next: map[string]int{}}
+	w := &lagWriter{bed: bed, book: newLagBook(), perKind: perKind, busy: map[string]bool{}, parts: map[string]int{}, next: map[string]int{},
+		kinds: lagKinds, live: map[string][]*lagOp{}, quotaSet: map[string]*lagOp{}}
 	pool := min(perKind, 50)
 	for i := 0; i < pool; i++ {
 		w.cfgTopics = append(w.cfgTopics, fmt.Sprintf("%s-cfg-%03d", bed.prefix, i))
@@ -55,6 +68,14 @@ func newLagWriter(bed *lagBed, perKind int) *lagWriter {
 		w.revokes = append(w.revokes, fmt.Sprintf("%s-rev-%05d", bed.prefix, i))
 	}
 	return w
+}
+
+// balance makes w the balanced soak's writer: its revokes take back its
+// own grants (the revoke pool prepare made is left as it is).
+func (w *lagWriter) balance() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.kinds, w.balanced = lagBalancedKinds, true
 }
 
 // prepare creates the pools on the source before sync starts, so its
@@ -139,7 +160,7 @@ func (w *lagWriter) run(ctx context.Context, spec lagSpec) {
 	for i := 0; time.Now().Before(end); i++ {
 		<-tick.C
 		w.scheduled++
-		kind := lagKinds[i%len(lagKinds)]
+		kind := w.kinds[i%len(w.kinds)]
 		op := w.pick(kind, i)
 		if op == nil {
 			w.skipped++
@@ -188,8 +209,36 @@ func (w *lagWriter) pick(kind string, n int) *lagOp {
 		op.Resource = fmt.Sprintf(format, p, i)
 		return true
 	}
+	// undo takes the oldest change of kind from whose resource the target
+	// showed and no change is in flight on.
+	undo := func(from string) bool {
+		for j, added := range w.live[from] {
+			if !w.busy[added.Resource] && w.book.visible(added) {
+				w.live[from] = slices.Delete(w.live[from], j, j+1)
+				w.busy[added.Resource] = true
+				op.Resource = added.Resource
+				return true
+			}
+		}
+		return false
+	}
 	var ok bool
 	switch kind {
+	case lagDelete:
+		ok = undo(lagCreate)
+		op.Entities = []string{"topic " + op.Resource, "pending-deletion " + op.Resource}
+	case lagSCRAMDelete:
+		ok = undo(lagSCRAM)
+		op.Entities = []string{"config users/" + op.Resource}
+	case lagQuotaClear:
+		for _, u := range w.quotaUsers {
+			if set := w.quotaSet[u]; set != nil && !w.busy[u] && w.book.visible(set) {
+				delete(w.quotaSet, u)
+				w.busy[u], op.Resource, ok = true, u, true
+				break
+			}
+		}
+		op.Entities = []string{"config users/" + op.Resource}
 	case lagCreate:
 		ok = newName("%s-new-%05d")
 		op.Entities = []string{"topic " + op.Resource}
@@ -202,7 +251,9 @@ func (w *lagWriter) pick(kind string, n int) *lagOp {
 		w.granted = append(w.granted, op.Resource)
 		op.Entities = []string{"acl Topic:LITERAL:" + op.Resource}
 	case lagRevoke:
-		if i := w.next[kind]; i < len(w.revokes) {
+		if w.balanced {
+			ok = undo(lagGrant)
+		} else if i := w.next[kind]; i < len(w.revokes) {
 			w.next[kind]++
 			op.Resource, ok = w.revokes[i], true
 		}
@@ -242,9 +293,33 @@ func (w *lagWriter) release(op *lagOp) {
 // do makes one change, then reads its ZooKeeper time.
 func (w *lagWriter) do(ctx context.Context, adm *kadm.Client, op *lagOp) {
 	op.Issued = time.Now()
-	w.book.add(op)
+	if op.Kind != lagSCRAMDelete {
+		// Not awaited: a plan never deletes a SCRAM user, even with
+		// --prune, so the target keeps it.
+		w.book.add(op)
+	}
 	var err error
 	switch op.Kind {
+	case lagDelete:
+		var r kadm.DeleteTopicResponses
+		r, err = adm.DeleteTopics(ctx, op.Resource)
+		if err == nil {
+			err = r[op.Resource].Err
+		}
+	case lagQuotaClear:
+		user := op.Resource
+		var r kadm.AlteredClientQuotas
+		r, err = adm.AlterClientQuotas(ctx, []kadm.AlterClientQuotaEntry{{Entity: kadm.ClientQuotaEntity{{Type: "user", Name: &user}},
+			Ops: []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Remove: true}}}})
+		if err == nil {
+			for _, q := range r {
+				err = errorsJoin(err, q.Err)
+			}
+		}
+	case lagSCRAMDelete:
+		var r kadm.AlteredUserSCRAMs
+		r, err = adm.AlterUserSCRAMs(ctx, []kadm.DeleteSCRAM{{User: op.Resource, Mechanism: kadm.ScramSha256}}, nil)
+		err = errorsJoin(err, r.Error())
 	case lagCreate:
 		var r kadm.CreateTopicResponse
 		r, err = adm.CreateTopic(ctx, 1, 1, nil, op.Resource)
@@ -293,7 +368,7 @@ func (w *lagWriter) do(ctx context.Context, adm *kadm.Client, op *lagOp) {
 		err = errorsJoin(err, r.Error())
 	}
 	op.Returned = time.Now()
-	if (op.Kind == lagCreate || op.Kind == lagPartitions) && errors.Is(err, kerr.RequestTimedOut) {
+	if (op.Kind == lagCreate || op.Kind == lagPartitions || op.Kind == lagDelete) && errors.Is(err, kerr.RequestTimedOut) {
 		err = nil // with a timeout of 0: in ZooKeeper, not yet spread over the 3.9 brokers
 	}
 	if err != nil {
@@ -301,8 +376,29 @@ func (w *lagWriter) do(ctx context.Context, adm *kadm.Client, op *lagOp) {
 		w.book.drop(op)
 	} else {
 		op.Written, op.WrittenFrom = w.zkTime(op)
+		w.added(op)
+		if op.Kind == lagSCRAMDelete {
+			w.mu.Lock()
+			w.unscrammed++
+			w.mu.Unlock()
+		}
 	}
 	w.release(op)
+}
+
+// added keeps a change the balanced writer will undo later.
+func (w *lagWriter) added(op *lagOp) {
+	if !w.balanced {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch op.Kind {
+	case lagCreate, lagGrant, lagSCRAM:
+		w.live[op.Kind] = append(w.live[op.Kind], op)
+	case lagQuota:
+		w.quotaSet[op.Resource] = op
+	}
 }
 
 // zkTime reads when ZooKeeper took op's write: the znode's ctime (a
@@ -355,6 +451,14 @@ func (w *lagWriter) zkTime(op *lagOp) (time.Time, string) {
 		path, stamp, shows = "/kafka-acl/Topic/"+op.Resource, "ctime", aclHasRead
 	case lagRevoke:
 		path, stamp, shows = "/kafka-acl/Topic/"+op.Resource, "mtime", func(d []byte) bool { return !aclHasRead(d) }
+	case lagQuotaClear:
+		path, stamp = "/config/users/"+op.Resource, "mtime"
+		shows = func(data []byte) bool { return !strings.Contains(string(data), "producer_byte_rate") }
+	case lagSCRAMDelete:
+		path, stamp = "/config/users/"+op.Resource, "mtime"
+		shows = func(data []byte) bool { return !strings.Contains(string(data), "SCRAM-SHA-256") }
+	case lagDelete: // the znode goes once the controller has deleted the partitions
+		return op.Returned, "admin return"
 	}
 	data, st, err := w.bed.zk.Get(path)
 	if err != nil || !shows(data) {

@@ -16,6 +16,22 @@ import (
 
 // soakSpecFrom reads ZKM_BENCH_SYNC_SOAK="rate:duration" (default 5:5s,
 // a CI-size run).
+// soakBalanced reads ZKM_BENCH_SYNC_SOAK_MODE: "balanced" (the default)
+// undoes every add (lagBalancedKinds), so the synced set stays the same
+// size; "grow" writes BenchmarkSyncLag's kinds, which add topics,
+// partitions and SCRAM users.
+func soakBalanced(b *testing.B) bool {
+	switch v := os.Getenv("ZKM_BENCH_SYNC_SOAK_MODE"); v {
+	case "", "balanced":
+		return true
+	case "grow":
+		return false
+	default:
+		b.Fatalf("ZKM_BENCH_SYNC_SOAK_MODE=%q: want balanced or grow", v)
+		return false
+	}
+}
+
 func soakSpecFrom(b *testing.B) lagSpec {
 	v := os.Getenv("ZKM_BENCH_SYNC_SOAK")
 	if v == "" {
@@ -37,7 +53,14 @@ func soakSpecFrom(b *testing.B) lagSpec {
 // BenchmarkSyncLag's writer changes every kind through the 3.9 brokers'
 // admin API at a steady rate and its observer waits for each change on the
 // target. Every second (ZKM_BENCH_SYNC_SOAK_SAMPLE) it reads the child's
-// VmRSS and VmHWM from /proc/<pid>/status.
+// VmRSS and VmHWM from /proc/<pid>/status. With ZKM_BENCH_SYNC_SOAK_MODE unset or
+// "balanced" the writer undoes what it adds (lagBalancedKinds: topic
+// creates and deletes, ACL grants and revokes, quota sets and clears,
+// SCRAM upserts and deletes, config changes), so the synced set stays the
+// same size and the memory line should be flat; "grow" writes the lag
+// benchmark's kinds, which grow the set. ZKM_MEMPROFILE=DIR, passed on to
+// the child, has sync write a heap profile after its first round and
+// after every reconciliation (memprofile.go).
 //
 // It reports the RSS at the start and at the end of the writer's run (the
 // median of the samples in its first and last minute, or third when the
@@ -55,10 +78,15 @@ func BenchmarkSyncSoak(b *testing.B) {
 	spec := soakSpecFrom(b)
 	reconcile := lagEnvDuration(b, "ZKM_BENCH_SYNC_SOAK_RECONCILE", min(30*time.Second, max(time.Second, (spec.For/3).Truncate(time.Second))))
 	sample := lagEnvDuration(b, "ZKM_BENCH_SYNC_SOAK_SAMPLE", time.Second)
-	b.Run(fmt.Sprintf("rate=%d/s,for=%s,reconcile=%s", spec.Rate, spec.For, reconcile), func(b *testing.B) {
+	balanced := soakBalanced(b)
+	mode := "grow"
+	if balanced {
+		mode = "balanced"
+	}
+	b.Run(fmt.Sprintf("%s,rate=%d/s,for=%s,reconcile=%s", mode, spec.Rate, spec.For, reconcile), func(b *testing.B) {
 		var res *soakResult
 		for b.Loop() {
-			res = runSyncSoak(b, spec, reconcile, sample)
+			res = runSyncSoak(b, spec, reconcile, sample, balanced)
 		}
 		res.report(b)
 	})
@@ -226,19 +254,22 @@ func mentions(id, name string) bool {
 
 // soakResult is one run's outcome.
 type soakResult struct {
-	spec            lagSpec
-	reconcile       time.Duration
-	mem             soakMemory
-	rounds          soakRounds
-	all             lagRow
-	scheduled       int
-	skipped         int
-	topics, scram   int // the scope's growth: topics created, SCRAM users added
-	partitions      int // partitions added by the partition increases (one each)
-	loadStart       string
-	loadEnd         string
-	observerErrors  int
-	firstObserveErr string
+	spec             lagSpec
+	reconcile        time.Duration
+	mem              soakMemory
+	rounds           soakRounds
+	all              lagRow
+	scheduled        int
+	skipped          int
+	balanced         bool
+	topics, scram    int // topics created, SCRAM users added
+	deleted, unscram int // topics deleted, SCRAM users deleted (balanced)
+	partitions       int // partitions added by the partition increases (one each)
+	loadStart        string
+	loadEnd          string
+	observerErrors   int
+	firstObserveErr  string
+	lostOps          []string // the first lost changes, kind and resource
 }
 
 func (r *soakResult) report(b *testing.B) {
@@ -263,12 +294,17 @@ func (r *soakResult) report(b *testing.B) {
 		r.spec.Rate, r.spec.For, r.reconcile, r.scheduled, r.all.Written, r.all.Failed, r.skipped, r.loadStart, r.loadEnd)
 	fmt.Fprintf(&out, "sync's RSS: %s (median of %d samples in the first %s) -> %s (median of %d in the last %s), %+.1f MiB an hour extrapolated; over the run %s-%s; peak (VmHWM) %s; %d samples\n",
 		mib(m.First), m.FirstN, m.Window.Round(100*time.Millisecond), mib(m.Last), m.LastN, m.Window.Round(100*time.Millisecond), m.GrowthPerHour/1024, mib(m.Min), mib(m.Max), mib(m.Peak), m.Samples)
-	fmt.Fprintf(&out, "the scope grew by %d topics, %d partitions, %d SCRAM users (the ACL grants and revokes balance)\n", r.topics, r.topics+r.partitions, r.scram)
+	mode := "grow"
+	if r.balanced {
+		mode = "balanced"
+	}
+	fmt.Fprintf(&out, "writer %s: the scope grew by %d topics (%d created, %d deleted), %d partitions, %d SCRAM users (%d upserted, %d deleted on the source; a plan never deletes one, so the target keeps them)\n",
+		mode, r.topics-r.deleted, r.topics, r.deleted, r.topics-r.deleted+r.partitions, r.scram-r.unscram, r.scram, r.unscram)
 	fmt.Fprintf(&out, "rounds: %s; %d with an error after the initial one, %d changes failed to apply; changes lost %d (never seen on the target), missed %d (found by a reconciliation before their notification's change round; %d of them a change round listed before the next reconciliation), drift %d; observer errors %d%s\n",
 		strings.Join(reasons, ", "), r.rounds.Errors, r.rounds.Failed, r.all.Lost, r.rounds.Missed, r.rounds.Announced, r.rounds.Drift, r.observerErrors, r.firstObserveErr)
 	fmt.Print(out.String())
 	if r.all.Lost > 0 {
-		b.Errorf("%d change(s) never arrived on the target", r.all.Lost)
+		b.Errorf("%d change(s) never arrived on the target: %s", r.all.Lost, strings.Join(r.lostOps, ", "))
 	}
 	if r.all.Written == 0 {
 		b.Errorf("the writer made no change (%d scheduled, %d skipped): nothing was soaked", r.scheduled, r.skipped)
@@ -321,10 +357,13 @@ func loadAvg() string {
 	return strings.Join(f[:3], " ")
 }
 
-func runSyncSoak(b *testing.B, spec lagSpec, reconcile, sample time.Duration) *soakResult {
+func runSyncSoak(b *testing.B, spec lagSpec, reconcile, sample time.Duration, balanced bool) *soakResult {
 	ctx := context.Background()
 	bed, w, args := setUpLag(b, spec, "soak", reconcile.String())
-	res := &soakResult{spec: spec, reconcile: reconcile, loadStart: loadAvg()}
+	if balanced {
+		w.balance()
+	}
+	res := &soakResult{spec: spec, reconcile: reconcile, loadStart: loadAvg(), balanced: balanced}
 	var zeroMu sync.Mutex
 	zero := time.Now().Add(time.Hour) // moved to the writer's start below
 	p := startSync(b, args)
@@ -386,6 +425,11 @@ func runSyncSoak(b *testing.B, spec lagSpec, reconcile, sample time.Duration) *s
 	res.mem = summarizeRSS(<-samples, run)
 	rows := lagRows(w.book.ops())
 	res.all = rows[len(rows)-1]
+	for _, op := range w.book.ops() {
+		if op.Err == nil && op.Visible.IsZero() && len(res.lostOps) < 10 {
+			res.lostOps = append(res.lostOps, op.Kind+" "+op.Resource)
+		}
+	}
 	for _, row := range rows {
 		switch row.Kind {
 		case lagCreate:
@@ -394,9 +438,14 @@ func runSyncSoak(b *testing.B, spec lagSpec, reconcile, sample time.Duration) *s
 			res.partitions = row.Written
 		case lagSCRAM:
 			res.scram = row.Written
+		case lagDelete:
+			res.deleted = row.Written
 		}
 	}
 	res.scheduled, res.skipped = w.scheduled, w.skipped
+	w.mu.Lock()
+	res.unscram = w.unscrammed
+	w.mu.Unlock()
 	obs.mu.Lock()
 	res.observerErrors = obs.errors
 	if obs.firstErr != nil {
