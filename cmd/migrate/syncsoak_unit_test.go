@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -130,5 +131,64 @@ func TestMentions(t *testing.T) {
 		if got := mentions(tc.id, entityName(tc.entity)); got != tc.want {
 			t.Errorf("mentions(%q, entityName(%q) = %q) = %v, want %v", tc.id, tc.entity, entityName(tc.entity), got, tc.want)
 		}
+	}
+}
+
+// TestBalancedWriterUndoes: the balanced soak's writer deletes, revokes,
+// clears and deletes (SCRAM) only what it added and the target showed,
+// oldest first, never a resource with a change in flight, and skips the
+// tick when there is none; so the synced set stays the same size.
+func TestBalancedWriterUndoes(t *testing.T) {
+	w := newLagWriter(&lagBed{prefix: "soak"}, 10)
+	w.balance()
+	// add makes a change of kind, as run and do would: picked, written,
+	// kept for undoing, done; visible says whether the target showed it.
+	add := func(kind string, visible bool) *lagOp {
+		t.Helper()
+		op := w.pick(kind, 0)
+		if op == nil {
+			t.Fatalf("no %s picked", kind)
+		}
+		w.book.add(op)
+		w.added(op)
+		w.release(op)
+		if visible {
+			w.book.observe(op.Kind, op.Resource, lagState{Present: true, Value: op.Want}, time.Now())
+		}
+		return op
+	}
+	for _, tc := range []struct{ add, undo string }{
+		{lagCreate, lagDelete},
+		{lagGrant, lagRevoke},
+		{lagSCRAM, lagSCRAMDelete},
+		{lagQuota, lagQuotaClear},
+	} {
+		if op := w.pick(tc.undo, 0); op != nil {
+			t.Fatalf("%s picked %s before any %s", tc.undo, op.Resource, tc.add)
+		}
+		a1 := add(tc.add, false)
+		if op := w.pick(tc.undo, 0); op != nil {
+			t.Fatalf("%s picked %s before the target showed it", tc.undo, op.Resource)
+		}
+		w.book.observe(a1.Kind, a1.Resource, lagState{Present: true, Value: a1.Want}, time.Now())
+		a2 := add(tc.add, true)
+		u1 := w.pick(tc.undo, 0)
+		if u1 == nil || u1.Resource != a1.Resource {
+			t.Fatalf("%s picked %v, want the oldest %s, %s", tc.undo, u1, tc.add, a1.Resource)
+		}
+		if a2.Resource != a1.Resource { // (a quota set may reuse a pool user)
+			u2 := w.pick(tc.undo, 0)
+			if u2 == nil || u2.Resource != a2.Resource {
+				t.Fatalf("%s picked %v, want %s", tc.undo, u2, a2.Resource)
+			}
+			w.release(u2)
+		}
+		if op := w.pick(tc.undo, 0); op != nil {
+			t.Fatalf("%s picked %s with every %s undone", tc.undo, op.Resource, tc.add)
+		}
+		w.release(u1)
+	}
+	if slices.Contains(w.kinds, lagPartitions) {
+		t.Errorf("the balanced writer increases partitions, which cannot be undone: %v", w.kinds)
 	}
 }
