@@ -82,10 +82,12 @@ func (f *zkDiskFlags) read(ctx context.Context, opt zkread.Options) (*snapshot.S
 	if err != nil {
 		return nil, fmt.Errorf("--zk-data-dir: %w", err)
 	}
+	memPhase("replay")
 	tree, err := res.Tree(f.chroot)
 	if err != nil {
 		return nil, err
 	}
+	memPhase("chroot")
 	// What the snapshot records is taken from res now: res is not used
 	// after, so with a chroot the whole tree can be collected while zkread
 	// reads the subtree.

@@ -64,7 +64,9 @@ type Result struct {
 
 // Tree returns the tree under chroot ("" or "/" for the whole tree) with
 // paths relative to it, as the reader expects. The whole tree is shared,
-// not copied.
+// not copied; under a chroot the nodes are copied into a list of their
+// number (the subtree is one run of the sorted tree), their paths and data
+// shared.
 func (r *Result) Tree(chroot string) (*zktree.Tree, error) {
 	chroot = strings.TrimSuffix(chroot, "/")
 	if chroot == "" {
@@ -73,21 +75,25 @@ func (r *Result) Tree(chroot string) (*zktree.Tree, error) {
 	if !strings.HasPrefix(chroot, "/") {
 		return nil, fmt.Errorf("chroot %q: want an absolute path such as /kafka", chroot)
 	}
-	if _, _, err := r.tree.Get(chroot); err != nil {
+	nodes := r.tree.Nodes
+	at := func(p string) int {
+		i, _ := slices.BinarySearchFunc(nodes, p, func(n zktree.Node, p string) int { return strings.Compare(n.Path, p) })
+		return i
+	}
+	root := at(chroot)
+	if root == len(nodes) || nodes[root].Path != chroot {
 		return nil, fmt.Errorf("chroot %s: no such znode in %s at zxid %#x", chroot, r.SnapDir, r.Zxid)
 	}
-	t := &zktree.Tree{}
-	for _, n := range r.tree.Nodes {
-		if n.Path != chroot && !strings.HasPrefix(n.Path, chroot+"/") {
-			continue
-		}
-		n.Path = strings.TrimPrefix(n.Path, chroot)
-		if n.Path == "" {
-			n.Path = "/"
-		}
+	// Below it: the paths from chroot+"/" up to chroot+"0" ('/'+1).
+	lo, hi := at(chroot+"/"), at(chroot+"0")
+	t := &zktree.Tree{Nodes: make([]zktree.Node, 0, 1+hi-lo)}
+	n := nodes[root]
+	n.Path = "/"
+	t.Nodes = append(t.Nodes, n)
+	for _, n := range nodes[lo:hi] {
+		n.Path = n.Path[len(chroot):] // still sorted: they all had the prefix
 		t.Nodes = append(t.Nodes, n)
 	}
-	t.Sort()
 	return t, nil
 }
 

@@ -189,6 +189,43 @@ func TestChroot(t *testing.T) {
 	}
 }
 
+// TestChrootRun: the subtree under a chroot is the chroot as "/" and every
+// node below it, paths relative, whatever sorts beside it (siblings that
+// start with its name, with '-' or '0' after it), as filtering the whole
+// tree gives it.
+func TestChrootRun(t *testing.T) {
+	paths := []string{"/", "/k", "/k-x", "/k-x/a", "/k.y", "/k/a", "/k/a/b", "/k/b", "/k0", "/k0/a", "/ka", "/ka/b", "/l", "/zookeeper"}
+	whole := &zktree.Tree{}
+	for i, p := range paths {
+		whole.Nodes = append(whole.Nodes, zktree.Node{Path: p, Data: []byte(p), Czxid: int64(i)})
+	}
+	whole.Sort()
+	r := &Result{tree: whole}
+	for _, chroot := range []string{"/k", "/k/", "/k/a", "/k-x", "/k0", "/l", "/zookeeper"} {
+		c := strings.TrimSuffix(chroot, "/")
+		want := &zktree.Tree{}
+		for _, n := range whole.Nodes {
+			if n.Path == c || strings.HasPrefix(n.Path, c+"/") {
+				n.Path = strings.TrimPrefix(n.Path, c)
+				if n.Path == "" {
+					n.Path = "/"
+				}
+				want.Nodes = append(want.Nodes, n)
+			}
+		}
+		want.Sort()
+		got := mustTree(t, r, chroot)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("chroot %s (-filtered +got):\n%s", chroot, d)
+		}
+	}
+	for _, chroot := range []string{"/j", "/k/c", "/m", "/k-"} {
+		if _, err := r.Tree(chroot); err == nil || !strings.Contains(err.Error(), "no such znode") {
+			t.Errorf("chroot %s: %v", chroot, err)
+		}
+	}
+}
+
 // A damaged log is reported with its file and offset, and the replay stops
 // at the last transaction before the damage.
 func TestDamagedLog(t *testing.T) {
