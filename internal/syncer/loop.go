@@ -446,13 +446,15 @@ func (s *state) full(ctx context.Context, reason string) error {
 // (pending), unless the reconciliation's read covers it: every znode it
 // tells of was written before that read began (its zxid is at most
 // readZxid, the read's start zxid), so the reconciliation planned the
-// entity as of a later state. A resync event announces everything: the
-// feed itself says it may have lost changes.
+// entity as of a later state. Frozen, every one is run: a frozen change
+// round is what reports a change after the cut (--exit-on-change). A
+// resync event announces everything: the feed itself says it may have
+// lost changes.
 func (s *state) unannounced(ctx context.Context, changes []plan.Change, readZxid int64) []plan.Change {
 	if s.cfg.Feed == nil {
 		return changes
 	}
-	announced, all := NewScope(nil), false
+	announced, all, frozen := NewScope(nil), false, s.frozen()
 	take := func(ev zkfeed.Event, ok bool) {
 		if !ok {
 			s.feedClosed = true
@@ -462,7 +464,7 @@ func (s *state) unannounced(ctx context.Context, changes []plan.Change, readZxid
 		for _, e := range ev.Entities {
 			announced.Add(e)
 		}
-		if ev.Resync || ev.Zxid == 0 || readZxid == 0 || ev.Zxid > readZxid {
+		if frozen || ev.Resync || ev.Zxid == 0 || readZxid == 0 || ev.Zxid > readZxid {
 			s.pending = append(s.pending, ev)
 		}
 	}

@@ -103,7 +103,10 @@ func (g *gate) waitSeen(t *testing.T, topic string) zkfeed.Event {
 //   - a change made after the reconciliation read the source, whose
 //     notification is queued while it runs, is still run by a change
 //     round afterwards: nothing the feed delivered is dropped;
-//   - a change whose notification never reaches sync is reported missed.
+//   - a change whose notification never reaches sync is reported missed;
+//   - frozen, a notification the reconciliation's read covers still has
+//     its (frozen) change round: that is what reports a change after the
+//     cut and ends sync with --exit-on-change.
 //
 // Before, the first was reported missed (143 in a 10-minute soak at 20
 // changes/s).
@@ -175,7 +178,8 @@ func TestLiveReconcileNotMissed(t *testing.T) {
 	}
 	reconcile := make(chan struct{}, 1)
 	rounds := make(chan Round, 16)
-	cfg := Config{Source: reads, Feed: g.out, Stages: stages, ReconcileEvery: time.Hour, MissedWait: 500 * time.Millisecond, tick: reconcile}
+	freeze := make(chan struct{})
+	cfg := Config{Source: reads, Feed: g.out, Stages: stages, ReconcileEvery: time.Hour, MissedWait: 500 * time.Millisecond, Freeze: freeze, tick: reconcile}
 	go Run(ctx, cfg, rounds)
 	if r := next(t, rounds); r.Reason != ReasonInitial || r.Err != nil {
 		t.Fatalf("first round %+v", r)
@@ -253,6 +257,30 @@ func TestLiveReconcileNotMissed(t *testing.T) {
 		t.Fatalf("reconcile after a lost notification: %s round, missed %v, applied %d; want %s's config missed and applied", r.Reason, ids(r.Missed), r.Outcome.Applied, early)
 	}
 	g.release()
+
+	// Frozen: early changes after the cut, its notification is queued
+	// while a reconciliation runs, and it still has its change round.
+	close(freeze)
+	g.mu.Lock()
+	g.hold[early] = true
+	g.mu.Unlock()
+	setRetention(early, "3600004")
+	g.waitSeen(t, early)
+	hookMu.Lock()
+	hook = g.release
+	hookMu.Unlock()
+	reconcile <- struct{}{}
+	if r = next(t, rounds); r.Reason != ReasonReconcile || !r.Frozen || r.Outcome.Applied != 0 {
+		t.Fatalf("frozen reconcile: %s round, frozen %v, applied %d", r.Reason, r.Frozen, r.Outcome.Applied)
+	}
+	r = next(t, rounds)
+	want = []zkfeed.Entity{{Kind: zkfeed.Topic, Name: early}}
+	if r.Reason != ReasonChange || !r.Frozen || !slices.Equal(r.Entities, want) || !slices.Equal(ids(r.Changes), []string{"topic-config:" + early}) {
+		t.Fatalf("after the frozen reconcile: %s round (frozen %v) for %v, changes %v; want a frozen change round for %v reporting its config", r.Reason, r.Frozen, r.Entities, ids(r.Changes), want)
+	}
+	if got := configOf(targetTopic(t, target, early), "retention.ms"); got != "3600003" {
+		t.Errorf("frozen sync changed the target: %s retention.ms %q, want 3600003", early, got)
+	}
 }
 
 // TestReconcileWaitsForANotificationOnItsWay: a source change whose
