@@ -90,8 +90,9 @@ type PlanRequest struct {
 }
 
 // Compute reads the policy, the credentials, the source and the target, in
-// that order (a bad file stops it before anything is read), and builds the
-// plan. The caller closes the result.
+// that order (a bad file stops it before anything is read; a target
+// snapshot file is decoded while the source is read, and the source's error
+// comes first), and builds the plan. The caller closes the result.
 func Compute(ctx context.Context, r PlanRequest) (*Planned, error) {
 	opts := r.Options
 	pol, digest, err := LoadPolicy(r.PolicyFile)
@@ -107,12 +108,32 @@ func Compute(ctx context.Context, r PlanRequest) (*Planned, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A target snapshot file is decoded while the source is read (both are
+	// needed; a source that fails makes it wasted work, nothing more).
+	var tgtFile chan loaded
+	if r.Target.SnapshotFile != "" {
+		tgtFile = make(chan loaded, 1)
+		go func() {
+			s, err := snapshot.Load(r.Target.SnapshotFile)
+			tgtFile <- loaded{s, err}
+		}()
+	}
 	src, err := r.Source(ctx)
 	if err != nil {
+		if tgtFile != nil {
+			<-tgtFile
+		}
 		return nil, err
 	}
 	r.phase("source")
-	tgt, conn, err := readTarget(ctx, r.Target, topics, r.Hooks)
+	var tgt *snapshot.Snapshot
+	var conn *kafkaconn.Conn
+	if tgtFile != nil {
+		l := <-tgtFile
+		tgt, err = l.s, l.err
+	} else {
+		tgt, conn, err = readTarget(ctx, r.Target, topics, r.Hooks)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -150,13 +171,15 @@ func topicScope(re string) (*regexp.Regexp, error) {
 	return c, nil
 }
 
-// readTarget reads the target from its file, or through the admin protocol
-// scoped to the topics the plan may touch.
+// loaded is a snapshot file read, or why not.
+type loaded struct {
+	s   *snapshot.Snapshot
+	err error
+}
+
+// readTarget reads the live target through the admin protocol, scoped to
+// the topics the plan may touch.
 func readTarget(ctx context.Context, t Target, topics *regexp.Regexp, h Hooks) (*snapshot.Snapshot, *kafkaconn.Conn, error) {
-	if t.SnapshotFile != "" {
-		s, err := snapshot.Load(t.SnapshotFile)
-		return s, nil, err
-	}
 	conn, err := t.Dial(ctx)
 	if err != nil {
 		return nil, nil, err

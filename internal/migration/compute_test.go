@@ -187,3 +187,32 @@ func TestBuildPlanEndpoints(t *testing.T) {
 		t.Errorf("a bad placement built a plan: %+v", p)
 	}
 }
+
+// TestComputeTargetFile: a target snapshot file is decoded while the source
+// is read, yet errors come as in order: a failing source is reported (not
+// the bad target file), a bad target file after a good source names the
+// file.
+func TestComputeTargetFile(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeFile(t, dir, "target.json", `{"format": 1, "topics": [{"name": "a"`)
+	failing := func(context.Context) (*snapshot.Snapshot, error) { return nil, errors.New("source unreachable") }
+	var calls int
+	for _, tt := range []struct {
+		name   string
+		source SourceFunc
+		target string
+		want   string
+	}{
+		{"source fails, target bad", failing, bad, "source unreachable"},
+		{"source fails, target missing", failing, filepath.Join(dir, "none.json"), "source unreachable"},
+		{"target bad", fixed(source(), &calls), bad, "target.json: not a snapshot: unexpected EOF"},
+		{"target missing", fixed(source(), &calls), filepath.Join(dir, "none.json"), "none.json: no such file"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Compute(context.Background(), PlanRequest{Source: tt.source, Target: Target{SnapshotFile: tt.target}})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Compute = %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
