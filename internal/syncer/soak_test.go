@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
@@ -114,5 +116,133 @@ func TestSoakHeapFlat(t *testing.T) {
 	// The last change is on the target: the rounds did their work.
 	if got := configOf(targetTopic(t, target, "orders"), "retention.ms"); got != fmt.Sprint(3600000+warmup+rounds) {
 		t.Errorf("retention.ms on the target: %q, want %d", got, 3600000+warmup+rounds)
+	}
+}
+
+// TestSoakHeapFlatUnderChurn is TestSoakHeapFlat with a synced set that
+// changes while it stays the same size: every change round creates a
+// topic and (with --prune) deletes the one created window rounds before,
+// with a reconciliation every 50. Nothing of a deleted topic may stay
+// behind (in the kept source model, the rounds, the target's reads): the
+// live heap after GC must not grow with the rounds, and the target holds
+// just the window's topics at the end. A memory check, not a timing one.
+//
+// franz-go keeps the metadata of every topic a client asked about until a
+// later request finds it older than MetadataMinAge (5 s by default): about
+// 1.4 KiB a topic, 860 KiB over these 600 deleted topics, which run in
+// about 2 s. Sync's client holds that window (bounded by the rate of
+// changes, not by time: BenchmarkSyncSoak's balanced run is flat); the
+// target client here sets it to 10 ms, so that the test sees what sync
+// itself keeps.
+func TestSoakHeapFlatUnderChurn(t *testing.T) {
+	const warmup, rounds, window, heapBound = 50, 600, 20, 1 << 20
+	base, err := zktree.Load(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := func(i int) string { return fmt.Sprintf("churn-%05d", i) }
+	// tree is base with topics from..to-1 (one partition on broker 1).
+	tree := func(from, to int) *zktree.Tree {
+		out := &zktree.Tree{Nodes: slices.Clone(base.Nodes)}
+		for i := max(from, 0); i < to; i++ {
+			out.Nodes = append(out.Nodes,
+				zktree.Node{Path: "/brokers/topics/" + name(i), Data: []byte(`{"version":3,"partitions":{"0":[1]},"adding_replicas":{},"removing_replicas":{}}`)},
+				zktree.Node{Path: "/config/topics/" + name(i), Data: []byte(`{"version":1,"config":{"retention.ms":"3600000"}}`)})
+		}
+		out.Sort()
+		return out
+	}
+	src := &swapTree{t: tree(0, 0)}
+	fake, err := kfake.NewCluster(kfake.NumBrokers(2), kfake.ClusterID("churn-target"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	target, err := kafkaconn.Dial(ctx, fake.ListenAddrs(), kafkaconn.Default(), kgo.MetadataMinAge(10*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	opts := plan.Options{Include: []plan.Kind{plan.KindTopic, plan.KindTopicConfig}, TopicRegex: "^churn-", Placement: plan.PlacementTarget, Prune: true}
+	stages := Stages{
+		ReadTarget: func(ctx context.Context) (*snapshot.Snapshot, error) { return kread.Read(ctx, target, kread.Options{}) },
+		ReadTargetScoped: func(ctx context.Context, scope kread.Scope) (*snapshot.Snapshot, error) {
+			return kread.Read(ctx, target, kread.Options{Scope: &scope})
+		},
+		Plan: func(s, tg *snapshot.Snapshot) (*plan.Plan, error) {
+			return plan.Build(plan.Input{Source: s, Target: tg, Options: opts})
+		},
+		Apply: func(ctx context.Context, p *plan.Plan, tg *snapshot.Snapshot, _ Round) (Outcome, error) {
+			res, err := apply.Run(ctx, target.Client, p, tg, apply.Options{}, nil)
+			return Outcome{Applied: res.Succeeded, Failed: res.Failed}, err
+		},
+	}
+	feed := make(chan zkfeed.Event)
+	tick := make(chan struct{})
+	out := make(chan Round)
+	go Run(ctx, Config{Source: src, Feed: feed, Stages: stages, tick: tick, Coalesce: time.Millisecond}, out)
+	take := func(what string) Round {
+		t.Helper()
+		select {
+		case r := <-out:
+			if r.Err != nil {
+				t.Fatalf("%s: round %d (%s): %v", what, r.N, r.Reason, r.Err)
+			}
+			return r
+		case <-time.After(bound): // a hang bound
+			t.Fatalf("%s: no round", what)
+		}
+		return Round{}
+	}
+	take("initial")
+	step := func(i int) {
+		t.Helper()
+		src.set(tree(i+1-window, i+1))
+		entities := []zkfeed.Entity{{Kind: zkfeed.Topic, Name: name(i)}}
+		want := 1
+		if i >= window {
+			entities = append(entities, zkfeed.Entity{Kind: zkfeed.Topic, Name: name(i - window)})
+			want = 2
+		}
+		feed <- zkfeed.Event{Entities: entities, Seen: time.Now()}
+		if r := take(fmt.Sprintf("change %d", i)); r.Reason != ReasonChange || r.Outcome.Applied != want {
+			t.Fatalf("change %d: %s round applied %d of %v; want %d (a create and a prune)", i, r.Reason, r.Outcome.Applied, r.Changes, want)
+		}
+		if i%50 == 0 {
+			tick <- struct{}{}
+			if r := take(fmt.Sprintf("reconcile %d", i)); r.Reason != ReasonReconcile || len(r.Missed)+len(r.Drift)+len(r.Changes) != 0 {
+				t.Fatalf("reconcile after change %d: %d changes, missed %d, drift %d; want none", i, len(r.Changes), len(r.Missed), len(r.Drift))
+			}
+		}
+	}
+	for i := 0; i < warmup; i++ {
+		step(i)
+	}
+	before := heapAfterGC()
+	for i := warmup; i < warmup+rounds; i++ {
+		step(i)
+	}
+	after := heapAfterGC()
+	t.Logf("live heap after %d rounds: %d KiB, after %d more: %d KiB", warmup, before>>10, rounds, after>>10)
+	if after > before+heapBound {
+		t.Errorf("live heap grew by %d KiB over %d rounds of churn (bound %d KiB): something of the deleted topics is kept", (after-before)>>10, rounds, heapBound>>10)
+	}
+	s, err := kread.Read(ctx, target, kread.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tp := range s.Topics {
+		names = append(names, tp.Name)
+	}
+	var want []string
+	for i := warmup + rounds - window; i < warmup+rounds; i++ {
+		want = append(want, name(i))
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, want) {
+		t.Errorf("the target holds %d topics %v...; want the last %d created", len(names), names[:min(len(names), 3)], window)
 	}
 }
