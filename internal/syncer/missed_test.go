@@ -155,7 +155,7 @@ func TestLiveReconcileNotMissed(t *testing.T) {
 	opts := plan.Options{TopicRegex: "^" + id, Include: []plan.Kind{plan.KindTopic, plan.KindTopicConfig}, Placement: plan.PlacementTarget}
 	var (
 		hookMu sync.Mutex
-		hook   func() // run once by the next whole read of the target
+		hook   func() // run once by the next whole read of the target (a full round's)
 	)
 	stages := Stages{
 		ReadTarget: func(ctx context.Context) (*snapshot.Snapshot, error) {
@@ -167,6 +167,10 @@ func TestLiveReconcileNotMissed(t *testing.T) {
 				h()
 			}
 			return kread.Read(ctx, target, kread.Options{})
+		},
+		// Change rounds read through this, so the hook runs in a full round.
+		ReadTargetScoped: func(ctx context.Context, scope kread.Scope) (*snapshot.Snapshot, error) {
+			return kread.Read(ctx, target, kread.Options{Scope: &scope})
 		},
 		Plan: func(src, tgt *snapshot.Snapshot) (*plan.Plan, error) {
 			return plan.Build(plan.Input{Source: src, Target: tgt, Options: opts})
