@@ -361,10 +361,10 @@ func FuzzRedactJSONText(f *testing.F) {
 }
 
 // TestChangeStatesFromPlan records the same plans into a database of
-// schema version 3 (states in the changes rows) and of the newest version
-// (states in the plan JSON only) and checks that Changes reads back the same
-// changes, states included, and that the newer database's changes rows hold
-// no states.
+// schema version 3 (states in the changes rows), 5 (a row per change, the
+// states in the plan JSON) and the newest version (the changes in the plan
+// JSON only) and checks that Changes reads back the same changes, states
+// included, and where each version stores them.
 func TestChangeStatesFromPlan(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -376,8 +376,8 @@ func TestChangeStatesFromPlan(t *testing.T) {
 		{"no changes", func() *plan.Plan { return testPlan(0) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var got [2][]ChangeRecord
-			for i, v := range []int{3, SchemaVersion()} {
+			var got [3][]ChangeRecord
+			for i, v := range []int{3, 5, SchemaVersion()} {
 				s, err := open(ctx, filepath.Join(t.TempDir(), "audit.db"), v)
 				if err != nil {
 					t.Fatal(err)
@@ -408,6 +408,13 @@ func TestChangeStatesFromPlan(t *testing.T) {
 				if inRows := v < statesInPlanVersion; inRows != (rowStates > 0) && len(p.Changes) > 0 {
 					t.Errorf("version %d: %d changes rows hold states", v, rowStates)
 				}
+				var rows int
+				if err := s.r.QueryRow(`SELECT count(*) FROM changes`).Scan(&rows); err != nil {
+					t.Fatal(err)
+				}
+				if want := len(p.Changes); v >= changesInPlanVersion && rows != 0 || v < changesInPlanVersion && rows != want {
+					t.Errorf("version %d: %d changes rows for %d changes", v, rows, want)
+				}
 				bare, err := s.Changes(ctx, r.ID(), ChangeFilter{NoStates: true})
 				if err != nil {
 					t.Fatalf("Changes without states at version %d: %v", v, err)
@@ -421,8 +428,10 @@ func TestChangeStatesFromPlan(t *testing.T) {
 					got[i][j].Seq = 0 // chain positions differ
 				}
 			}
-			if diff := cmp.Diff(got[0], got[1]); diff != "" {
-				t.Errorf("changes read from the rows (-) and from the plan (+) differ:\n%s", diff)
+			for i := 1; i < len(got); i++ {
+				if diff := cmp.Diff(got[0], got[i]); diff != "" {
+					t.Errorf("changes read from the rows (-) and from the plan (+, recording %d) differ:\n%s", i, diff)
+				}
 			}
 		})
 	}

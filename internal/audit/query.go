@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
 )
 
 // ErrNoRun is returned (wrapped) for a run id the database does not hold.
@@ -191,7 +193,7 @@ func (s *Store) lockLive(host string, pid int, heartbeat string) bool {
 
 // ChangeRecord is one change of a run with its transitions.
 type ChangeRecord struct {
-	Seq          int64           `json:"seq,omitempty"` // chain position of the planned row
+	Seq          int64           `json:"seq,omitempty"` // chain position of the row that recorded the planned change: its changes row, or its plan's plans row (schema version 6)
 	ChangeID     string          `json:"change_id"`
 	Kind         string          `json:"kind"`
 	Action       string          `json:"action"`
@@ -232,53 +234,72 @@ type ChangeEvent struct {
 	Message      string    `json:"message,omitempty"`
 }
 
-// changeStates is a change's planned states as the stored plan JSON holds
-// them (nil for none).
-type changeStates struct {
-	ID     string          `json:"id"`
+// planChange is a change as the stored plan JSON holds it, the fields
+// Changes reads (states nil for none, or when they are not wanted).
+type planChange struct {
+	ID       string      `json:"id"`
+	Kind     plan.Kind   `json:"kind"`
+	Action   plan.Action `json:"action"`
+	Resource struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	} `json:"resource"`
 	Before json.RawMessage `json:"before"`
 	After  json.RawMessage `json:"after"`
 }
 
-// planStates returns the planned states of a run's changes by change id
-// when its plan was recorded with them in the plan JSON only
-// (plans.states_in_plan, schema version 4); nil when its changes rows hold
-// them (older plans) or it has no plan. The plan is decompressed and
-// decoded as a stream, one change at a time.
-func (s *Store) planStates(ctx context.Context, tx *sql.Tx, runID int64) (map[string]changeStates, error) {
+// planChanges reads the changes of a run's plan from its stored plan JSON
+// when its changes rows do not hold them: all of them when the plan was
+// recorded without changes rows (plans.changes_in_plan, schema version 6;
+// rowless is then true, and seq is the plans row's), their states when its rows hold none
+// (plans.states_in_plan, version 4) and states are wanted. It returns nil
+// when the rows hold everything (older plans) or the run has no plan. The
+// plan is decompressed and decoded as a stream, one change at a time.
+func (s *Store) planChanges(ctx context.Context, tx *sql.Tx, runID int64, states bool) (cs []planChange, rowless bool, seq int64, err error) {
 	if s.version < statesInPlanVersion {
-		return nil, nil
+		return nil, false, 0, nil
 	}
 	var stored []byte
-	err := tx.QueryRowContext(ctx, `SELECT plan_json FROM plans WHERE run_id = ? AND states_in_plan = 1 ORDER BY seq LIMIT 1`, runID).Scan(&stored)
+	var statesIn, changesIn sql.NullInt64
+	cols := `seq, plan_json, states_in_plan, NULL`
+	if s.version >= changesInPlanVersion {
+		cols = `seq, plan_json, states_in_plan, changes_in_plan`
+	}
+	err = tx.QueryRowContext(ctx, `SELECT `+cols+` FROM plans WHERE run_id = ? ORDER BY seq LIMIT 1`, runID).Scan(&seq, &stored, &statesIn, &changesIn)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+		return nil, false, 0, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("audit: %s: read the plan of run %d: %v", s.path, runID, err)
+		return nil, false, 0, fmt.Errorf("audit: %s: read the plan of run %d: %v", s.path, runID, err)
+	}
+	rowless = changesIn.Int64 == 1
+	if !rowless && !(states && statesIn.Int64 == 1) {
+		return nil, false, 0, nil
+	}
+	damaged := func(err error) error {
+		return fmt.Errorf("audit: %s: run %d: stored plan JSON: %v (the database was changed or damaged; migrate audit verify finds the row)", s.path, runID, err)
 	}
 	zr, err := jsonfile.NewReader(bytes.NewReader(stored))
 	if err != nil {
-		return nil, fmt.Errorf("audit: %s: run %d: stored plan JSON: %v (the database was changed or damaged; migrate audit verify finds the row)", s.path, runID, err)
+		return nil, false, 0, damaged(err)
 	}
 	defer zr.Close()
 	var doc struct {
-		Changes []changeStates `json:"changes"`
+		Changes []planChange `json:"changes"`
 	}
 	if err := jsonfile.Decode(zr, &doc); err != nil {
-		return nil, fmt.Errorf("audit: %s: run %d: stored plan JSON: %v (the database was changed or damaged; migrate audit verify finds the row)", s.path, runID, err)
+		return nil, false, 0, damaged(err)
 	}
-	out := make(map[string]changeStates, len(doc.Changes))
-	for _, c := range doc.Changes {
-		if string(c.Before) == "null" {
+	for i := range doc.Changes {
+		c := &doc.Changes[i]
+		if !states || string(c.Before) == "null" {
 			c.Before = nil
 		}
-		if string(c.After) == "null" {
+		if !states || string(c.After) == "null" {
 			c.After = nil
 		}
-		out[c.ID] = c
 	}
-	return out, nil
+	return doc.Changes, rowless, seq, nil
 }
 
 // ChangeFilter selects changes; empty fields select all.
@@ -300,14 +321,27 @@ func (s *Store) Changes(ctx context.Context, runID int64, f ChangeFilter) ([]Cha
 		return nil, fmt.Errorf("audit: %s: read changes: %v", s.path, err)
 	}
 	defer tx.Rollback()
-	var states map[string]changeStates
-	if !f.NoStates {
-		if states, err = s.planStates(ctx, tx, runID); err != nil {
-			return nil, err
-		}
+	fromPlan, rowless, planSeq, err := s.planChanges(ctx, tx, runID, !f.NoStates)
+	if err != nil {
+		return nil, err
 	}
 	var out []ChangeRecord
 	byID := map[string]int{}
+	states := map[string]*planChange{}
+	if rowless {
+		// Recorded without changes rows: the plan holds every change.
+		for i := range fromPlan {
+			c := &fromPlan[i]
+			rpc, _ := apply.RPCOf(&plan.Change{Kind: c.Kind, Action: c.Action})
+			byID[c.ID] = len(out)
+			out = append(out, ChangeRecord{Seq: planSeq, ChangeID: c.ID, Kind: string(c.Kind), Action: string(c.Action),
+				ResourceType: c.Resource.Type, Resource: c.Resource.Name, RPC: rpc, Before: c.Before, After: c.After, Status: "planned"})
+		}
+		fromPlan = nil
+	}
+	for i := range fromPlan {
+		states[fromPlan[i].ID] = &fromPlan[i]
+	}
 	stateCols := `coalesce(before_state, ''), coalesce(after_state, '')`
 	if f.NoStates {
 		stateCols = `'', ''`
@@ -330,7 +364,7 @@ func (s *Store) Changes(ctx context.Context, runID int64, f ChangeFilter) ([]Cha
 		if after != "" {
 			c.After = json.RawMessage(after)
 		}
-		if st, ok := states[c.ChangeID]; ok && before == "" && after == "" {
+		if st := states[c.ChangeID]; st != nil && before == "" && after == "" {
 			c.Before, c.After = st.Before, st.After
 		}
 		c.Status = "planned"

@@ -323,11 +323,22 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan, enc PlanEncode
 	counts, _ := json.Marshal(perKind)
 	now := timestamp(r.s.now())
 	// From schema version 4 the changes rows leave the states to the plan
-	// JSON, which holds them already (Store.Changes reads them from it).
+	// JSON, which holds them already, and from version 6 there are no
+	// changes rows: the plan JSON holds every change (Store.Changes reads
+	// them from it).
 	statesInPlan := r.s.version >= statesInPlanVersion
+	changeRows := r.s.version < changesInPlanVersion
 	_, err := r.writeLocked(ctx, func(w *writer) error {
 		for i := range rp.Changes {
 			c := &rp.Changes[i]
+			if !changeRows {
+				// The change must be one apply can carry, as its row
+				// would have named the RPC.
+				if _, err := apply.RPCOf(c); err != nil {
+					return fmt.Errorf("audit: change %s: %v", c.ID, err)
+				}
+				continue
+			}
 			if err := insertChange(w, r.id, c, !statesInPlan); err != nil {
 				return err
 			}
@@ -373,7 +384,10 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan, enc PlanEncode
 		}
 		cols := []string{"run_id", "at", "fingerprint", "changes", "blockers", "findings", "counts", "plan_json"}
 		vals := []any{r.id, now, rp.Fingerprint, len(rp.Changes), len(rp.Blockers), len(rp.Findings), string(counts), zstdBlob(res.blob)}
-		if statesInPlan {
+		switch {
+		case !changeRows:
+			cols, vals = append(cols, "changes_in_plan"), append(vals, int64(1))
+		case statesInPlan:
 			cols, vals = append(cols, "states_in_plan"), append(vals, int64(1))
 		}
 		_, err := w.insert("plans", cols, vals...)
@@ -390,6 +404,11 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan, enc PlanEncode
 // states are stored once, in the plan JSON (plans.states_in_plan), and no
 // longer in its changes rows.
 const statesInPlanVersion = 4
+
+// changesInPlanVersion is the schema version from which a plan's changes
+// are stored once, in the plan JSON (plans.changes_in_plan), without a
+// changes row each.
+const changesInPlanVersion = 6
 
 // insertChange appends one changes row (the planned state), with the
 // before and after states as JSON when withStates (databases older than

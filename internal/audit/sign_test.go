@@ -139,8 +139,8 @@ func TestSignedReceiptsCatchFullRecompute(t *testing.T) {
 		wantKey, wantReceipt string
 	}{
 		{"untouched", func(*testing.T, *sql.DB) {}, "", ""},
-		{"edit a change, recompute the chain", func(t *testing.T, db *sql.DB) {
-			mustExec(t, db, `UPDATE changes SET resource = 'evil' WHERE seq = (SELECT min(seq) FROM changes)`)
+		{"edit a change's result, recompute the chain", func(t *testing.T, db *sql.DB) {
+			mustExec(t, db, `UPDATE change_events SET status = 'succeeded', error_code = NULL, error_name = NULL, message = NULL WHERE seq = (SELECT min(seq) FROM change_events WHERE status = 'failed')`)
 			recomputeChain(t, db)
 		}, "signature does not verify", "is not in the chain"},
 		{"edit the newest run's exit code, recompute", func(t *testing.T, db *sql.DB) {

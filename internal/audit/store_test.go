@@ -224,8 +224,8 @@ func TestUpgradeFromEveryOlderVersion(t *testing.T) {
 				// Version 4: the new run's change states are in its plan
 				// only; the old run's are in its changes rows. Both read
 				// back as recorded.
-				checkChangeStates(t, s, runs[0].ID, 3, v >= statesInPlanVersion)
-				checkChangeStates(t, s, id, 4, true)
+				checkChangeStates(t, s, runs[0].ID, 3, v)
+				checkChangeStates(t, s, id, 4, SchemaVersion())
 				// Version 3: signed receipts and abandoned runs.
 				key, err := GenerateKey(filepath.Join(t.TempDir(), "k"))
 				if err != nil {
@@ -258,9 +258,10 @@ func TestUpgradeFromEveryOlderVersion(t *testing.T) {
 }
 
 // checkChangeStates checks that run id's n changes (testPlan's) read back
-// with their planned after-states, and where those are stored: only in the
-// plan (inPlan: the changes rows hold none) or in the changes rows.
-func checkChangeStates(t *testing.T, s *Store, id int64, n int, inPlan bool) {
+// with their planned after-states, and where those are stored, by the
+// schema version v the plan was recorded at: before 4 in the changes rows,
+// before 6 in the plan with a row per change, from 6 on in the plan only.
+func checkChangeStates(t *testing.T, s *Store, id int64, n, v int) {
 	t.Helper()
 	ctx := context.Background()
 	cs, err := s.Changes(ctx, id, ChangeFilter{})
@@ -272,23 +273,33 @@ func checkChangeStates(t *testing.T, s *Store, id int64, n int, inPlan bool) {
 	}
 	want := `{"partitions":3,"replication_factor":3,"configs":[{"key":"retention.ms","value":"86400000"}]}`
 	for _, c := range cs {
-		if c.Before != nil || string(c.After) != want {
-			t.Errorf("run %d change %s: before %s after %s; want none and %s", id, c.ChangeID, c.Before, c.After, want)
+		if c.Before != nil || string(c.After) != want || c.RPC != "CreateTopics" || c.Kind != "topic" || c.Resource == "" {
+			t.Errorf("run %d change %s: %+v; want a topic create with after %s", id, c.ChangeID, c, want)
 		}
 	}
-	var rowStates int
-	var flag sql.NullInt64
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM changes WHERE run_id = ? AND (before_state IS NOT NULL OR after_state IS NOT NULL)`, id).Scan(&rowStates); err != nil {
+	var rows, rowStates int
+	var statesIn, changesIn sql.NullInt64
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*), count(coalesce(before_state, after_state)) FROM changes WHERE run_id = ?`, id).Scan(&rows, &rowStates); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.r.QueryRowContext(ctx, `SELECT states_in_plan FROM plans WHERE run_id = ?`, id).Scan(&flag); err != nil {
+	if err := s.r.QueryRowContext(ctx, `SELECT states_in_plan, changes_in_plan FROM plans WHERE run_id = ?`, id).Scan(&statesIn, &changesIn); err != nil {
 		t.Fatal(err)
 	}
-	if inPlan && (rowStates != 0 || flag.Int64 != 1) {
-		t.Errorf("run %d: %d changes rows hold states, states_in_plan %v; want none, 1", id, rowStates, flag)
+	type where struct {
+		Rows, RowStates     int
+		StatesIn, ChangesIn sql.NullInt64
 	}
-	if !inPlan && (rowStates != n || flag.Valid) {
-		t.Errorf("run %d: %d changes rows hold states, states_in_plan %v; want %d, NULL", id, rowStates, flag, n)
+	got, exp := where{rows, rowStates, statesIn, changesIn}, where{}
+	switch {
+	case v < statesInPlanVersion:
+		exp = where{Rows: n, RowStates: n}
+	case v < changesInPlanVersion:
+		exp = where{Rows: n, StatesIn: sql.NullInt64{Int64: 1, Valid: true}}
+	default:
+		exp = where{ChangesIn: sql.NullInt64{Int64: 1, Valid: true}}
+	}
+	if got != exp {
+		t.Errorf("run %d recorded at version %d: stored %+v; want %+v", id, v, got, exp)
 	}
 }
 

@@ -46,32 +46,22 @@ func TestVerifyDetectsTampering(t *testing.T) {
 		wantReason string
 	}{
 		{
-			name: "edit a change's resource",
+			name: "edit a blocker's resource",
 			tamper: func(t *testing.T, db *sql.DB) int64 {
-				seq := seqOf(t, db, `SELECT min(seq) FROM changes`)
-				mustExec(t, db, `UPDATE changes SET resource = 'evil' WHERE seq = ?`, seq)
+				seq := seqOf(t, db, `SELECT min(seq) FROM blockers`)
+				mustExec(t, db, `UPDATE blockers SET resource = 'evil' WHERE seq = ?`, seq)
 				return seq
 			},
 			wantReason: "does not match its content",
 		},
 		{
-			// Readers would then look for the states in the changes rows,
-			// which hold none: the flag is hashed with the plans row.
-			name: "clear a plan's states_in_plan",
+			// Readers would then look for the changes in the changes
+			// table, which holds none of this plan's: the flag is hashed
+			// with the plans row.
+			name: "clear a plan's changes_in_plan",
 			tamper: func(t *testing.T, db *sql.DB) int64 {
-				seq := seqOf(t, db, `SELECT min(seq) FROM plans WHERE states_in_plan = 1`)
-				mustExec(t, db, `UPDATE plans SET states_in_plan = NULL WHERE seq = ?`, seq)
-				return seq
-			},
-			wantReason: "does not match its content",
-		},
-		{
-			// A state slipped into a changes row that was recorded without
-			// one (it would override the plan's in audit show).
-			name: "add a state to a change recorded without one",
-			tamper: func(t *testing.T, db *sql.DB) int64 {
-				seq := seqOf(t, db, `SELECT min(seq) FROM changes WHERE before_state IS NULL AND after_state IS NULL`)
-				mustExec(t, db, `UPDATE changes SET after_state = '{"partitions":1}' WHERE seq = ?`, seq)
+				seq := seqOf(t, db, `SELECT min(seq) FROM plans WHERE changes_in_plan = 1`)
+				mustExec(t, db, `UPDATE plans SET changes_in_plan = NULL WHERE seq = ?`, seq)
 				return seq
 			},
 			wantReason: "does not match its content",
@@ -140,14 +130,14 @@ func TestVerifyDetectsTampering(t *testing.T) {
 		{
 			name: "swap two rows' contents keeping positions",
 			tamper: func(t *testing.T, db *sql.DB) int64 {
-				a := seqOf(t, db, `SELECT min(seq) FROM changes`)
-				b := seqOf(t, db, `SELECT min(seq) FROM changes WHERE seq > `+strconv.FormatInt(a, 10))
+				a := seqOf(t, db, `SELECT min(seq) FROM change_events`)
+				b := seqOf(t, db, `SELECT min(seq) FROM change_events WHERE change_id != (SELECT change_id FROM change_events WHERE seq = `+strconv.FormatInt(a, 10)+`)`)
 				var ida, idb string
-				if err := db.QueryRow(`SELECT (SELECT change_id FROM changes WHERE seq = ?), (SELECT change_id FROM changes WHERE seq = ?)`, a, b).Scan(&ida, &idb); err != nil {
+				if err := db.QueryRow(`SELECT (SELECT change_id FROM change_events WHERE seq = ?), (SELECT change_id FROM change_events WHERE seq = ?)`, a, b).Scan(&ida, &idb); err != nil {
 					t.Fatal(err)
 				}
-				mustExec(t, db, `UPDATE changes SET change_id = ? WHERE seq = ?`, idb, a)
-				mustExec(t, db, `UPDATE changes SET change_id = ? WHERE seq = ?`, ida, b)
+				mustExec(t, db, `UPDATE change_events SET change_id = ? WHERE seq = ?`, idb, a)
+				mustExec(t, db, `UPDATE change_events SET change_id = ? WHERE seq = ?`, ida, b)
 				return a
 			},
 			wantReason: "does not match its content",
@@ -246,7 +236,7 @@ func TestVerifyDetectsTamperingWithSQLiteCLI(t *testing.T) {
 	}
 	ctx := context.Background()
 	path, _, _ := tamperBase(t)
-	out, err := exec.Command(cli, path, `UPDATE changes SET resource = 'evil' WHERE seq = (SELECT max(seq) FROM changes);`).CombinedOutput()
+	out, err := exec.Command(cli, path, `UPDATE change_events SET message = 'evil' WHERE seq = (SELECT max(seq) FROM change_events);`).CombinedOutput()
 	if err != nil {
 		t.Fatalf("sqlite3: %v: %s", err, out)
 	}
@@ -370,9 +360,10 @@ func TestVerifyDetectsTamperedPlanBlob(t *testing.T) {
 			if cs, err := s.Changes(ctx, runID, ChangeFilter{}); err == nil || !strings.Contains(err.Error(), "run 2: stored plan JSON") {
 				t.Errorf("Changes(run 2) of a changed plan blob = %d changes, %v; want an error naming run 2's stored plan JSON", len(cs), err)
 			}
-			// A listing without states does not read the plan.
-			if cs, err := s.Changes(ctx, runID, ChangeFilter{NoStates: true}); err != nil || len(cs) != 4 {
-				t.Errorf("Changes(run 2, no states) of a changed plan blob = %d changes, %v; want the 4 changes", len(cs), err)
+			// Nor a listing without states: the changes themselves are
+			// read from the plan.
+			if cs, err := s.Changes(ctx, runID, ChangeFilter{NoStates: true}); err == nil || !strings.Contains(err.Error(), "run 2: stored plan JSON") {
+				t.Errorf("Changes(run 2, no states) of a changed plan blob = %d changes, %v; want an error naming run 2's stored plan JSON", len(cs), err)
 			}
 			if x, err := s.Export(ctx, runID); err == nil || !strings.Contains(err.Error(), "run 2: stored plan JSON") {
 				var got string
@@ -382,5 +373,34 @@ func TestVerifyDetectsTamperedPlanBlob(t *testing.T) {
 				t.Errorf("Export(run 2) of a changed plan blob: err %v, plan %.80q; want an error naming run 2's stored plan JSON", err, got)
 			}
 		})
+	}
+}
+
+// TestVerifyDetectsTamperedChangeRows: changes rows of plans recorded
+// before schema version 6 (a database written at version 5, then opened by
+// this tool) are in the chain like any other: an edit breaks it there.
+func TestVerifyDetectsTamperedChangeRows(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "audit.db")
+	s, err := open(ctx, path, changesInPlanVersion-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recordRun(t, s, 4)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	seq := seqOf(t, db, `SELECT min(seq) FROM changes`)
+	mustExec(t, db, `UPDATE changes SET resource = 'evil' WHERE seq = ?`, seq)
+	db.Close()
+	s, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := s.Verify(ctx, "")
+	if err != nil || res.OK || res.Broken == nil || res.Broken.Seq != seq || res.Broken.Table != "changes" {
+		t.Fatalf("Verify after editing changes row %d = %+v, %v; want broken there", seq, res, err)
 	}
 }
