@@ -5,21 +5,30 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/sha512"
-	"hash"
+	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 )
 
 // scram-user: AlterUserScramCredentials upserting the credential salted
-// and hashed here, so the password never crosses the wire; one change per
-// user per request (Kafka refuses two for one user).
+// and hashed here, so the password never crosses the wire, or (a delete,
+// with --prune) deleting the user's credential of that mechanism; one
+// change per user per request (Kafka refuses two for one user).
 var scramUserKind = &kindSpec{
 	rpc:      always(alterScram),
 	password: true,
 	valid: func(c *plan.Change) string {
-		if c.After.Password == nil || c.Resource.Mechanism == "" {
-			return "no password reference or mechanism"
+		switch {
+		case c.Resource.Mechanism != "SCRAM-SHA-256" && c.Resource.Mechanism != "SCRAM-SHA-512":
+			return fmt.Sprintf("mechanism %q is not SCRAM-SHA-256 or SCRAM-SHA-512", c.Resource.Mechanism)
+		case c.Action == plan.ActionDelete:
+			if c.After != nil {
+				return "a delete with an after-state"
+			}
+			return needsBefore(c)
+		case c.After.Password == nil:
+			return "no password reference"
 		}
 		return ""
 	},
@@ -29,6 +38,12 @@ var scramUserKind = &kindSpec{
 var alterScram = &rpc{name: RPCAlterUserScramCredRPC, build: func(r *runner, b []*plan.Change, _ bool) (kmsg.Request, func(kmsg.Response, []outcome)) {
 	req := kmsg.NewPtrAlterUserSCRAMCredentialsRequest()
 	for _, c := range b {
+		if c.Action == plan.ActionDelete {
+			d := kmsg.NewAlterUserSCRAMCredentialsRequestDeletion()
+			d.Name, d.Mechanism = c.Resource.Name, scramMechanism(c.Resource.Mechanism)
+			req.Deletions = append(req.Deletions, d)
+			continue
+		}
 		pw, _ := r.secret(c, plan.ScramKey, c.After.Password)
 		req.Upsertions = append(req.Upsertions, scramUpsertion(c.Resource.Name, c.Resource.Mechanism, c.After.Iterations, pw))
 	}
@@ -46,17 +61,23 @@ var alterScram = &rpc{name: RPCAlterUserScramCredRPC, build: func(r *runner, b [
 func scramUpsertion(user, mechanism string, iterations int32, password string) kmsg.AlterUserSCRAMCredentialsRequestUpsertion {
 	u := kmsg.NewAlterUserSCRAMCredentialsRequestUpsertion()
 	u.Name, u.Iterations = user, iterations
-	var h func() hash.Hash
-	var keyLen int
-	switch mechanism {
-	case "SCRAM-SHA-512":
-		u.Mechanism, h, keyLen = 2, sha512.New, sha512.Size
-	default:
-		u.Mechanism, h, keyLen = 1, sha256.New, sha256.Size
+	u.Mechanism = scramMechanism(mechanism)
+	h, keyLen := sha256.New, sha256.Size
+	if u.Mechanism == 2 {
+		h, keyLen = sha512.New, sha512.Size
 	}
 	salt := make([]byte, 24)
 	_, _ = rand.Read(salt)
 	u.Salt = salt
 	u.SaltedPassword, _ = pbkdf2.Key(h, password, salt, int(iterations), keyLen)
 	return u
+}
+
+// scramMechanism is the protocol's number for a mechanism: 2 for
+// SCRAM-SHA-512, 1 for SCRAM-SHA-256 (Validate refuses any other).
+func scramMechanism(name string) int8 {
+	if name == "SCRAM-SHA-512" {
+		return 2
+	}
+	return 1
 }

@@ -110,6 +110,7 @@ const (
 	IDBlockPolicyDenied        = "policy-denied"
 	IDBlockSecretUnknown       = "secret-unknown"
 	IDBlockScramNoPassword     = "scram-no-password"
+	IDBlockPruneOwnCredential  = "prune-own-credential"
 )
 
 // Findings returns the whole vocabulary in documentation order: check's

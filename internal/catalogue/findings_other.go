@@ -215,4 +215,8 @@ var blockerFindings = []Finding{
 		Title: "A SCRAM credential has no password: ZooKeeper holds only its salted keys.",
 		Why:   "AlterUserScramCredentials needs the salted password, which the keys cannot give (see CARRY-SCRAM).",
 		Fix:   "Give the password with --scram-credentials, or have the user set a new one on the target."},
+	{ID: IDBlockPruneOwnCredential, Category: CatBlockers, Severity: SeverityError,
+		Title: "--prune would delete a SCRAM credential of the user this tool authenticates to the target as.",
+		Why:   "The rest of the apply, and every later run, would be locked out of the target.",
+		Fix:   "Add the credential to the source, leave the user out with --principals, or run as another user."},
 }

@@ -115,6 +115,20 @@ func partialTarget() *snapshot.Snapshot {
 	return t
 }
 
+// strayScramTarget holds SCRAM credentials the legacy source lacks: a
+// second mechanism of alice, a user carol, and admin (whom the tool may
+// authenticate as), beside alice's SCRAM-SHA-256 the source has.
+func strayScramTarget() *snapshot.Snapshot {
+	t := emptyTarget()
+	t.ScramUsers = []snapshot.ScramUser{
+		{Name: "admin", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-512", Iterations: 8192}}},
+		{Name: "alice", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 8192}, {Mechanism: "SCRAM-SHA-512", Iterations: 4096}}},
+		{Name: "carol", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096}}},
+	}
+	t.Sort()
+	return t
+}
+
 type denyPolicy struct{ topic string }
 
 func (d denyPolicy) Evaluate(action, topic, principal string, pre, post *plan.TopicState) plan.Verdict {
@@ -148,6 +162,8 @@ func cases(t testing.TB) map[string]plan.Input {
 		"kraft-kinds":              {Source: kraftSource(), Target: kraftTarget()},
 		"kraft-kinds-prune":        {Source: kraftSource(), Target: kraftTarget(), Options: plan.Options{Prune: true}},
 		"kraft-kinds-zk-prune":     {Source: legacy(), Target: kraftTarget(), Options: plan.Options{Prune: true, Include: []plan.Kind{plan.KindClientMetrics, plan.KindGroupConfig}}},
+		"prune-scram":              {Source: legacy(), Target: strayScramTarget(), Credentials: creds(), Options: plan.Options{Prune: true, Include: []plan.Kind{plan.KindScramUser}}},
+		"prune-scram-own-user":     {Source: legacy(), Target: strayScramTarget(), Credentials: creds(), Options: plan.Options{Prune: true, OwnUser: "admin", Include: []plan.Kind{plan.KindScramUser}}},
 		"in-sync":                  {Source: legacy(), Target: plantest.Simulate(t, partialTarget(), mustBuild(plan.Input{Source: legacy(), Target: partialTarget(), Credentials: creds()}).Changes), Credentials: creds()},
 	}
 }

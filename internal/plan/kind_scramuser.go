@@ -35,8 +35,8 @@ var scramUserSpec = &spec{
 		}
 		out = append(out, field("iterations", it(c.Before), it(c.After)))
 		pw := Field{Key: "password", Sensitive: true}
-		if c.Before != nil {
-			pw.Before = strp("") // the target's credential: never readable
+		if c.Before != nil && c.After != nil {
+			pw.Before = strp("") // the target's credential: never readable (a delete just drops it)
 		}
 		if c.After != nil && c.After.Password != nil {
 			pw.After = strp(c.After.Password.Ref())
@@ -95,6 +95,45 @@ func (b *builder) scram() {
 			if present {
 				c.Action = ActionUpdate
 				c.Before = &State{Iterations: it}
+			}
+			b.add(c)
+		}
+	}
+	if b.in.Options.Prune {
+		b.pruneScram()
+	}
+}
+
+// pruneScram deletes the target's SCRAM credentials the source lacks, for
+// the principals wanted, except those of Options.OwnUser: deleting the
+// credential the tool signs in with would lock it out, so that is a
+// blocker naming the user.
+func (b *builder) pruneScram() {
+	type um struct{ user, mech string }
+	src := map[um]bool{}
+	for _, u := range b.in.Source.ScramUsers {
+		for _, c := range u.Credentials {
+			src[um{u.Name, c.Mechanism}] = true
+		}
+	}
+	for _, u := range b.in.Target.ScramUsers {
+		if !b.wantPrincipal("User:" + u.Name) {
+			continue
+		}
+		for _, tc := range u.Credentials {
+			if src[um{u.Name, tc.Mechanism}] {
+				continue
+			}
+			c := Change{Kind: KindScramUser, Action: ActionDelete,
+				Resource: Resource{Type: "user", Name: u.Name, Mechanism: tc.Mechanism},
+				Before:   &State{Iterations: tc.Iterations}}
+			if own := b.in.Options.OwnUser; own != "" && u.Name == own {
+				c.ID = ChangeID(c.Kind, c.Resource)
+				b.block(catalogue.IDBlockPruneOwnCredential, KindScramUser, "User:"+u.Name+" "+tc.Mechanism,
+					"--prune would delete the SCRAM credential of User:"+u.Name+", the user this tool authenticates to the target as; "+
+						"the rest of the apply and every later run would be locked out",
+					"add the credential to the source, leave the user out with --principals, or run as another user", &c)
+				continue
 			}
 			b.add(c)
 		}

@@ -209,6 +209,11 @@ type Options struct {
 	ResendSecrets         bool   `json:"resend_secrets,omitempty"`
 	TargetVersion         string `json:"target_version,omitempty"`
 	Principal             string `json:"principal,omitempty"` // who applies, for the policy
+	// OwnUser is the SASL user the tool authenticates to the target as
+	// ("" without SASL): Prune never deletes its SCRAM credentials (a
+	// blocker instead), which would lock the tool out mid-apply. The
+	// command sets it from the connection, at plan, apply and sync.
+	OwnUser string `json:"own_user,omitempty"`
 	// Policy is "sha256:<hex>" of the TopicActionPolicy file the plan was
 	// made with, "" without one; apply --plan requires the same file again.
 	Policy string `json:"policy,omitempty"`

@@ -145,6 +145,16 @@ var simulators = map[plan.Kind]func(sim *simulator, c *plan.Change){
 	},
 	plan.KindScramUser: func(sim *simulator, c *plan.Change) {
 		t := sim.t
+		if c.Action == plan.ActionDelete {
+			for i := range t.ScramUsers {
+				if u := &t.ScramUsers[i]; u.Name == c.Resource.Name {
+					u.Credentials = slices.DeleteFunc(u.Credentials, func(x snapshot.ScramCredential) bool { return x.Mechanism == c.Resource.Mechanism })
+				}
+			}
+			// A user with no credential left is not listed at all.
+			t.ScramUsers = slices.DeleteFunc(t.ScramUsers, func(u snapshot.ScramUser) bool { return len(u.Credentials) == 0 })
+			return
+		}
 		cred := snapshot.ScramCredential{Mechanism: c.Resource.Mechanism, Iterations: c.After.Iterations}
 		for i := range t.ScramUsers {
 			if t.ScramUsers[i].Name == c.Resource.Name {
