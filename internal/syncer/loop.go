@@ -296,8 +296,7 @@ type batch struct {
 	scope   Scope
 	first   time.Time // the first notification seen
 	zxid    int64
-	started time.Time // the first read began (zero: not read yet)
-	read    bool      // the source model holds the scope as read since the notifications
+	read    bool // the source model holds the scope as read since the notifications
 	readFor time.Duration
 	err     error // the re-read failed
 }
@@ -545,10 +544,9 @@ func (s *state) catchUp(ctx context.Context) {
 // round's topics meet it.
 func (s *state) scoped(ctx context.Context, b *batch) {
 	s.n++
-	r := Round{N: s.n, Reason: ReasonChange, Started: b.started, Frozen: s.frozen(), Zxid: b.zxid}
-	if r.Started.IsZero() {
-		r.Started = s.cfg.Now()
-	}
+	// A round starts once the round before applied, though its source
+	// side may have been read while that round applied.
+	r := Round{N: s.n, Reason: ReasonChange, Started: s.cfg.Now(), Frozen: s.frozen(), Zxid: b.zxid}
 	r.Entities = b.scope.Entities()
 	scope := b.scope
 	if !b.read && b.err == nil {
@@ -682,7 +680,7 @@ func (s *state) prefetch(ctx context.Context, applied chan func(context.Context)
 			part, err := s.read(ctx, &scope)
 			took := s.since(started)
 			if s.next == nil {
-				s.next = &batch{scope: NewScope(nil), first: first, started: started, read: true}
+				s.next = &batch{scope: NewScope(nil), first: first, read: true}
 			}
 			n := s.next
 			for _, e := range scope.Entities() {
