@@ -78,7 +78,7 @@ func (f *zkDiskFlags) read(ctx context.Context, opt zkread.Options) (*snapshot.S
 	if err := f.validate(); err != nil {
 		return nil, err
 	}
-	res, err := zkdisk.Read(zkdisk.Options{DataDir: f.dataDir, LogDir: f.logDir, Zxid: f.zxid, Time: f.at})
+	res, err := zkdisk.Read(zkdisk.Options{DataDir: f.dataDir, LogDir: f.logDir, Zxid: f.zxid, Time: f.at, Skip: unread(f.chroot, opt.Full)})
 	if err != nil {
 		return nil, fmt.Errorf("--zk-data-dir: %w", err)
 	}
@@ -124,4 +124,20 @@ func (f *zkDiskFlags) read(ctx context.Context, opt zkread.Options) (*snapshot.S
 	s.Read.Offline = off
 	s.Findings = append(s.Findings, damage...)
 	return s, nil
+}
+
+// unread reports, for a migration read (not --full), the znodes zkread never
+// reads: those below a topic's znode (/brokers/topics/<t>/partitions/..., the
+// partition states only a full read takes; zkread's readTopics). Left out
+// of the tree they hold no memory while the rest is read: at 50,000 topics
+// 450,000 of the 590,000 znodes. nil for a full read.
+func unread(chroot string, full bool) func(string) bool {
+	if full {
+		return nil
+	}
+	prefix := strings.TrimSuffix(chroot, "/") + "/brokers/topics/"
+	return func(p string) bool {
+		rest, ok := strings.CutPrefix(p, prefix)
+		return ok && strings.Contains(rest, "/")
+	}
 }

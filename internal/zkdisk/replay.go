@@ -28,6 +28,10 @@ type Options struct {
 	// Time, when set, stops the replay before the first transaction whose
 	// time (the leader's clock, in the transaction header) is after it.
 	Time time.Time
+	// Skip, when set, leaves out of the result's tree every node whose
+	// (absolute) path it reports true for, nodes the caller will not read;
+	// the replay itself still has them all. nil keeps every node.
+	Skip func(path string) bool
 }
 
 // Warning is damage met while reading: the replay stopped before it, or a
@@ -97,10 +101,22 @@ func (r *Result) Tree(chroot string) (*zktree.Tree, error) {
 	return t, nil
 }
 
-// sortedTree turns the replayed nodes into a zktree.Tree.
-func sortedTree(nodes map[string]*Node) *zktree.Tree {
-	t := &zktree.Tree{Nodes: make([]zktree.Node, 0, len(nodes))}
+// sortedTree turns the replayed nodes, but those skip reports, into a
+// zktree.Tree.
+func sortedTree(nodes map[string]*Node, skip func(string) bool) *zktree.Tree {
+	keep := len(nodes)
+	if skip != nil {
+		for p := range nodes {
+			if skip(p) {
+				keep--
+			}
+		}
+	}
+	t := &zktree.Tree{Nodes: make([]zktree.Node, 0, keep)}
 	for p, n := range nodes {
+		if skip != nil && skip(p) {
+			continue
+		}
 		t.Nodes = append(t.Nodes, zktree.Node{Path: p, Data: n.Data, Czxid: n.Czxid, Mzxid: n.Mzxid, Version: n.Version, Ephemeral: n.EphemeralOwner != 0})
 	}
 	t.Sort()
@@ -191,7 +207,7 @@ func Read(opt Options) (*Result, error) {
 			return res, fmt.Errorf("%s: zxid %#x is past the last transaction in %s (%#x)", snapDir, opt.Zxid, logDir, reached)
 		}
 		// The replay's map goes here: only the sorted tree stays in memory.
-		res.Snapshot, res.Zxid, res.Applied, res.tree = sf.path, reached, applied, sortedTree(st.nodes)
+		res.Snapshot, res.Zxid, res.Applied, res.tree = sf.path, reached, applied, sortedTree(st.nodes, opt.Skip)
 		if at != 0 {
 			res.Time = time.UnixMilli(at).UTC()
 		}

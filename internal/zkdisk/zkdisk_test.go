@@ -379,3 +379,23 @@ func replayed(t *testing.T, zxid int64) map[string]*Node {
 	}
 	return st.nodes
 }
+
+// Options.Skip leaves exactly the nodes it names out of the tree; the rest
+// is the tree read without it.
+func TestSkip(t *testing.T) {
+	all := mustTree(t, mustRead(t, Options{DataDir: fixtureDir}), "")
+	skip := func(p string) bool { return strings.HasPrefix(p, "/brokers/topics/") }
+	got := mustTree(t, mustRead(t, Options{DataDir: fixtureDir, Skip: skip}), "")
+	want := &zktree.Tree{}
+	for _, n := range all.Nodes {
+		if !skip(n.Path) {
+			want.Nodes = append(want.Nodes, n)
+		}
+	}
+	if len(want.Nodes) == len(all.Nodes) {
+		t.Fatal("the fixture has no topics")
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-filtered +skipped):\n%s", d)
+	}
+}
