@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/planfile"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/zkgen"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
@@ -84,8 +86,10 @@ const benchChanges = 100000
 // then RecordPlan. The size is zkgen.Full's scaled to
 // ZKM_BENCH_AUDIT_TOPICS topics (default 2,000; 50000 is the issue's
 // size). It reports the plan's changes, RecordPlan's CPU time, the bytes
-// it allocated, its wall time and how far the RSS rose. Run with
-// -benchtime=1x.
+// it allocated, its wall time and how far the RSS rose; then the CPU time
+// of recording the plan and saving it as a plan file as plan --out does,
+// encoding it for each (record-and-file-cpu-s) and once for both
+// (record-and-file-shared-cpu-s). Run with -benchtime=1x.
 func BenchmarkRecordPlanGenerated(b *testing.B) {
 	topics := 2000
 	if v := os.Getenv("ZKM_BENCH_AUDIT_TOPICS"); v != "" {
@@ -174,6 +178,47 @@ func BenchmarkRecordPlanGenerated(b *testing.B) {
 		b.ReportMetric(float64(rss0)/(1<<20), "rss-before-MiB")
 		b.ReportMetric(float64(*peak-rss0)/(1<<20), "record-rss-growth-MiB")
 		s.Close()
+		// plan --out: the plan recorded and saved as a plan file, each
+		// encoding it (RecordPlan, planfile.Write), and once for both
+		// (RecordPlanEncoded, planfile.Encode and Save).
+		for _, shared := range []bool{false, true} {
+			s, err := Open(ctx, filepath.Join(b.TempDir(), "audit.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			r, err := s.BeginRun(ctx, RunInfo{Command: "plan", Target: Endpoint{ClusterID: "bench"}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			r.AddSecrets(secrets...)
+			file := filepath.Join(b.TempDir(), "plan.zst")
+			cp := *p
+			c0 := cpuTime()
+			if shared {
+				var enc *planfile.Encoded
+				err = r.RecordPlanEncoded(ctx, &cp, func(tap io.Writer) ([]byte, error) {
+					var err error
+					if enc, err = planfile.Encode(&cp, tap); err != nil {
+						return nil, err
+					}
+					return enc.Data, nil
+				})
+				if err == nil {
+					err = enc.Save(file, &cp)
+				}
+			} else if err = r.RecordPlan(ctx, &cp); err == nil {
+				err = planfile.Write(file, &cp)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			name := "record-and-file-cpu-s"
+			if shared {
+				name = "record-and-file-shared-cpu-s"
+			}
+			b.ReportMetric((cpuTime() - c0).Seconds(), name)
+			s.Close()
+		}
 	}
 }
 
