@@ -57,7 +57,7 @@ func (f *planFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.brokerIDMap, "broker-id-map", "", "place replicas explicitly, mapping source to target broker ids: `MAP` like 1=101,2=102")
 	fs.StringVar(&f.placement, "placement", plan.PlacementAuto, "`HOW` replicas of new topics and partitions are placed: auto (the source's exact replica lists when the target has every broker they name, else the target places them, with a finding), source (require the source's lists), target (the target places them)")
 	fs.BoolVar(&f.reassign, "reassign", false, "move replicas of existing target topics to the source's (or --broker-id-map's) layout")
-	fs.BoolVar(&f.prune, "prune", false, "also delete what the target has and the source does not (never internal topics, SCRAM users, nor cluster-level broker configs)")
+	fs.BoolVar(&f.prune, "prune", false, "also delete what the target has and the source does not (never internal topics, the SCRAM credentials of the user this tool signs in as, nor cluster-level broker configs)")
 	fs.BoolVar(&f.pruneCluster, "prune-cluster-configs", false, "with --prune: also delete cluster-level (<default>) broker configs the source does not have (except min.insync.replicas on 4.1+, which Kafka keeps for eligible leader replicas)")
 	fs.BoolVar(&f.raiseMinimums, "raise-to-target-minimums", false, "create topics whose config values the target refuses (segment.bytes below 1 MiB on 4.1) with the nearest value it accepts; each adjustment is named in the plan")
 	fs.BoolVar(&f.resendSecrets, "resend-secrets", false, "send sensitive configs and SCRAM credentials even when present on the target")

@@ -225,6 +225,7 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 	}
 	defer target.Close()
 	opts.Principal = target.Principal
+	opts.OwnUser = migration.OwnUser(target) // --prune never deletes its SCRAM credentials
 
 	session := f.audit.begin(ctx, e, "sync")
 	if session.err != nil && !f.audit.off {

@@ -142,6 +142,7 @@ func Compute(ctx context.Context, r PlanRequest) (*Planned, error) {
 	opts.Principal = r.Target.Principal
 	if conn != nil {
 		opts.Principal = conn.Principal // who the connection authenticates as
+		opts.OwnUser = OwnUser(conn)
 	}
 	p, err := BuildPlan(src, tgt, creds, opts, pol)
 	if err != nil {
@@ -246,4 +247,14 @@ func (a policyAdapter) Evaluate(action, topic, principal string, pre, post *plan
 	d := a.p.Evaluate(policy.Request{Action: policy.Action(action), Topic: topic, Principal: principal,
 		Pre: (*policy.TopicState)(pre), Post: (*policy.TopicState)(post)})
 	return plan.Verdict{Allowed: d.Allowed, Rule: d.Rule, Message: d.Message}
+}
+
+// OwnUser is the SASL user conn authenticates to the target as, "" without
+// SASL or with a delegation token: the user whose SCRAM credentials
+// --prune must not delete (plan.Options.OwnUser).
+func OwnUser(conn *kafkaconn.Conn) string {
+	if conn == nil || conn.Config == nil || conn.Config.Token {
+		return ""
+	}
+	return conn.Config.User
 }

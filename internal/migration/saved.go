@@ -88,7 +88,7 @@ func LoadSaved(ctx context.Context, r SavedRequest) (*Planned, error) {
 		conn.Close()
 		return nil, err
 	}
-	secrets, err := Justify(p, src, tgt, creds, pol)
+	secrets, err := Justify(p, src, tgt, creds, pol, OwnUser(conn))
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("%s: %w", r.PlanFile, err)
@@ -104,14 +104,19 @@ func LoadSaved(ctx context.Context, r SavedRequest) (*Planned, error) {
 // tgt does not already show, or cluster ids other than src's and tgt's
 // (plan.Recheck). Secrets come from the plan built now, by change and key,
 // so a saved reference reaches only the resource and key it was read from.
-func Justify(saved *plan.Plan, src, tgt *snapshot.Snapshot, creds []plan.Credential, pol *policy.Policy) (*plan.Secrets, error) {
+// own is the SASL user apply authenticates as now (OwnUser): the plan built
+// now protects that user's SCRAM credentials, whoever made the saved plan,
+// so a saved --prune delete of them is refused ("blocked now").
+func Justify(saved *plan.Plan, src, tgt *snapshot.Snapshot, creds []plan.Credential, pol *policy.Policy, own string) (*plan.Secrets, error) {
 	if saved.Options.Policy != "" && pol == nil {
 		return nil, errors.New("the plan was made with a topic policy, and none was given")
 	}
 	if err := apply.Stale(saved, tgt); err != nil {
 		return nil, err
 	}
-	fresh, err := BuildPlan(src, tgt, creds, saved.Options, pol)
+	opts := saved.Options
+	opts.OwnUser = own
+	fresh, err := BuildPlan(src, tgt, creds, opts, pol)
 	if err == nil {
 		err = plan.Recheck(saved, fresh, plan.NewTarget(tgt))
 	}

@@ -144,7 +144,7 @@ func TestJustify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			secrets, err := Justify(saved, tt.src(), tt.tgt(), tt.creds, tt.pol)
+			secrets, err := Justify(saved, tt.src(), tt.tgt(), tt.creds, tt.pol, "")
 			if tt.want == "" {
 				if err != nil {
 					t.Fatal(err)

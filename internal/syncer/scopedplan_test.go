@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -142,9 +143,17 @@ func divergedTarget(src *snapshot.Snapshot, rng *rand.Rand) *snapshot.Snapshot {
 		if p(3) {
 			u.Credentials[0].Iterations++
 		}
+		if len(u.Credentials) == 1 && p(3) { // the other mechanism too: --prune deletes it
+			other := "SCRAM-SHA-512"
+			if u.Credentials[0].Mechanism == other {
+				other = "SCRAM-SHA-256"
+			}
+			u.Credentials = append(u.Credentials, snapshot.ScramCredential{Mechanism: other, Iterations: 4096})
+		}
 		t.ScramUsers = append(t.ScramUsers, u)
 	}
-	t.ScramUsers = append(t.ScramUsers, snapshot.ScramUser{Name: "target-user", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096}}})
+	t.ScramUsers = append(t.ScramUsers, snapshot.ScramUser{Name: "target-user", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096}}},
+		snapshot.ScramUser{Name: "target-admin", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-512", Iterations: 8192}}})
 	t.Sort()
 	return t
 }
@@ -161,7 +170,7 @@ func optionSets(src *snapshot.Snapshot, rng *rand.Rand) []plan.Options {
 	}
 	sets := []plan.Options{
 		{},
-		{Prune: true},
+		{Prune: true, OwnUser: "target-admin"}, // the tool's own credential: a blocker, never a delete
 		{Prune: true, PruneClusterConfigs: true, Placement: plan.PlacementTarget, ResendSecrets: true},
 		{Placement: plan.PlacementSource, RaiseToTargetMinimums: true, Reassign: true},
 		{BrokerIDMap: shifted, Prune: true, Reassign: true},
@@ -254,6 +263,7 @@ func blockerIn(d decoded, b plan.Blocker) bool {
 func TestScopedPlanEqualsFullPlan(t *testing.T) {
 	ctx := context.Background()
 	rounds, compared, withChanges, failedToo := 0, 0, 0, 0
+	scramDeletes, ownBlocked := 0, 0 // rounds holding a pruned SCRAM credential, the own user's blocker
 	for seed := int64(1); seed <= 4; seed++ {
 		w := zkgen.NewTreeWriter()
 		if _, err := zkgen.Generate(ctx, zkgen.Small(seed), w, zkgen.Options{}); err != nil {
@@ -288,8 +298,11 @@ func TestScopedPlanEqualsFullPlan(t *testing.T) {
 			out := make(chan Round, 1)
 			st := &state{cfg: Config{Source: tree, ReadOptions: ro, Freeze: freeze, BrokerIDMap: opts.BrokerIDMap, Now: time.Now,
 				Stages: Stages{ReadTarget: func(context.Context) (*snapshot.Snapshot, error) { return tgt, nil }, Plan: build}}, rounds: out, source: src}
-			for range 30 {
+			for i := range 30 {
 				var entities []zkfeed.Entity
+				if i == 0 { // the target's own users, which the random picks from ~960 entities seldom meet
+					entities = append(entities, zkfeed.Entity{Kind: zkfeed.Config, Name: "users/target-admin"}, zkfeed.Entity{Kind: zkfeed.Config, Name: "users/target-user"})
+				}
 				for range 1 + rng.IntN(5) {
 					entities = append(entities, pool[rng.IntN(len(pool))])
 				}
@@ -326,6 +339,12 @@ func TestScopedPlanEqualsFullPlan(t *testing.T) {
 					}
 				}
 				compared++
+				if slices.ContainsFunc(want, func(c plan.Change) bool { return c.Kind == plan.KindScramUser && c.Action == plan.ActionDelete }) {
+					scramDeletes++
+				}
+				if slices.ContainsFunc(wantBlockers, func(b plan.Blocker) bool { return b.ID == catalogue.IDBlockPruneOwnCredential }) {
+					ownBlocked++
+				}
 				if len(want) > 0 {
 					withChanges++
 				}
@@ -338,7 +357,10 @@ func TestScopedPlanEqualsFullPlan(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d rounds, %d compared, %d with changes; %d of the %d rounds whose whole plan fails fail too", rounds, compared, withChanges, failedToo, rounds-compared)
+	t.Logf("%d rounds, %d compared, %d with changes (%d pruning a SCRAM credential, %d blocking the own user's); %d of the %d rounds whose whole plan fails fail too", rounds, compared, withChanges, scramDeletes, ownBlocked, failedToo, rounds-compared)
+	if scramDeletes == 0 || ownBlocked == 0 {
+		t.Errorf("%d rounds pruned a SCRAM credential, %d blocked the own user's: the cases miss --prune of SCRAM users", scramDeletes, ownBlocked)
+	}
 	if withChanges < compared/3 {
 		t.Errorf("only %d of %d compared rounds had changes: the cases are too tame to prove anything", withChanges, compared)
 	}

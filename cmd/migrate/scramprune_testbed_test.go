@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+// scramCreds lists a snapshot's SCRAM credentials of the users keep
+// selects, as "user/mechanism".
+func scramCreds(s *snapshot.Snapshot, keep func(string) bool) []string {
+	var out []string
+	for _, u := range s.ScramUsers {
+		for _, c := range u.Credentials {
+			if keep(u.Name) {
+				out = append(out, u.Name+"/"+c.Mechanism)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestPruneScramRealKafka41: credentials only the 4.1 target has (a user
+// the 3.9 source lacks, with both mechanisms) are deleted by plan --prune
+// then apply --plan; the tool's own user (admin, whose SCRAM-SHA-512 the
+// target was formatted with and the source lacks) is blocked by name, not
+// deleted, and still signs in; a second plan has no change.
+func TestPruneScramRealKafka41(t *testing.T) {
+	b := newBed(t)
+	ctx := context.Background()
+	adm := kadm.NewClient(b.admin(t).Client)
+	stray := []kadm.UpsertSCRAM{
+		{User: "zkm-stray", Mechanism: kadm.ScramSha256, Iterations: 4096, Password: "stray-pw"},
+		{User: "zkm-stray", Mechanism: kadm.ScramSha512, Iterations: 8192, Password: "stray-pw"},
+	}
+	for _, s := range stray { // Kafka refuses a user twice in one request
+		if res, err := adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{s}); err != nil || res.Error() != nil {
+			t.Fatalf("creating %s %s on the target: %v %v", s.User, s.Mechanism, err, res.Error())
+		}
+	}
+	t.Cleanup(func() { // the target is shared with other tests: never leave the stray user behind
+		for _, m := range []kadm.ScramMechanism{kadm.ScramSha256, kadm.ScramSha512} {
+			_, _ = adm.AlterUserSCRAMs(ctx, []kadm.DeleteSCRAM{{User: "zkm-stray", Mechanism: m}}, nil)
+		}
+	})
+	mine := func(u string) bool { return u == "zkm-stray" || u == "admin" }
+	if got, want := scramCreds(b.readTarget(t), mine), []string{"admin/SCRAM-SHA-256", "admin/SCRAM-SHA-512", "zkm-stray/SCRAM-SHA-256", "zkm-stray/SCRAM-SHA-512"}; !slices.Equal(got, want) {
+		t.Fatalf("target credentials before %v, want %v", got, want)
+	}
+
+	args := append(append(b.sourceArgs(), "--include", "scram-user", "--principals", "^User:(zkm-stray|admin)$", "--prune"), b.targetArgs()...)
+	planFile := filepath.Join(b.dir, "prune.plan")
+	code, out, errs := b.migrate(t, append([]string{"plan", "-o", "json", "--out", planFile}, args...)...)
+	if code != exitPending {
+		t.Fatalf("plan --prune: exit %d, want 2\n%s%s", code, out, errs)
+	}
+	p := decodePlan(t, out)
+	var got []string
+	for _, c := range p.Changes {
+		got = append(got, string(c.Action)+" "+c.ID)
+	}
+	if want := []string{"delete scram-user:zkm-stray/SCRAM-SHA-256", "delete scram-user:zkm-stray/SCRAM-SHA-512"}; !slices.Equal(got, want) {
+		t.Fatalf("plan --prune: %v, want %v", got, want)
+	}
+	if len(p.Blockers) != 1 || p.Blockers[0].ID != catalogue.IDBlockPruneOwnCredential || p.Blockers[0].Resource != "User:admin SCRAM-SHA-512" {
+		t.Fatalf("plan --prune blockers %+v, want admin's SCRAM-SHA-512 blocked (the tool signs in as admin)", p.Blockers)
+	}
+	code, out, _ = b.migrate(t, append([]string{"plan"}, args...)...)
+	for _, s := range []string{"- scram-user User:zkm-stray SCRAM-SHA-512", "! scram-user User:admin SCRAM-SHA-512: --prune would delete the SCRAM credential of User:admin"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("plan text (exit %d) lacks %q:\n%s", code, s, out)
+		}
+	}
+
+	code, out, errs = b.migrate(t, append(append([]string{"apply", "--yes", "--plan", planFile}, b.sourceArgs()...), b.targetArgs()...)...)
+	if code != exitOK {
+		t.Fatalf("apply --plan: exit %d, want 0\n%s%s", code, out, errs)
+	}
+	// b.readTarget signs in as admin (SCRAM-SHA-256): the tool is not locked out.
+	if got, want := scramCreds(b.readTarget(t), mine), []string{"admin/SCRAM-SHA-256", "admin/SCRAM-SHA-512"}; !slices.Equal(got, want) {
+		t.Errorf("target credentials after apply %v, want %v (the stray user gone, admin's kept)", got, want)
+	}
+
+	code, out, errs = b.migrate(t, append([]string{"plan", "-o", "json"}, args...)...)
+	again := decodePlan(t, out)
+	if len(again.Changes) != 0 || len(again.Blockers) != 1 || again.Blockers[0].ID != catalogue.IDBlockPruneOwnCredential {
+		t.Errorf("second plan: exit %d, changes %+v, blockers %+v: want no change and admin's credential still blocked\n%s", code, again.Changes, again.Blockers, errs)
+	}
+	for _, o := range b.outputs {
+		if strings.Contains(o, "stray-pw") {
+			t.Fatalf("a password appears in the output:\n%s", o)
+		}
+	}
+}
