@@ -2,15 +2,19 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 )
 
 // scramCreds lists a snapshot's SCRAM credentials of the users keep
@@ -98,5 +102,54 @@ func TestPruneScramRealKafka41(t *testing.T) {
 		if strings.Contains(o, "stray-pw") {
 			t.Fatalf("a password appears in the output:\n%s", o)
 		}
+	}
+}
+
+// TestSyncPrunesScramRealKafka: with --prune, a SCRAM user deleted on the
+// 3.9 source (through its brokers' AlterUserScramCredentials) is deleted
+// on the 4.1 target by the change round for users/<u>; without --prune
+// sync would keep it (issue 18: deletes only with --prune).
+func TestSyncPrunesScramRealKafka(t *testing.T) {
+	dir := t.TempDir()
+	b := &bed{zk: testbed.ZK(t), target: testbed.TargetBootstrap(t), targetProps: testbed.TargetClientProps(t), dir: dir, auditDB: filepath.Join(dir, "audit.db")}
+	ctx := context.Background()
+	source := dialAdmin(t, testbed.SourceBootstrap(t), testbed.SourceClientProps(t))
+	target := b.admin(t)
+	user := fmt.Sprintf("sprune%d-app", time.Now().Unix()%100000)
+	// kadm salts an upsert in place: a fresh one for each request.
+	up := func() []kadm.UpsertSCRAM {
+		return []kadm.UpsertSCRAM{{User: user, Mechanism: kadm.ScramSha256, Iterations: 4096, Password: "app-pw"}}
+	}
+	del := []kadm.DeleteSCRAM{{User: user, Mechanism: kadm.ScramSha256}}
+	for name, c := range map[string]*kadm.Client{"source": source.Admin, "target": target.Admin} {
+		if res, err := c.AlterUserSCRAMs(ctx, nil, up()); err != nil || res.Error() != nil {
+			t.Fatalf("creating %s on the %s: %v %v", user, name, err, res.Error())
+		}
+	}
+	t.Cleanup(func() {
+		_, _ = source.Admin.AlterUserSCRAMs(ctx, del, nil)
+		_, _ = target.Admin.AlterUserSCRAMs(ctx, del, nil)
+	})
+	args := append([]string{"sync", "--zookeeper", b.zk, "--principals", "^User:" + user + "$", "--include", "scram-user", "--prune",
+		"--yes", "-o", "json", "--status-every", "0", "--reconcile-every", "0"}, b.targetArgs()...)
+	p := startSync(t, args)
+	first := p.until(t, "the first round", false, func(l roundLine) bool { return l.Reason == "initial" })
+	if len(first.Changes) != 0 {
+		t.Fatalf("the first round plans %v: the user is on both sides", first.Changes)
+	}
+	if res, err := source.Admin.AlterUserSCRAMs(ctx, del, nil); err != nil || res.Error() != nil {
+		t.Fatalf("deleting %s on the source: %v %v", user, err, res.Error())
+	}
+	id := "scram-user:" + user + "/SCRAM-SHA-256"
+	p.until(t, "the pruned credential", false, func(l roundLine) bool { return hasChange(l, id) && l.Applied > 0 && l.Failed == 0 })
+	if got := scramCreds(b.readTarget(t), func(u string) bool { return u == user }); len(got) != 0 {
+		t.Errorf("target credentials of %s after the round: %v, want none", user, got)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-p.exited
+	if strings.Contains(p.output(), "app-pw") {
+		t.Fatalf("the password appears in sync's output:\n%s", p.output())
 	}
 }
