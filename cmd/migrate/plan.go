@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
@@ -154,6 +155,15 @@ func (f *planFlags) request(progress io.Writer) (migration.PlanRequest, error) {
 	opts, err := f.options()
 	if err != nil {
 		return migration.PlanRequest{}, err
+	}
+	if f.targetSnapshot != "" && f.target.commandConfig != "" {
+		// Offline review: the user --command-config signs in as is the
+		// one whose SCRAM credentials --prune keeps (live, the connection's).
+		cfg, err := f.target.config()
+		if err != nil {
+			return migration.PlanRequest{}, err
+		}
+		opts.OwnUser = migration.OwnUser(&kafkaconn.Conn{Config: cfg})
 	}
 	return migration.PlanRequest{
 		Source: func(ctx context.Context) (*snapshot.Snapshot, error) { return f.source.load(ctx, progress) },

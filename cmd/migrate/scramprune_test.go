@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 )
@@ -151,5 +153,62 @@ func TestSyncPrunesScramRealKafka(t *testing.T) {
 	<-p.exited
 	if strings.Contains(p.output(), "app-pw") {
 		t.Fatalf("the password appears in sync's output:\n%s", p.output())
+	}
+}
+
+// TestPlanOfflineKeepsOwnCredential: reviewing offline (--target-snapshot),
+// the SASL user of --command-config is the one whose credentials --prune
+// keeps; without --command-config the plan deletes them (apply, which
+// signs in, checks again: TestJustifyOwnUser).
+func TestPlanOfflineKeepsOwnCredential(t *testing.T) {
+	dir := t.TempDir()
+	src := &snapshot.Snapshot{Format: snapshot.FormatVersion, Source: snapshot.SourceZooKeeper, ClusterID: "src", Brokers: []snapshot.Broker{{ID: 1}}}
+	tgt := &snapshot.Snapshot{Format: snapshot.FormatVersion, Source: snapshot.SourceKafka, ClusterID: "dst", Brokers: []snapshot.Broker{{ID: 1}},
+		ScramUsers: []snapshot.ScramUser{
+			{Name: "ops", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-512", Iterations: 4096}}},
+			{Name: "stray", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096}}},
+		}}
+	srcFile, tgtFile, props := filepath.Join(dir, "src.json"), filepath.Join(dir, "tgt.json"), filepath.Join(dir, "client.properties")
+	for f, s := range map[string]*snapshot.Snapshot{srcFile: src, tgtFile: tgt} {
+		if err := snapshot.Save(f, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(props, []byte("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n"+
+		`sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="ops" password="ops-secret";`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		extra   []string
+		deletes []string
+		blocked bool
+	}{
+		{"without --command-config", nil, []string{"scram-user:ops/SCRAM-SHA-512", "scram-user:stray/SCRAM-SHA-256"}, false},
+		{"with --command-config", []string{"--command-config", props}, []string{"scram-user:stray/SCRAM-SHA-256"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runMigrate(t, append([]string{"plan", "--snapshot", srcFile, "--target-snapshot", tgtFile, "--prune", "--no-audit", "-o", "json"}, tt.extra...)...)
+			if code != exitPending {
+				t.Fatalf("plan: exit %d, want 2\n%s%s", code, out, errs)
+			}
+			p := decodePlan(t, out)
+			var ids []string
+			for _, c := range p.Changes {
+				ids = append(ids, c.ID)
+			}
+			if !slices.Equal(ids, tt.deletes) {
+				t.Errorf("changes %v, want %v", ids, tt.deletes)
+			}
+			blocked := slices.ContainsFunc(p.Blockers, func(b plan.Blocker) bool {
+				return b.ID == catalogue.IDBlockPruneOwnCredential && b.Resource == "User:ops SCRAM-SHA-512"
+			})
+			if blocked != tt.blocked {
+				t.Errorf("ops's credential blocked: %v, want %v (%+v)", blocked, tt.blocked, p.Blockers)
+			}
+			if strings.Contains(out+errs, "ops-secret") {
+				t.Errorf("the SASL password appears in the output")
+			}
+		})
 	}
 }
