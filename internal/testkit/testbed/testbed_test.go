@@ -508,3 +508,85 @@ func TestTargetFaultHelpers(t *testing.T) {
 	StartTarget(t)
 	adminLogsIn(t, addr)
 }
+
+// TestTargetKeepsScramAfterDeletesAndRestart: Kafka 4.1.1 drops every SCRAM
+// credential of a mechanism when a restarting node replays SCRAM deletions
+// from its metadata log (testbed/README.md, "SCRAM credentials lost on a
+// target restart"). The test bed's nodes snapshot every few seconds so that,
+// once a snapshot follows the deletions, a restart does not replay them and
+// the admin user still logs in on both nodes.
+func TestTargetKeepsScramAfterDeletesAndRestart(t *testing.T) {
+	addr, addr1, dir := TargetBootstrap(t), Target1Bootstrap(t), Dir(t)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr),
+		kgo.SASL(scram.Auth{User: AdminUser, Pass: AdminPassword}.AsSha256Mechanism()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	mechs := []kadm.ScramMechanism{kadm.ScramSha256, kadm.ScramSha512}
+	alter := func(del bool) {
+		t.Helper()
+		for _, m := range mechs { // Kafka refuses a user twice in one request
+			var dels []kadm.DeleteSCRAM
+			var ups []kadm.UpsertSCRAM
+			for i := range 10 {
+				u := "zkm-restart-" + strconv.Itoa(i)
+				if del {
+					dels = append(dels, kadm.DeleteSCRAM{User: u, Mechanism: m})
+				} else {
+					ups = append(ups, kadm.UpsertSCRAM{User: u, Mechanism: m, Iterations: 4096, Password: "pw-" + u})
+				}
+			}
+			res, err := adm.AlterUserSCRAMs(ctx, dels, ups)
+			if err == nil {
+				err = res.Error()
+			}
+			if err != nil {
+				t.Fatalf("alter SCRAM credentials (delete %v, %v): %v", del, m, err)
+			}
+		}
+	}
+	alter(false)
+	alter(true)
+	deleted := time.Now()
+
+	// Wait (bounded) for each node to snapshot after the deletions.
+	for _, node := range []string{"target", "target1"} {
+		logDir := dir + "/data/" + node + "/__cluster_metadata-0"
+		for {
+			if snapshotSince(t, logDir, deleted) {
+				break
+			}
+			if time.Since(deleted) > 60*time.Second {
+				t.Fatalf("%s: no metadata snapshot (*.checkpoint) taken within 60 s of the SCRAM deletions; is metadata.log.max.snapshot.interval.ms set (testbed.sh)?", logDir)
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
+	run(t, "stop", "target1")
+	RestartTarget(t)
+	StartTarget(t)
+	adminLogsIn(t, addr)
+	adminLogsIn(t, addr1)
+}
+
+// snapshotSince reports whether dir holds a KRaft snapshot written after t0.
+func snapshotSince(t *testing.T, dir string, t0 time.Time) bool {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatalf("read %s: %v", dir, err)
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".checkpoint") || e.Name() == "leader-epoch-checkpoint" {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.ModTime().After(t0) {
+			return true
+		}
+	}
+	return false
+}
