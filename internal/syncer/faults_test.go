@@ -10,15 +10,12 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
-	"github.com/zkmigrate/zkmigrate/internal/zkconn"
-	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
 )
 
 // faultBound is how long a fault test waits for the source to take a
@@ -44,39 +41,8 @@ func newRig(t *testing.T, connect string, watchSession time.Duration) *rig {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	srcCfg, err := kafkaconn.Load(testbed.SourceClientProps(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	source, err := kafkaconn.Dial(ctx, []string{testbed.SourceBootstrap(t)}, srcCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(source.Close)
-	reads, err := zkconn.Dial(ctx, zkconn.Options{Connect: connect})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { reads.Close() })
-	watches, err := zkconn.Dial(ctx, zkconn.Options{Connect: connect, NoMultiRead: true, Connections: 1, SessionTimeout: watchSession})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { watches.Close() })
-	feed, err := zkfeed.Start(ctx, watches)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID("sync-fault-target"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fake.Close)
-	target, err := kafkaconn.Dial(ctx, fake.ListenAddrs(), kafkaconn.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(target.Close)
+	c := dialLive(t, ctx, connect, watchSession, "sync-fault-target")
+	source, reads, feed, target := c.source, c.reads, c.feed, c.target
 
 	id := fmt.Sprintf("zkfault-%d", time.Now().UnixNano())
 	r := &rig{id: id, topic: id + "-t", source: source, target: target, rounds: make(chan Round, 64)}

@@ -10,14 +10,12 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
-	"github.com/zkmigrate/zkmigrate/internal/zkconn"
 	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
 )
 
@@ -34,41 +32,8 @@ func TestLiveSync(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	zkAddr := testbed.ZK(t)
-	srcCfg, err := kafkaconn.Load(testbed.SourceClientProps(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	source, err := kafkaconn.Dial(ctx, []string{testbed.SourceBootstrap(t)}, srcCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(source.Close)
-
-	reads, err := zkconn.Dial(ctx, zkconn.Options{Connect: zkAddr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reads.Close()
-	watches, err := zkconn.Dial(ctx, zkconn.Options{Connect: zkAddr, NoMultiRead: true, Connections: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer watches.Close()
-	feed, err := zkfeed.Start(ctx, watches)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID("sync-target"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fake.Close()
-	target, err := kafkaconn.Dial(ctx, fake.ListenAddrs(), kafkaconn.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer target.Close()
+	c := dialLive(t, ctx, zkAddr, 0, "sync-target")
+	source, reads, feed, target := c.source, c.reads, c.feed, c.target
 
 	id := fmt.Sprintf("zksync-%d", time.Now().UnixNano())
 	topic, user := id+"-t", id+"-u"

@@ -10,14 +10,11 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/zkmigrate/zkmigrate/internal/apply"
-	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
-	"github.com/zkmigrate/zkmigrate/internal/zkconn"
 	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
@@ -114,41 +111,9 @@ func TestLiveReconcileNotMissed(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	zkAddr := testbed.ZK(t)
-	srcCfg, err := kafkaconn.Load(testbed.SourceClientProps(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	source, err := kafkaconn.Dial(ctx, []string{testbed.SourceBootstrap(t)}, srcCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(source.Close)
-	reads, err := zkconn.Dial(ctx, zkconn.Options{Connect: zkAddr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reads.Close()
-	watches, err := zkconn.Dial(ctx, zkconn.Options{Connect: zkAddr, NoMultiRead: true, Connections: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer watches.Close()
-	feed, err := zkfeed.Start(ctx, watches)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := newGate(ctx, feed.Events())
-
-	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID("missed-target"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fake.Close()
-	target, err := kafkaconn.Dial(ctx, fake.ListenAddrs(), kafkaconn.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer target.Close()
+	c := dialLive(t, ctx, zkAddr, 0, "missed-target")
+	source, reads, target := c.source, c.reads, c.target
+	g := newGate(ctx, c.feed.Events())
 
 	id := fmt.Sprintf("zkmissed-%d", time.Now().UnixNano())
 	early, late := id+"-early", id+"-late"

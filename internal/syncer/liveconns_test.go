@@ -1,0 +1,65 @@
+package syncer
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
+	"github.com/zkmigrate/zkmigrate/internal/zkconn"
+	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
+)
+
+// liveConns are what a live sync test runs on: the 3.9 source's brokers
+// (for making changes through Kafka's own admin API), ZooKeeper sessions
+// for sync's reads and its feed, and a kfake target.
+type liveConns struct {
+	source *kafkaconn.Conn
+	reads  *zkconn.Conn
+	feed   *zkfeed.Feed
+	target *kafkaconn.Conn
+}
+
+// dialLive dials ZooKeeper at connect (watchSession sets the watch
+// session's timeout when non-zero), starts the feed, and dials the source
+// and a new kfake target named clusterID; all close when the test ends.
+func dialLive(t *testing.T, ctx context.Context, connect string, watchSession time.Duration, clusterID string) liveConns {
+	t.Helper()
+	srcCfg, err := kafkaconn.Load(testbed.SourceClientProps(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	source, err := kafkaconn.Dial(ctx, []string{testbed.SourceBootstrap(t)}, srcCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(source.Close)
+	reads, err := zkconn.Dial(ctx, zkconn.Options{Connect: connect})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reads.Close() })
+	watches, err := zkconn.Dial(ctx, zkconn.Options{Connect: connect, NoMultiRead: true, Connections: 1, SessionTimeout: watchSession})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { watches.Close() })
+	feed, err := zkfeed.Start(ctx, watches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID(clusterID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fake.Close)
+	target, err := kafkaconn.Dial(ctx, fake.ListenAddrs(), kafkaconn.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(target.Close)
+	return liveConns{source: source, reads: reads, feed: feed, target: target}
+}
