@@ -139,18 +139,7 @@ func BenchmarkChangeRound(b *testing.B) {
 		feed := make(chan zkfeed.Event)
 		out := make(chan Round)
 		go Run(ctx, Config{Source: src, Feed: feed, Stages: stages, Coalesce: time.Microsecond}, out)
-		take := func(what string) Round {
-			select {
-			case r := <-out:
-				if r.Err != nil {
-					b.Fatalf("%s: round %d (%s): %v", what, r.N, r.Reason, r.Err)
-				}
-				return r
-			case <-time.After(5 * time.Minute): // a hang bound
-				b.Fatalf("%s: no round", what)
-			}
-			return Round{}
-		}
+		take := taker(b, out, 5*time.Minute)
 		take("initial")
 		entity := zkfeed.Entity{Kind: zkfeed.Config, Name: "topics/" + changed}
 		i := 0

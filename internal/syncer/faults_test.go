@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
@@ -53,10 +52,7 @@ func newRig(t *testing.T, connect string, watchSession time.Duration) *rig {
 			return plan.Build(plan.Input{Source: src, Target: tgt, Options: opts,
 				SourceEndpoint: plan.Endpoint{Kind: "zookeeper", ClusterID: src.ClusterID}, TargetEndpoint: plan.Endpoint{Kind: "kafka", ClusterID: tgt.ClusterID}})
 		},
-		Apply: func(ctx context.Context, p *plan.Plan, tgt *snapshot.Snapshot, _ Round) (Outcome, error) {
-			res, err := apply.Run(ctx, target.Client, p, tgt, apply.Options{}, nil)
-			return Outcome{Applied: res.Succeeded, Failed: res.Failed}, err
-		},
+		Apply: applyOn(target),
 	}}
 	go Run(ctx, cfg, r.rounds)
 	if first := next(t, r.rounds); first.Reason != ReasonInitial || first.Err != nil {

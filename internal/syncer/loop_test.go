@@ -290,19 +290,7 @@ func TestBrokerIDMapRounds(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go Run(ctx, Config{Source: src, Feed: feed, Stages: tgt.stages(t, opts), BrokerIDMap: m, tick: tick, Coalesce: time.Millisecond}, rounds)
-	take := func(what string) Round {
-		t.Helper()
-		select {
-		case r := <-rounds:
-			if r.Err != nil {
-				t.Fatalf("%s: %v", what, r.Err)
-			}
-			return r
-		case <-time.After(5 * time.Second):
-			t.Fatalf("%s: no round", what)
-		}
-		return Round{}
-	}
+	take := taker(t, rounds, 5*time.Second)
 	if r := take("initial"); r.Outcome.Applied == 0 {
 		t.Fatalf("initial round applied nothing: %+v", r)
 	}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -140,10 +139,7 @@ func TestLiveReconcileNotMissed(t *testing.T) {
 		Plan: func(src, tgt *snapshot.Snapshot) (*plan.Plan, error) {
 			return plan.Build(plan.Input{Source: src, Target: tgt, Options: opts})
 		},
-		Apply: func(ctx context.Context, p *plan.Plan, tgt *snapshot.Snapshot, _ Round) (Outcome, error) {
-			res, err := apply.Run(ctx, target.Client, p, tgt, apply.Options{}, nil)
-			return Outcome{Applied: res.Succeeded, Failed: res.Failed}, err
-		},
+		Apply: applyOn(target),
 	}
 	reconcile := make(chan struct{}, 1)
 	rounds := make(chan Round, 16)
@@ -283,19 +279,7 @@ func TestReconcileWaitsForANotificationOnItsWay(t *testing.T) {
 		return out, err
 	}
 	go Run(ctx, Config{Source: src, Feed: feed, Stages: stages, tick: tick, Coalesce: time.Millisecond, MissedWait: 3 * time.Second}, rounds)
-	take := func(what string) Round {
-		t.Helper()
-		select {
-		case r := <-rounds:
-			if r.Err != nil {
-				t.Fatalf("%s: %v", what, r.Err)
-			}
-			return r
-		case <-time.After(bound):
-			t.Fatalf("no %s round", what)
-		}
-		return Round{}
-	}
+	take := taker(t, rounds, bound)
 	take("initial")
 	orders := zkfeed.Entity{Kind: zkfeed.Config, Name: "topics/orders"}
 	src.set(edit(base, "/config/topics/orders", str(`{"version":1,"config":{"retention.ms":"1"}}`)))

@@ -10,7 +10,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
@@ -61,28 +60,13 @@ func TestSoakHeapFlat(t *testing.T) {
 		Plan: func(s, tg *snapshot.Snapshot) (*plan.Plan, error) {
 			return plan.Build(plan.Input{Source: s, Target: tg, Options: opts})
 		},
-		Apply: func(ctx context.Context, p *plan.Plan, tg *snapshot.Snapshot, _ Round) (Outcome, error) {
-			res, err := apply.Run(ctx, target.Client, p, tg, apply.Options{}, nil)
-			return Outcome{Applied: res.Succeeded, Failed: res.Failed}, err
-		},
+		Apply: applyOn(target),
 	}
 	feed := make(chan zkfeed.Event)
 	tick := make(chan struct{})
 	out := make(chan Round)
 	go Run(ctx, Config{Source: src, Feed: feed, Stages: stages, tick: tick, Coalesce: time.Millisecond}, out)
-	take := func(what string) Round {
-		t.Helper()
-		select {
-		case r := <-out:
-			if r.Err != nil {
-				t.Fatalf("%s: round %d (%s): %v", what, r.N, r.Reason, r.Err)
-			}
-			return r
-		case <-time.After(10 * time.Second): // a hang bound
-			t.Fatalf("%s: no round", what)
-		}
-		return Round{}
-	}
+	take := taker(t, out, 10*time.Second)
 	if r := take("initial"); r.Outcome.Applied == 0 {
 		t.Fatalf("initial round applied nothing: %+v", r)
 	}
@@ -174,28 +158,13 @@ func TestSoakHeapFlatUnderChurn(t *testing.T) {
 		Plan: func(s, tg *snapshot.Snapshot) (*plan.Plan, error) {
 			return plan.Build(plan.Input{Source: s, Target: tg, Options: opts})
 		},
-		Apply: func(ctx context.Context, p *plan.Plan, tg *snapshot.Snapshot, _ Round) (Outcome, error) {
-			res, err := apply.Run(ctx, target.Client, p, tg, apply.Options{}, nil)
-			return Outcome{Applied: res.Succeeded, Failed: res.Failed}, err
-		},
+		Apply: applyOn(target),
 	}
 	feed := make(chan zkfeed.Event)
 	tick := make(chan struct{})
 	out := make(chan Round)
 	go Run(ctx, Config{Source: src, Feed: feed, Stages: stages, tick: tick, Coalesce: time.Millisecond}, out)
-	take := func(what string) Round {
-		t.Helper()
-		select {
-		case r := <-out:
-			if r.Err != nil {
-				t.Fatalf("%s: round %d (%s): %v", what, r.N, r.Reason, r.Err)
-			}
-			return r
-		case <-time.After(bound): // a hang bound
-			t.Fatalf("%s: no round", what)
-		}
-		return Round{}
-	}
+	take := taker(t, out, bound)
 	take("initial")
 	step := func(i int) {
 		t.Helper()

@@ -7,7 +7,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 	"github.com/zkmigrate/zkmigrate/internal/zkconn"
 	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
@@ -62,4 +65,32 @@ func dialLive(t *testing.T, ctx context.Context, connect string, watchSession ti
 	}
 	t.Cleanup(target.Close)
 	return liveConns{source: source, reads: reads, feed: feed, target: target}
+}
+
+// applyOn is the tests' Apply stage: the round's plan sent to target by
+// apply.Run (no audit trail, no verify).
+func applyOn(target *kafkaconn.Conn) func(context.Context, *plan.Plan, *snapshot.Snapshot, Round) (Outcome, error) {
+	return func(ctx context.Context, p *plan.Plan, tgt *snapshot.Snapshot, _ Round) (Outcome, error) {
+		res, err := apply.Run(ctx, target.Client, p, tgt, apply.Options{}, nil)
+		return Outcome{Applied: res.Succeeded, Failed: res.Failed}, err
+	}
+}
+
+// taker returns a function that takes the next round from rounds, failing
+// tb (named by what) when that round has an error or none comes within
+// bound (a hang bound, not a speed claim).
+func taker(tb testing.TB, rounds <-chan Round, bound time.Duration) func(what string) Round {
+	return func(what string) Round {
+		tb.Helper()
+		select {
+		case r := <-rounds:
+			if r.Err != nil {
+				tb.Fatalf("%s: round %d (%s): %v", what, r.N, r.Reason, r.Err)
+			}
+			return r
+		case <-time.After(bound):
+			tb.Fatalf("%s: no round within %s", what, bound)
+		}
+		return Round{}
+	}
 }
