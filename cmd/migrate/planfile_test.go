@@ -91,16 +91,7 @@ func TestPlanRecordsSnapshotDigests(t *testing.T) {
 		}
 		want[role] = snapshot.Digest(s)
 	}
-	ctx := context.Background()
-	store, err := audit.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	ex, err := store.Export(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ex := exportFirstRun(t, db)
 	got := map[string]string{}
 	for _, s := range ex.Snapshots {
 		got[s.Role] = s.Digest
@@ -160,16 +151,7 @@ func TestPlanOutSharesItsEncodingWithTheAuditTrail(t *testing.T) {
 	if !bytes.Equal(stored, file) {
 		t.Errorf("the recorded plan (%d bytes) is not the plan file (%d bytes)", len(stored), len(file))
 	}
-	ctx := context.Background()
-	store, err := audit.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	ex, err := store.Export(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ex := exportFirstRun(t, db)
 	var recorded plan.Plan
 	if err := json.Unmarshal(ex.Plan.JSON, &recorded); err != nil || recorded.Digest != a.Digest {
 		t.Errorf("exported plan: digest %q, %v; want the file's %s", recorded.Digest, err, a.Digest)
@@ -183,4 +165,20 @@ func TestPlanOutSharesItsEncodingWithTheAuditTrail(t *testing.T) {
 			t.Errorf("exported change %d: %s after %s; want %s after %s", i, c.ChangeID, c.After, a.Changes[i].ID, want)
 		}
 	}
+}
+
+// exportFirstRun exports run 1 of the audit database at db.
+func exportFirstRun(t *testing.T, db string) *audit.RunExport {
+	t.Helper()
+	ctx := context.Background()
+	store, err := audit.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ex, err := store.Export(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex
 }

@@ -138,15 +138,7 @@ func BenchmarkRecordPlanGenerated(b *testing.B) {
 	}
 	w, src = nil, nil
 	for b.Loop() {
-		s, err := Open(ctx, filepath.Join(b.TempDir(), "audit.db"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		r, err := s.BeginRun(ctx, RunInfo{Command: "plan", Target: Endpoint{ClusterID: "bench"}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		r.AddSecrets(secrets...)
+		s, r := benchPlanRun(b, ctx, secrets)
 		var m0, m1 runtime.MemStats
 		debug.FreeOSMemory()
 		runtime.ReadMemStats(&m0)
@@ -182,15 +174,7 @@ func BenchmarkRecordPlanGenerated(b *testing.B) {
 		// encoding it (RecordPlan, planfile.Write), and once for both
 		// (RecordPlanEncoded, planfile.Encode and Save).
 		for _, shared := range []bool{false, true} {
-			s, err := Open(ctx, filepath.Join(b.TempDir(), "audit.db"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			r, err := s.BeginRun(ctx, RunInfo{Command: "plan", Target: Endpoint{ClusterID: "bench"}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			r.AddSecrets(secrets...)
+			s, r := benchPlanRun(b, ctx, secrets)
 			file := filepath.Join(b.TempDir(), "plan.zst")
 			cp := *p
 			c0 := cpuTime()
@@ -257,4 +241,20 @@ func sampleRSS() (stop func(), peak *int64) {
 		}
 	}()
 	return func() { close(done); <-finished }, peak
+}
+
+// benchPlanRun opens a new audit database and begins a plan run on it that
+// knows secrets.
+func benchPlanRun(b *testing.B, ctx context.Context, secrets []string) (*Store, *Run) {
+	b.Helper()
+	s, err := Open(ctx, filepath.Join(b.TempDir(), "audit.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := s.BeginRun(ctx, RunInfo{Command: "plan", Target: Endpoint{ClusterID: "bench"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.AddSecrets(secrets...)
+	return s, r
 }
