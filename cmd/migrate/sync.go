@@ -435,9 +435,15 @@ func (s *syncRun) apply(ctx context.Context, p *plan.Plan, tgt *snapshot.Snapsho
 	}
 	var applied migration.Applied
 	obs := apply.Observers{&applied, rec.observer()}
-	// A round carries a few changes of many kinds: the kinds that do not
-	// depend on each other go out together.
-	res, err := apply.Run(ctx, s.target.Client, p, tgt, apply.Options{Secrets: plan.SecretsOf(p), TimeoutMillis: int32(s.target.Config.Timeout().Milliseconds()), ConcurrentKinds: true}, obs)
+	// A round carries a few changes of many kinds: the kinds go out
+	// together (a change to a topic after the earlier kinds' changes to
+	// it). A change round sends no validate-only preflight: it would
+	// refuse what the real request refuses, one controller round trip
+	// per kind earlier, and the round's changes are per resource, so a
+	// refused one never holds the others back; full rounds keep it.
+	ao := apply.Options{Secrets: plan.SecretsOf(p), TimeoutMillis: int32(s.target.Config.Timeout().Milliseconds()), ConcurrentKinds: true,
+		NoPreflight: r.Reason == syncer.ReasonChange}
+	res, err := apply.Run(ctx, s.target.Client, p, tgt, ao, obs)
 	out := syncer.Outcome{Applied: res.Succeeded, Failed: res.Failed}
 	if err == nil && res.Stopped != nil {
 		err = res.Stopped

@@ -54,9 +54,12 @@ type kindSpec struct {
 	// alreadyDone recognises the error a retried request gets when an
 	// earlier attempt went through but its response was lost (nil: none).
 	alreadyDone func(c *plan.Change, code int16) bool
-	// lane names the kinds a kind must follow: the kinds of one lane go
-	// one after another in plan.Kinds order. With ConcurrentKinds the
-	// lanes run at the same time; a kind with no lane is a lane of its own.
+	// lane names the kinds whose changes to one resource must go one
+	// after another in plan.Kinds order (a topic's creation, then its
+	// partitions, reassignment and configs). Without ConcurrentKinds
+	// every kind waits for the one before; with it every kind goes at
+	// once, and a change waits only when an earlier kind of its lane
+	// changes the same resource in the same run.
 	lane string
 }
 
@@ -83,6 +86,15 @@ func kindLanes() [][]plan.Kind {
 		lanes[i] = append(lanes[i], k)
 	}
 	return lanes
+}
+
+// kindsApart is every kind in a lane of its own.
+func kindsApart() [][]plan.Kind {
+	out := make([][]plan.Kind, len(plan.Kinds))
+	for i, k := range plan.Kinds {
+		out[i] = []plan.Kind{k}
+	}
+	return out
 }
 
 var kindSpecs = map[plan.Kind]*kindSpec{

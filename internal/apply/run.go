@@ -46,12 +46,12 @@ type Options struct {
 	Retries       int           // attempts for retriable errors (default 5)
 	Backoff       time.Duration // first retry delay, doubled each time (default 250ms)
 	TimeoutMillis int32         // server-side timeout for topic RPCs (default 30000)
-	// ConcurrentKinds sends kinds that do not depend on each other at the
-	// same time: the kinds acting on topics one after another, and each
-	// other kind (ACLs, quotas, SCRAM users, broker configs, ...) beside
-	// them. Off, every kind waits for the one before. Sync's rounds use
-	// it: a round carries a few changes of many kinds, and each kind's
-	// request waits for the controller.
+	// ConcurrentKinds sends every kind at the same time, but for a change
+	// to a resource that an earlier kind of its lane changes too (a
+	// topic's partitions after its creation, its configs after both):
+	// that one waits for the kinds before it. Off, every kind waits for
+	// the one before. Sync's rounds use it: a round carries a few changes
+	// of many kinds, and each kind's request waits for the controller.
 	ConcurrentKinds bool
 	Secrets         SecretResolver
 	Now             func() time.Time
@@ -305,9 +305,28 @@ func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snaps
 	for _, c := range done {
 		r.skip(c, "already-applied", "the target is already in the planned state")
 	}
-	lanes := [][]plan.Kind{plan.Kinds}
 	if o.ConcurrentKinds {
-		lanes = kindLanes()
+		// Every kind at once, but for the changes that follow another
+		// kind's change to the same resource in their lane (a topic's
+		// partitions after its creation, say): those go afterwards, each
+		// lane in order.
+		now, after := byLaneOrder(todo)
+		sendLanes(ctx, r, kindsApart(), now)
+		sendLanes(ctx, r, kindLanes(), after)
+	} else {
+		sendLanes(ctx, r, [][]plan.Kind{plan.Kinds}, todo)
+	}
+	r.res.Canceled = ctx.Err() != nil
+	r.obs.Observe(RunFinished{Time: o.Now(), Succeeded: r.res.Succeeded, Failed: r.res.Failed, Skipped: r.res.Skipped, NotValidated: r.res.NotValidated,
+		Canceled: r.res.Canceled, Err: r.res.Stopped})
+	return r.res, nil
+}
+
+// sendLanes sends todo's changes lane by lane, the lanes at the same
+// time, each lane's kinds one after another.
+func sendLanes(ctx context.Context, r *runner, lanes [][]plan.Kind, todo []*plan.Change) {
+	if len(todo) == 0 {
+		return
 	}
 	var wg sync.WaitGroup
 	for _, lane := range lanes {
@@ -320,10 +339,40 @@ func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snaps
 		}()
 	}
 	wg.Wait()
-	r.res.Canceled = ctx.Err() != nil
-	r.obs.Observe(RunFinished{Time: o.Now(), Succeeded: r.res.Succeeded, Failed: r.res.Failed, Skipped: r.res.Skipped, NotValidated: r.res.NotValidated,
-		Canceled: r.res.Canceled, Err: r.res.Stopped})
-	return r.res, nil
+}
+
+// byLaneOrder splits todo into the changes that may go at once and those
+// that must follow a change of an earlier kind of their lane (in
+// plan.Kinds order) to the same resource.
+func byLaneOrder(todo []*plan.Change) (now, after []*plan.Change) {
+	type key struct{ lane, typ, name string }
+	rank := map[plan.Kind]int{}
+	for i, k := range plan.Kinds {
+		rank[k] = i
+	}
+	first := map[key]int{} // the earliest kind (rank) changing each resource
+	keyOf := func(c *plan.Change) (key, bool) {
+		k := kindSpecs[c.Kind]
+		if k == nil || k.lane == "" {
+			return key{}, false
+		}
+		return key{k.lane, c.Resource.Type, c.Resource.Name}, true
+	}
+	for _, c := range todo {
+		if k, ok := keyOf(c); ok {
+			if r, seen := first[k]; !seen || rank[c.Kind] < r {
+				first[k] = rank[c.Kind]
+			}
+		}
+	}
+	for _, c := range todo {
+		if k, ok := keyOf(c); ok && first[k] < rank[c.Kind] {
+			after = append(after, c)
+			continue
+		}
+		now = append(now, c)
+	}
+	return now, after
 }
 
 // sendKind sends the changes of kind k among todo.
