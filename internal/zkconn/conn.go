@@ -82,6 +82,8 @@ type Conn struct {
 	// watches are set on) is established again after losing its
 	// connection.
 	reconnected chan struct{}
+	// watchDial opens a zkwire session rooted at the chroot (WatchSession).
+	watchDial func() (*zkwire.Client, error)
 }
 
 // Hosts returns the ensemble's host:port addresses.
@@ -206,11 +208,12 @@ func Dial(ctx context.Context, opt Options) (*Conn, error) {
 			return nil, fmt.Errorf("zkconn: chroot %s does not exist on ZooKeeper at %s", chroot, hostList)
 		}
 	}
+	start := max(slices.Index(hosts, conn.Server()), 0)
+	c.watchDial = wireDialer(hosts, start, dialRaw, opt, scheme, cred, chroot, &c.maxZxid)
 	if !opt.NoMultiRead {
 		// Sessions answering multiRead replace the go-zookeeper ones,
 		// starting at the server go-zookeeper found.
-		start := max(slices.Index(hosts, conn.Server()), 0)
-		dialWire := wireDialer(hosts, start, dialRaw, opt, scheme, cred, &c.maxZxid)
+		dialWire := wireDialer(hosts, start, dialRaw, opt, scheme, cred, "", &c.maxZxid)
 		if p := startMulti(dialWire, c.full("/"), opt.Connections); p != nil {
 			conn.Close()
 			c.pool = nil

@@ -6,6 +6,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
+	"github.com/zkmigrate/zkmigrate/internal/zkwire"
 )
 
 func TestDialUnreachable(t *testing.T) {
@@ -158,5 +160,51 @@ func TestRetryStopsOnCancel(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) || n != 3 {
 		t.Fatalf("err = %v after %d tries", err, n)
+	}
+}
+
+// A watch session is rooted at the Conn's chroot, authenticates with its
+// credentials, and takes persistent watches on the test bed's ZooKeeper
+// (3.8).
+func TestWatchSession(t *testing.T) {
+	addr := testbed.ZK(t)
+	ctx := context.Background()
+	root, err := Dial(ctx, Options{Connect: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	want, err := root.Children("/brokers/topics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, connect, auth, path string }{
+		{"no chroot", addr, "", "/brokers/topics"},
+		{"chroot", addr + "/brokers", "", "/topics"},
+		{"digest auth", addr + "/brokers", "digest:zkmigrate:pw", "/topics"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Dial(ctx, Options{Connect: tc.connect, Auth: tc.auth, NoMultiRead: true, Connections: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			s, err := c.WatchSession()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if err := s.AddWatch(tc.path, zkwire.PersistentRecursive); err != nil {
+				t.Fatalf("AddWatch(%s): %v", tc.path, err)
+			}
+			res, err := s.MultiRead([]zkwire.Op{{Path: tc.path, Children: true}})
+			if err != nil || res[0].Err != nil {
+				t.Fatalf("MultiRead(%s): %v %v", tc.path, err, res)
+			}
+			got := slices.Sorted(slices.Values(res[0].Children))
+			if !slices.Equal(got, want) {
+				t.Fatalf("children of %s under %s: %v, want %v", tc.path, tc.connect, got, want)
+			}
+		})
 	}
 }

@@ -167,10 +167,11 @@ func (s *multiSlot) client() (*zkwire.Client, error) {
 	return cl, nil
 }
 
-// wireDialer returns a function opening one multiRead session: it tries
-// the hosts in turn, from start onwards on the first call.
+// wireDialer returns a function opening one zkwire session, rooted at
+// chroot ("" for the server's root): it tries the hosts in turn, from
+// start onwards on the first call.
 func wireDialer(hosts []string, start int, dialRaw func(network, addr string, timeout time.Duration) (net.Conn, error),
-	opt Options, scheme, cred string, maxZxid *atomic.Int64) func() (*zkwire.Client, error) {
+	opt Options, scheme, cred, chroot string, maxZxid *atomic.Int64) func() (*zkwire.Client, error) {
 	var auth [][2]string
 	if scheme != "" {
 		auth = [][2]string{{scheme, cred}}
@@ -186,7 +187,7 @@ func wireDialer(hosts []string, start int, dialRaw func(network, addr string, ti
 				last = err
 				continue
 			}
-			cl, err := zkwire.Connect(nc, zkwire.Options{SessionTimeout: opt.SessionTimeout, RequestTimeout: opt.RequestTimeout, Auth: auth, MaxZxid: maxZxid})
+			cl, err := zkwire.Connect(nc, zkwire.Options{SessionTimeout: opt.SessionTimeout, RequestTimeout: opt.RequestTimeout, Auth: auth, MaxZxid: maxZxid, Chroot: chroot})
 			if errors.Is(err, zkwire.ErrAuthFailed) {
 				return nil, fmt.Errorf("zkconn: ZooKeeper at %s rejected the --zk-auth credentials (scheme %s)", host, scheme)
 			}

@@ -3,10 +3,12 @@ package zkconn
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
+	"github.com/zkmigrate/zkmigrate/internal/zkwire"
 )
 
 // ErrWatchLost is what a watch channel carries when the watch will never
@@ -102,4 +104,21 @@ func (c *Conn) ExistsW(p string) (bool, <-chan error, error) {
 		return false, nil, mapErr(err)
 	}
 	return ok, fired(ch), nil
+}
+
+// WatchSession opens a new zkwire session for persistent watches
+// (ZooKeeper 3.6+: zkwire's AddWatch, Events) and the reads that follow
+// their events (MultiRead), with the Conn's TLS, credentials and timeouts;
+// its paths are relative to the chroot, as the Conn's are. Each call is a
+// new session, on the next host in turn: the caller closes it, and after
+// it ends (its Events closed) opens another and adds its watches again.
+func (c *Conn) WatchSession() (*zkwire.Client, error) {
+	if c.watchDial == nil {
+		return nil, errors.New("zkconn: closed")
+	}
+	cl, err := c.watchDial()
+	if err != nil {
+		return nil, fmt.Errorf("zkconn: opening a watch session on %s: %w", strings.Join(c.hosts, ","), err)
+	}
+	return cl, nil
 }

@@ -1,12 +1,14 @@
 // Package zkwire speaks just enough of ZooKeeper's client protocol to read
-// many znodes per request: a session (connect, digest or other auth, pings,
-// close) and multiRead (ZooKeeper 3.6+), which carries many getData and
-// getChildren operations in one request and returns each one's result.
-// go-zookeeper does not offer multiRead; one request per znode costs the
-// server and the client far more than the lookup itself.
+// many znodes per request and to follow them: a session (connect, digest or
+// other auth, pings, close), multiRead (ZooKeeper 3.6+), which carries many
+// getData and getChildren operations in one request and returns each one's
+// result, and persistent watches (addWatch, ZooKeeper 3.6+), whose events
+// arrive until the session ends. go-zookeeper offers neither; one request
+// per znode costs the server and the client far more than the lookup
+// itself, and a one-shot watch must be set again after every event.
 //
 // A Client never writes to ZooKeeper: it sends only connect, auth, ping,
-// multiRead of reads, and closeSession.
+// multiRead of reads, addWatch (which sets a watch) and closeSession.
 package zkwire
 
 import (
@@ -103,6 +105,10 @@ type Options struct {
 	Auth [][2]string
 	// MaxZxid, when set, is raised to the highest zxid in reply headers.
 	MaxZxid *atomic.Int64
+	// Chroot, when set ("/kafka"), roots every path: those the client
+	// sends (MultiRead, AddWatch) are below it, and those of watch events
+	// are given relative to it, as the Java client does.
+	Chroot string
 }
 
 // Client is one ZooKeeper session on one connection. It is safe for
@@ -112,6 +118,7 @@ type Client struct {
 	timeout time.Duration
 	reqWait time.Duration // RequestTimeout
 	maxZxid *atomic.Int64
+	chroot  string
 
 	wmu sync.Mutex // serialises frame writes
 	buf []byte
@@ -121,7 +128,16 @@ type Client struct {
 	pending map[int32]chan reply
 	err     error // set once the connection is done
 
-	done chan struct{}
+	// Watch events (watch.go), queued by the reply loop for pumpEvents.
+	watching bool // AddWatch or Events was called
+	evq      []WatchEvent
+	evWake   chan struct{}
+	events   chan WatchEvent
+	evOnce   sync.Once
+
+	done   chan struct{} // the connection ended
+	closed chan struct{} // Close was called
+	once   sync.Once
 }
 
 type reply struct {
@@ -139,7 +155,9 @@ func Connect(nc net.Conn, opt Options) (*Client, error) {
 	if opt.RequestTimeout <= 0 {
 		opt.RequestTimeout = opt.SessionTimeout * 2 / 3
 	}
-	c := &Client{nc: nc, timeout: opt.SessionTimeout, reqWait: opt.RequestTimeout, maxZxid: opt.MaxZxid, pending: map[int32]chan reply{}, done: make(chan struct{})}
+	c := &Client{nc: nc, timeout: opt.SessionTimeout, reqWait: opt.RequestTimeout, maxZxid: opt.MaxZxid, chroot: opt.Chroot,
+		pending: map[int32]chan reply{}, done: make(chan struct{}), closed: make(chan struct{}),
+		evWake: make(chan struct{}, 1), events: make(chan WatchEvent, 64)}
 	br := bufio.NewReaderSize(nc, 64<<10)
 	if err := c.handshake(br); err != nil {
 		nc.Close()
@@ -245,7 +263,20 @@ func (c *Client) readLoop(br *bufio.Reader) {
 			for cur := c.maxZxid.Load(); zxid > cur && !c.maxZxid.CompareAndSwap(cur, zxid); cur = c.maxZxid.Load() {
 			}
 		}
-		if xid == xidWatch || xid == xidPing {
+		if xid == xidPing {
+			continue
+		}
+		if xid == xidWatch {
+			ev, e := decodeWatchEvent(d.b)
+			if e != nil {
+				err = fmt.Errorf("%w: %v", ErrConnectionLost, e)
+				break
+			}
+			ev.Path, ev.Zxid = c.rel(ev.Path), zxid
+			if !c.queueEvent(ev) {
+				err = fmt.Errorf("%w: more than %d watch events were not taken", ErrConnectionLost, maxQueuedEvents)
+				break
+			}
 			continue
 		}
 		c.mu.Lock()
@@ -360,7 +391,7 @@ func (c *Client) MultiRead(ops []Op) ([]Result, error) {
 		body = appendInt32(body, code)
 		body = appendBool(body, false)
 		body = appendInt32(body, -1)
-		body = appendString(body, op.Path)
+		body = appendString(body, c.full(op.Path))
 		body = appendBool(body, false) // no watch
 	}
 	body = appendInt32(body, -1)
@@ -434,5 +465,6 @@ func (c *Client) Close() error {
 		}
 	}
 	c.fail(fmt.Errorf("%w: closed", ErrConnectionLost))
+	c.once.Do(func() { close(c.closed) })
 	return nil
 }

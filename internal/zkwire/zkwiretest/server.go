@@ -86,3 +86,12 @@ func (s *Server) Reply(xid int32, zxid int64, code int32, body []byte) {
 	h = binary.BigEndian.AppendUint32(h, uint32(code))
 	s.Frame(append(h, body...))
 }
+
+// Notify writes a watch event (xid -1, WatcherEvent type, state, path)
+// carrying zxid in its header (-1, as ZooKeeper before 3.9 sends).
+func (s *Server) Notify(zxid int64, typ, state int32, path string) {
+	b := binary.BigEndian.AppendUint32(nil, uint32(typ))
+	b = binary.BigEndian.AppendUint32(b, uint32(state))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(path)))
+	s.Reply(-1, zxid, 0, append(b, path...))
+}
