@@ -203,6 +203,9 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 		}
 		defer reads.Close()
 		srcAddress = reads.Address()
+		// The feed's own sessions: persistent watches on zkwire sessions
+		// (WatchSession, with the same TLS, credentials and chroot), and a
+		// go-zookeeper one for the one-shot watches of a server before 3.6.
 		wo := zo
 		wo.NoMultiRead, wo.Connections = true, 1
 		watches, err := zkconn.Dial(ctx, wo)
@@ -216,6 +219,9 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 		feed, err := zkfeed.Start(feedCtx, watches)
 		if err != nil {
 			return exitError, err
+		}
+		if persistent, why := feed.Mode(); !persistent && why != nil {
+			fmt.Fprintf(e.stderr, "Following ZooKeeper at %s with one-shot watches, which re-list the notification queues on every change: %v.\n", srcAddress, why)
 		}
 		events = feed.Events()
 	}

@@ -1,16 +1,22 @@
 // Package zkfeed follows a Kafka cluster's metadata changes in ZooKeeper
-// through ZooKeeper's own change feed: one-shot watches on the notification
-// queues Kafka writes (/config/changes, /kafka-acl-changes,
-// /kafka-acl-extended-changes), on the topic list (/brokers/topics), on
-// each topic's assignment znode and on pending deletions
-// (/admin/delete_topics). It reports which entities changed, never their
-// state: the caller re-reads those (zkread) and plans for just them.
+// through ZooKeeper's own change feed: watches on the notification queues
+// Kafka writes (/config/changes, /kafka-acl-changes,
+// /kafka-acl-extended-changes), on the topics (/brokers/topics) and on
+// pending deletions (/admin/delete_topics). It reports which entities
+// changed, never their state: the caller re-reads those (zkread) and plans
+// for just them.
 //
-// A watch is re-armed by the same request that reads what it covers, so
-// no change falls between two reads. When watches are lost (the session
-// expired, the connection was closed) the feed says so with a Resync
-// event, arms everything again and goes on: the caller re-reads
-// everything. Nothing here writes to ZooKeeper.
+// On ZooKeeper 3.6 and later the watches are persistent and recursive
+// (persist.go): set once per session, each event names the notification
+// or topic it is about, and only new notifications are read. On older
+// servers, which refuse addWatch, they are one-shot watches on the
+// queues, the topic list and each topic's assignment znode; a one-shot
+// watch is re-armed by the same request that reads what it covers, so no
+// change falls between two reads.
+//
+// When watches are lost (the session expired, the connection was closed)
+// the feed says so with a Resync event, sets everything again and goes
+// on: the caller re-reads everything. Nothing here writes to ZooKeeper.
 package zkfeed
 
 import (
@@ -29,9 +35,11 @@ import (
 )
 
 // Conn is what the feed needs of a ZooKeeper connection (zkconn.Conn
-// dialed with NoMultiRead). Each W method reads and sets a one-shot watch
-// in one request; its channel receives once: nil when the watch fired, an
-// error when it never will (watches lost).
+// dialed with NoMultiRead) for one-shot watches. Each W method reads and
+// sets a one-shot watch in one request; its channel receives once: nil
+// when the watch fired, an error when it never will (watches lost). A
+// Conn that is also a WatchSessions gets persistent watches when its
+// server has them.
 type Conn interface {
 	ChildrenW(p string) ([]string, <-chan error, error)
 	GetW(p string) ([]byte, zktree.Stat, <-chan error, error)
@@ -103,7 +111,14 @@ type Feed struct {
 	fires  chan fire
 	done   <-chan struct{} // Start's context's
 
-	// Owned by run (and Start before run begins).
+	modeMu     sync.Mutex
+	persistent bool  // following with persistent watches
+	fallback   error // why not, when the server refused them
+
+	// The persistent mode's session, owned by runPersistent.
+	sess session
+
+	// The one-shot mode's, owned by runOneShot (and Start before it begins).
 	lastSeq   map[string]int64 // queue path -> highest sequence seen
 	topics    map[string]bool  // topics with a data watch armed
 	deletions map[string]bool
@@ -117,17 +132,68 @@ type fire struct {
 	epoch int
 }
 
-// Start arms every watch and returns once they are all set: any change
+// Start sets every watch and returns once they are all set: any change
 // made after Start returns is reported on Events. The caller reads the
 // full state after Start (not before), so nothing falls between that read
 // and the feed. The feed stops, closing Events, when ctx is done.
+//
+// When conn is a WatchSessions, the watches are persistent ones on a
+// session of their own, and conn's one-shot watches are used only if the
+// server refuses addWatch (Mode says which).
 func Start(ctx context.Context, conn Conn) (*Feed, error) {
+	var open func() (session, error)
+	if ws, ok := conn.(WatchSessions); ok {
+		open = func() (session, error) {
+			cl, err := ws.WatchSession()
+			if err != nil {
+				return nil, err
+			}
+			return cl, nil
+		}
+	}
+	return start(ctx, conn, open)
+}
+
+// start is Start with the persistent sessions' opener (nil for none).
+func start(ctx context.Context, conn Conn, open func() (session, error)) (*Feed, error) {
 	f := &Feed{conn: conn, events: make(chan Event, 64), fires: make(chan fire, 1024), done: ctx.Done()}
+	if open != nil {
+		s, err := openSession(open)
+		var refused errNoAddWatch
+		switch {
+		case err == nil:
+			f.sess = s
+			f.setMode(true, nil)
+			go f.runPersistent(ctx, open)
+			return f, nil
+		case !errors.As(err, &refused):
+			return nil, err
+		}
+		f.setMode(false, err)
+	}
 	if err := f.armAll(); err != nil {
 		return nil, err
 	}
-	go f.run(ctx)
+	go func() {
+		defer close(f.events)
+		f.runOneShot(ctx)
+	}()
 	return f, nil
+}
+
+// Mode says how the feed follows ZooKeeper: persistent watches, or
+// one-shot ones and, when the server refused persistent watches, its
+// answer (nil when the Conn offers none).
+func (f *Feed) Mode() (persistent bool, fallback error) {
+	f.modeMu.Lock()
+	defer f.modeMu.Unlock()
+	return f.persistent, f.fallback
+}
+
+func (f *Feed) setMode(persistent bool, fallback error) {
+	f.modeMu.Lock()
+	f.persistent, f.fallback = persistent, fallback
+	f.modeMu.Unlock()
 }
 
 // Events delivers what changed, in the order the feed learned it.
@@ -240,8 +306,8 @@ func (f *Feed) forward(what string, ch <-chan error) {
 // errReconnected is the Err of the resync that follows a reconnection.
 var errReconnected = errors.New("zkfeed: the ZooKeeper connection was lost and established again: every watch armed and everything read again")
 
-func (f *Feed) run(ctx context.Context) {
-	defer close(f.events)
+// runOneShot follows the one-shot watches until ctx is done.
+func (f *Feed) runOneShot(ctx context.Context) {
 	var reconnected <-chan struct{}
 	if r, ok := f.conn.(interface{ Reconnected() <-chan struct{} }); ok {
 		reconnected = r.Reconnected()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
+	"github.com/zkmigrate/zkmigrate/internal/zkwire"
 )
 
 // memZK is a ZooKeeper tree in memory with one-shot watches, for the
@@ -21,13 +22,16 @@ type memZK struct {
 	data  map[string][]byte
 	zxid  int64
 	czxid map[string]int64
+	mzxid map[string]int64
 	child map[string][]chan error
 	watch map[string][]chan error
 	seq   map[string]int
+	// sessions with persistent watches (persist_test.go)
+	sessions []*memSession
 }
 
 func newMemZK(paths ...string) *memZK {
-	z := &memZK{data: map[string][]byte{}, czxid: map[string]int64{}, child: map[string][]chan error{}, watch: map[string][]chan error{}, seq: map[string]int{}}
+	z := &memZK{data: map[string][]byte{}, czxid: map[string]int64{}, mzxid: map[string]int64{}, child: map[string][]chan error{}, watch: map[string][]chan error{}, seq: map[string]int{}}
 	for _, p := range paths {
 		z.data[p] = nil
 	}
@@ -99,12 +103,16 @@ func (z *memZK) set(p string, data string) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	z.zxid++
+	typ := zkwire.EventNodeDataChanged
 	if _, ok := z.data[p]; !ok {
 		z.czxid[p] = z.zxid
 		fireAll(z.child, path.Dir(p), nil)
+		typ = zkwire.EventNodeCreated
 	}
 	z.data[p] = []byte(data)
+	z.mzxid[p] = z.zxid
 	fireAll(z.watch, p, nil)
+	z.persistentEvent(typ, p)
 }
 
 // notify appends a sequential notification under q.
@@ -140,6 +148,7 @@ func (z *memZK) remove(p string) {
 	fireAll(z.watch, p, nil)
 	fireAll(z.child, p, nil)
 	fireAll(z.child, path.Dir(p), nil)
+	z.persistentEvent(zkwire.EventNodeDeleted, p)
 }
 
 // expire loses every watch, as a session expiry does.
@@ -153,6 +162,10 @@ func (z *memZK) expire() {
 	for p := range z.child {
 		fireAll(z.child, p, lost)
 	}
+	for _, s := range z.sessions {
+		s.endLocked(lost)
+	}
+	z.sessions = nil
 }
 
 func next(t *testing.T, f *Feed) Event {

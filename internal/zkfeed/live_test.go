@@ -17,10 +17,31 @@ import (
 // made: a hang bound, not a speed claim.
 const bound = 30 * time.Second
 
+// oneShotOnly hides a zkconn.Conn's WatchSession: the feed then follows
+// ZooKeeper with one-shot watches, as it does on a server before 3.6.
+type oneShotOnly struct {
+	Conn
+	c *zkconn.Conn
+}
+
+func (o oneShotOnly) Reconnected() <-chan struct{} { return o.c.Reconnected() }
+
 // TestLiveFeed changes the 3.9 source through its brokers' admin API (so
 // Kafka itself writes ZooKeeper and its notifications) and expects the
-// feed to name each changed entity. Everything it creates it removes.
+// feed to name each changed entity, with persistent watches (the test
+// bed's ZooKeeper is 3.8) and with the one-shot ones older servers get.
+// Everything it creates it removes.
 func TestLiveFeed(t *testing.T) {
+	for _, persistent := range []bool{true, false} {
+		name := "persistent"
+		if !persistent {
+			name = "one-shot"
+		}
+		t.Run(name, func(t *testing.T) { liveFeed(t, persistent) })
+	}
+}
+
+func liveFeed(t *testing.T, persistent bool) {
 	zkAddr := testbed.ZK(t)
 	bootstrap := testbed.SourceBootstrap(t)
 	cfg, err := kafkaconn.Load(testbed.SourceClientProps(t))
@@ -34,9 +55,16 @@ func TestLiveFeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer zc.Close()
-	feed, err := Start(ctx, zc)
+	var conn Conn = zc
+	if !persistent {
+		conn = oneShotOnly{Conn: zc, c: zc}
+	}
+	feed, err := Start(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if p, why := feed.Mode(); p != persistent || why != nil {
+		t.Fatalf("Mode = %v, %v; want persistent %v", p, why, persistent)
 	}
 	kc, err := kafkaconn.Dial(ctx, []string{bootstrap}, cfg)
 	if err != nil {
@@ -61,35 +89,39 @@ func TestLiveFeed(t *testing.T) {
 		name string
 		do   func() error
 		want Entity
+		// zxid: the event carries the zxid of the znode that told of
+		// it (a notification's, or the topic znode's after a change to
+		// its assignment), which a topic's creation alone does not.
+		zxid bool
 	}{
 		{"create topic", func() error {
 			_, err := adm.CreateTopic(ctx, 1, 1, nil, topic)
 			return err
-		}, Entity{Topic, topic}},
+		}, Entity{Topic, topic}, false},
 		{"alter topic config", func() error {
 			v := "3600000"
 			r, err := adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Name: "retention.ms", Value: &v}}, topic)
 			return firstErr(err, r)
-		}, Entity{Config, "topics/" + topic}},
+		}, Entity{Config, "topics/" + topic}, true},
 		{"add a partition", func() error {
 			r, err := adm.CreatePartitions(ctx, 1, topic)
 			if err == nil {
 				err = r.Error()
 			}
 			return err
-		}, Entity{Topic, topic}},
+		}, Entity{Topic, topic}, true},
 		{"literal ACL", func() error {
 			r, err := adm.CreateACLs(ctx, kadm.NewACLs().Topics(topic).ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:"+user).AllowHosts().Operations(kadm.OpRead))
 			return aclErr(err, r)
-		}, Entity{ACL, "Topic:LITERAL:" + topic}},
+		}, Entity{ACL, "Topic:LITERAL:" + topic}, true},
 		{"prefixed ACL", func() error {
 			r, err := adm.CreateACLs(ctx, kadm.NewACLs().Topics(prefix).ResourcePatternType(kadm.ACLPatternPrefixed).Allow("User:"+user).AllowHosts().Operations(kadm.OpWrite))
 			return aclErr(err, r)
-		}, Entity{ACL, "Topic:PREFIXED:" + prefix}},
+		}, Entity{ACL, "Topic:PREFIXED:" + prefix}, true},
 		{"transactional id ACL", func() error {
 			r, err := adm.CreateACLs(ctx, kadm.NewACLs().TransactionalIDs(topic).ResourcePatternType(kadm.ACLPatternLiteral).Allow("User:"+user).AllowHosts().Operations(kadm.OpWrite))
 			return aclErr(err, r)
-		}, Entity{ACL, "TransactionalId:LITERAL:" + topic}},
+		}, Entity{ACL, "TransactionalId:LITERAL:" + topic}, true},
 		{"user quota", func() error {
 			rate := 1048576.0
 			r, err := adm.AlterClientQuotas(ctx, []kadm.AlterClientQuotaEntry{{Entity: kadm.ClientQuotaEntity{{Type: "user", Name: &user}}, Ops: []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Value: rate}}}})
@@ -101,21 +133,21 @@ func TestLiveFeed(t *testing.T) {
 				}
 			}
 			return err
-		}, Entity{Config, "users/" + user}},
+		}, Entity{Config, "users/" + user}, true},
 		{"SCRAM credential", func() error {
 			r, err := adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{{User: user, Mechanism: kadm.ScramSha256, Iterations: 4096, Password: "feed-secret"}})
 			if err == nil {
 				err = r.Error()
 			}
 			return err
-		}, Entity{Config, "users/" + user}},
+		}, Entity{Config, "users/" + user}, true},
 		{"delete topic", func() error {
 			r, err := adm.DeleteTopics(ctx, topic)
 			if err == nil {
 				err = r.Error()
 			}
 			return err
-		}, Entity{Topic, topic}},
+		}, Entity{Topic, topic}, false},
 	}
 	var lastZxid int64
 	for _, s := range steps {
@@ -123,6 +155,9 @@ func TestLiveFeed(t *testing.T) {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		ev := waitFor(t, feed, s.want)
+		if s.zxid && ev.Zxid == 0 {
+			t.Errorf("%s: event %+v has no zxid", s.name, ev)
+		}
 		if ev.Zxid != 0 && ev.Zxid < lastZxid {
 			t.Errorf("%s: zxid %d went back from %d", s.name, ev.Zxid, lastZxid)
 		}
