@@ -74,51 +74,63 @@ func (s Scope) Size() int {
 	return len(s.Topics) + len(s.Brokers) + len(s.Users) + len(s.Clients) + len(s.IPs) + len(s.ACLs)
 }
 
-// scopedSource lets zkread read only the scope's entities: it filters the
-// listings that enumerate entities and passes everything else through (the
-// brokers, the cluster id, the features), so zkread.Read over it returns a
-// snapshot holding exactly the scope's entities as they are now.
+// scopedSource lets zkread read only the scope's entities: it names the
+// scope's children of the directories that enumerate entities (so they
+// are read without listing those directories, whose listings hold every
+// entity of the cluster) and passes everything else through (the brokers,
+// the cluster id, the features), so zkread.Read over it returns a
+// snapshot holding exactly the scope's entities as they are now: a name
+// ZooKeeper lacks reads as absent.
 type scopedSource struct {
 	zkread.Source
 	scope Scope
 }
 
-// keep decides which children of p a scoped read lists; nil keeps all.
-func (s scopedSource) keep(p string) func(name string) bool {
-	in := func(m map[string]bool) func(string) bool { return func(n string) bool { return m[n] } }
-	none := func(string) bool { return false }
-	switch p {
+// aclRoots are where ACLs live, by pattern type.
+var aclRoots = []struct{ dir, pattern string }{{"/kafka-acl", zkread.PatternLiteral}, {"/kafka-acl-extended/prefixed", zkread.PatternPrefixed}}
+
+// Wanted names the scope's children of dir when dir enumerates entities.
+func (s scopedSource) Wanted(dir string) ([]string, bool) {
+	names := func(m map[string]bool) ([]string, bool) { return slices.Sorted(maps.Keys(m)), true }
+	switch dir {
 	case "/brokers/topics", "/config/topics", "/admin/delete_topics":
-		return in(s.scope.Topics)
+		return names(s.scope.Topics)
 	case "/config/brokers":
-		return in(s.scope.Brokers)
+		return names(s.scope.Brokers)
 	case "/config/users":
-		return in(s.scope.Users)
+		return names(s.scope.Users)
 	case "/config/clients":
-		return in(s.scope.Clients)
+		return names(s.scope.Clients)
 	case "/config/ips":
-		return in(s.scope.IPs)
+		return names(s.scope.IPs)
 	case "/delegation_token/tokens", "/consumers":
-		return none
+		return nil, true
 	}
-	for _, root := range []struct{ dir, pattern string }{{"/kafka-acl/", zkread.PatternLiteral}, {"/kafka-acl-extended/prefixed/", zkread.PatternPrefixed}} {
-		if typ, ok := strings.CutPrefix(p, root.dir); ok && !strings.Contains(typ, "/") {
+	for _, root := range aclRoots {
+		if dir == root.dir {
+			// the resource types' directories, either spelling
+			types := map[string]bool{}
+			for a := range s.scope.ACLs {
+				if a.Pattern == root.pattern {
+					for _, t := range zkread.ResourceTypeSpellings(a.Type) {
+						types[t] = true
+					}
+				}
+			}
+			return names(types)
+		}
+		if typ, ok := strings.CutPrefix(dir, root.dir+"/"); ok && !strings.Contains(typ, "/") {
 			rt, _ := zkread.CanonicalResourceType(typ)
-			return func(n string) bool { return s.scope.ACLs[aclResource{rt, root.pattern, n}] }
+			in := map[string]bool{}
+			for a := range s.scope.ACLs {
+				if a.Type == rt && a.Pattern == root.pattern {
+					in[a.Name] = true
+				}
+			}
+			return names(in)
 		}
 	}
-	return nil
-}
-
-func (s scopedSource) Children(p string) ([]string, error) {
-	names, err := s.Source.Children(p)
-	if err != nil {
-		return nil, err
-	}
-	if keep := s.keep(p); keep != nil {
-		names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !keep(n) })
-	}
-	return names, nil
+	return nil, false
 }
 
 // LastZxid passes the source's, when it has one, so the scoped read
@@ -141,6 +153,7 @@ func (s scopedSource) InFlight() int {
 var (
 	_ zkread.ZxidSource   = scopedSource{}
 	_ zkread.InFlightHint = scopedSource{}
+	_ zkread.WantedSource = scopedSource{}
 )
 
 // decoded is the scope with entity names decoded as the snapshot holds them.

@@ -7,12 +7,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/zkgen"
+	"github.com/zkmigrate/zkmigrate/internal/zkconn"
 	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
@@ -90,6 +93,41 @@ func TestPatchEqualsFullRead(t *testing.T) {
 			[]zkfeed.Entity{{Kind: zkfeed.ACL, Name: "Topic:PREFIXED:etl-"}}},
 		{"pending deletion", map[string]*string{"/admin/delete_topics/payments": str("")},
 			[]zkfeed.Entity{{Kind: zkfeed.Deletion, Name: "payments"}}},
+		{"pending deletion done", map[string]*string{"/admin/delete_topics/doomed": nil, "/brokers/topics/doomed": nil},
+			[]zkfeed.Entity{{Kind: zkfeed.Deletion, Name: "doomed"}, {Kind: zkfeed.Topic, Name: "doomed"}}},
+		{"entities never present beside a change", map[string]*string{"/config/topics/orders": str(`{"version":1,"config":{"retention.ms":"1"}}`)},
+			[]zkfeed.Entity{{Kind: zkfeed.Config, Name: "topics/orders"}, {Kind: zkfeed.Topic, Name: "ghost"}, {Kind: zkfeed.Config, Name: "topics/ghost"},
+				{Kind: zkfeed.Config, Name: "users/nobody"}, {Kind: zkfeed.Config, Name: "users/nobody/clients/app"}, {Kind: zkfeed.Config, Name: "clients/nobody"},
+				{Kind: zkfeed.Config, Name: "ips/10.9.9.9"}, {Kind: zkfeed.Config, Name: "brokers/9"}, {Kind: zkfeed.ACL, Name: "Topic:LITERAL:ghost"},
+				{Kind: zkfeed.ACL, Name: "Group:PREFIXED:ghost-"}, {Kind: zkfeed.Deletion, Name: "ghost"},
+				{Kind: zkfeed.Topic, Name: "a/b"}, {Kind: zkfeed.Topic, Name: ".."}, {Kind: zkfeed.Config, Name: "users/x\x00y"}, {Kind: zkfeed.ACL, Name: "Topic:LITERAL:orders/partitions"}}},
+		{"user with client quotas deleted", map[string]*string{"/config/users/alice": nil, "/config/users/alice/clients": nil, "/config/users/alice/clients/<default>": nil, "/config/users/alice/clients/alice-cli": nil},
+			[]zkfeed.Entity{{Kind: zkfeed.Config, Name: "users/alice/clients/alice-cli"}}},
+		{"default user's client quota changed", map[string]*string{"/config/users/<default>/clients/batch-loader": str(`{"version":1,"config":{"producer_byte_rate":"77"}}`)},
+			[]zkfeed.Entity{{Kind: zkfeed.Config, Name: "users/<default>/clients/batch-loader"}}},
+		{"user created with a client quota", map[string]*string{"/config/users/dora": str(`{"version":1,"config":{"consumer_byte_rate":"9"}}`),
+			"/config/users/dora/clients": str(""), "/config/users/dora/clients/dora-cli": str(`{"version":1,"config":{"producer_byte_rate":"8"}}`)},
+			[]zkfeed.Entity{{Kind: zkfeed.Config, Name: "users/dora"}}},
+		{"broker default removed", map[string]*string{"/config/brokers/<default>": nil},
+			[]zkfeed.Entity{{Kind: zkfeed.Config, Name: "brokers/<default>"}}},
+		{"ACLs of every resource type and pattern changed", map[string]*string{
+			"/kafka-acl/Topic/payments": nil, "/kafka-acl/Group/billing": nil, "/kafka-acl/Cluster/kafka-cluster": nil,
+			"/kafka-acl/TransactionalId/tx-orders": nil, "/kafka-acl/DelegationToken/reporting-token": nil, "/kafka-acl/User/User:alice": nil,
+			"/kafka-acl/Topic/fresh":                             str(`{"version":1,"acls":[{"principal":"User:a","permissionType":"Allow","host":"*","operation":"Read"}]}`),
+			"/kafka-acl-extended/prefixed/Topic/etl-":            nil,
+			"/kafka-acl-extended/prefixed/Group/team-":           str(`{"version":1,"acls":[{"principal":"User:b","permissionType":"Deny","host":"*","operation":"Read"}]}`),
+			"/kafka-acl-extended/prefixed/TransactionalId/tx-":   nil,
+			"/kafka-acl-extended/prefixed/User/svc-":             str(`{"version":1,"acls":[{"principal":"User:c","permissionType":"Allow","host":"*","operation":"CreateTokens"}]}`),
+			"/kafka-acl-extended/prefixed/Cluster/kafka-cluster": str(`{"version":1,"acls":[{"principal":"User:d","permissionType":"Allow","host":"*","operation":"Alter"}]}`),
+			"/kafka-acl-extended/prefixed/DelegationToken/tok-":  str(`{"version":1,"acls":[{"principal":"User:e","permissionType":"Allow","host":"*","operation":"Describe"}]}`)},
+			[]zkfeed.Entity{{Kind: zkfeed.ACL, Name: "Topic:LITERAL:payments"}, {Kind: zkfeed.ACL, Name: "Group:LITERAL:billing"}, {Kind: zkfeed.ACL, Name: "Cluster:LITERAL:kafka-cluster"},
+				{Kind: zkfeed.ACL, Name: "TransactionalId:LITERAL:tx-orders"}, {Kind: zkfeed.ACL, Name: "DelegationToken:LITERAL:reporting-token"}, {Kind: zkfeed.ACL, Name: "User:LITERAL:User:alice"},
+				{Kind: zkfeed.ACL, Name: "Topic:LITERAL:fresh"}, {Kind: zkfeed.ACL, Name: "Topic:PREFIXED:etl-"}, {Kind: zkfeed.ACL, Name: "Group:PREFIXED:team-"},
+				{Kind: zkfeed.ACL, Name: "TransactionalId:PREFIXED:tx-"}, {Kind: zkfeed.ACL, Name: "User:PREFIXED:svc-"}, {Kind: zkfeed.ACL, Name: "Cluster:PREFIXED:kafka-cluster"},
+				{Kind: zkfeed.ACL, Name: "DelegationToken:PREFIXED:tok-"}}},
+		{"ACLs under an upper-case resource type", map[string]*string{"/kafka-acl/TOPIC": str(""),
+			"/kafka-acl/TOPIC/orders": str(`{"version":1,"acls":[{"principal":"User:u","permissionType":"Allow","host":"*","operation":"Write"}]}`)},
+			[]zkfeed.Entity{{Kind: zkfeed.ACL, Name: "Topic:LITERAL:orders"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := readTree(t, base, nil)
@@ -201,23 +239,9 @@ func TestPatchMergesInOrder(t *testing.T) {
 				if rng.IntN(2) == 0 {
 					continue
 				}
-				switch e.Kind {
-				case zkfeed.Topic:
-					gone = append(gone, "/brokers/topics/"+e.Name, "/config/topics/"+e.Name)
-				case zkfeed.Config:
-					gone = append(gone, "/config/"+e.Name)
-				case zkfeed.ACL:
-					parts := strings.SplitN(e.Name, ":", 3)
-					dir := "/kafka-acl/"
-					if parts[1] == zkread.PatternPrefixed {
-						dir = "/kafka-acl-extended/prefixed/"
-					}
-					gone = append(gone, dir+parts[0]+"/"+parts[2])
-				}
+				gone = append(gone, entityPaths(e)...)
 			}
-			tr := &zktree.Tree{Nodes: slices.DeleteFunc(slices.Clone(base.Nodes), func(n zktree.Node) bool {
-				return slices.ContainsFunc(gone, func(g string) bool { return n.Path == g || strings.HasPrefix(n.Path, g+"/") })
-			})}
+			tr := without(base, gone)
 			for _, name := range []string{"!first", "~last"} {
 				name += fmt.Sprint(i)
 				tr.Nodes = append(tr.Nodes, zktree.Node{Path: "/brokers/topics/" + name, Data: []byte(`{"version":3,"partitions":{"0":[1,2]},"adding_replicas":{},"removing_replicas":{}}`)})
@@ -246,6 +270,199 @@ func TestPatchMergesInOrder(t *testing.T) {
 			if d := cmp.Diff(want, got, cmpSnap...); d != "" {
 				t.Fatalf("seed %d round %d, scope %v, deleted %v: patched differs from a full read (-full +patched):\n%s", seed, i, scope.Entities(), gone, d)
 			}
+		}
+	}
+}
+
+// entityPaths are the znodes that hold a feed entity.
+func entityPaths(e zkfeed.Entity) []string {
+	switch e.Kind {
+	case zkfeed.Topic:
+		return []string{"/brokers/topics/" + e.Name, "/config/topics/" + e.Name}
+	case zkfeed.Config:
+		return []string{"/config/" + e.Name}
+	case zkfeed.Deletion:
+		return []string{"/admin/delete_topics/" + e.Name}
+	case zkfeed.ACL:
+		parts := strings.SplitN(e.Name, ":", 3)
+		dir := "/kafka-acl/"
+		if parts[1] == zkread.PatternPrefixed {
+			dir = "/kafka-acl-extended/prefixed/"
+		}
+		return []string{dir + parts[0] + "/" + parts[2]}
+	}
+	return nil
+}
+
+// without returns a copy of tr without the znodes at paths and below.
+func without(tr *zktree.Tree, paths []string) *zktree.Tree {
+	return &zktree.Tree{Nodes: slices.DeleteFunc(slices.Clone(tr.Nodes), func(n zktree.Node) bool {
+		return slices.ContainsFunc(paths, func(g string) bool { return n.Path == g || strings.HasPrefix(n.Path, g+"/") })
+	})}
+}
+
+// listedScope is what a scoped read must equal: zkread over a source that
+// lists every directory and keeps the scope's children of those that
+// enumerate entities (how change rounds read before scopedSource named
+// the scope's children instead).
+type listedScope struct {
+	zkread.Source
+	scope Scope
+}
+
+func (s listedScope) Children(p string) ([]string, error) {
+	names, err := s.Source.Children(p)
+	if err != nil {
+		return nil, err
+	}
+	in := func(m map[string]bool) []string {
+		return slices.DeleteFunc(names, func(n string) bool { return !m[n] })
+	}
+	switch p {
+	case "/brokers/topics", "/config/topics", "/admin/delete_topics":
+		return in(s.scope.Topics), nil
+	case "/config/brokers":
+		return in(s.scope.Brokers), nil
+	case "/config/users":
+		return in(s.scope.Users), nil
+	case "/config/clients":
+		return in(s.scope.Clients), nil
+	case "/config/ips":
+		return in(s.scope.IPs), nil
+	case "/delegation_token/tokens", "/consumers":
+		return nil, nil
+	}
+	for _, root := range aclRoots {
+		if typ, ok := strings.CutPrefix(p, root.dir+"/"); ok && !strings.Contains(typ, "/") {
+			rt, _ := zkread.CanonicalResourceType(typ)
+			return slices.DeleteFunc(names, func(n string) bool { return !s.scope.ACLs[aclResource{rt, root.pattern, n}] }), nil
+		}
+	}
+	return names, nil
+}
+
+// notListing fails the test on a listing of a directory whose children
+// are entities of the whole cluster.
+type notListing struct {
+	zkread.Source
+	t *testing.T
+}
+
+func (n notListing) Children(p string) ([]string, error) {
+	switch {
+	case slices.Contains([]string{"/brokers/topics", "/config/topics", "/admin/delete_topics", "/config/brokers", "/config/users",
+		"/config/clients", "/config/ips", "/delegation_token/tokens", "/consumers"}, p),
+		strings.HasPrefix(p, "/kafka-acl/"), strings.HasPrefix(p, "/kafka-acl-extended/prefixed/"):
+		n.t.Errorf("a scoped read listed %s", p)
+	}
+	return n.Source.Children(p)
+}
+
+// TestScopedReadEqualsListing: over the Kafka 3.9 capture and generated
+// trees, for random scopes (entities present, deleted, never present,
+// names no znode can have, ACL types spelled upper case), a scoped read
+// lists no directory of entities and gives exactly the snapshot that
+// listing those directories and keeping the scope's names gives,
+// findings included.
+func TestScopedReadEqualsListing(t *testing.T) {
+	ctx := context.Background()
+	ro := zkread.Options{EncoderSecrets: []string{zkgen.DefaultEncoderSecret}, Now: func() time.Time { return time.Unix(1e9, 0) }}
+	legacy, err := zktree.Load(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trees := []*zktree.Tree{legacy}
+	for seed := int64(1); seed <= 3; seed++ {
+		w := zkgen.NewTreeWriter()
+		if _, err := zkgen.Generate(ctx, zkgen.Small(seed), w, zkgen.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		trees = append(trees, w.Tree())
+	}
+	odd := []zkfeed.Entity{{Kind: zkfeed.Topic, Name: "a/b"}, {Kind: zkfeed.Topic, Name: ".."}, {Kind: zkfeed.Config, Name: "topics/"},
+		{Kind: zkfeed.Config, Name: "users/x\x00y"}, {Kind: zkfeed.Config, Name: "clients/\U0001F600"}, {Kind: zkfeed.Deletion, Name: "gone"},
+		{Kind: zkfeed.ACL, Name: "TOPIC:LITERAL:orders"}, {Kind: zkfeed.ACL, Name: "Topic:LITERAL:a/b"}, {Kind: zkfeed.ACL, Name: "Bogus:LITERAL:x"}}
+	compared := 0
+	for ti, tr := range trees {
+		full, err := zkread.Read(ctx, tr, ro)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool := append(entityPool(full, &snapshot.Snapshot{}), odd...)
+		rng := rand.New(rand.NewPCG(uint64(ti), 18))
+		for range 40 {
+			var entities []zkfeed.Entity
+			for range 1 + rng.IntN(12) {
+				entities = append(entities, pool[rng.IntN(len(pool))])
+			}
+			// half the time a tree where the scope's first entity is gone
+			src := tr
+			if rng.IntN(2) == 0 {
+				src = without(tr, entityPaths(entities[0]))
+			}
+			scope := NewScope(entities)
+			want, err := zkread.Read(ctx, listedScope{Source: src, scope: scope}, ro)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := zkread.Read(ctx, scopedSource{Source: notListing{Source: src, t: t}, scope: scope}, ro)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.Read.Znodes, got.Read.Znodes = 0, 0
+			if d := cmp.Diff(want, got, cmpPlan...); d != "" {
+				t.Fatalf("tree %d, scope %v: a scoped read differs from listing and keeping the scope's names (-listed +scoped):\n%s", ti, scope.Entities(), d)
+			}
+			compared++
+		}
+	}
+	t.Logf("%d scoped reads compared", compared)
+}
+
+// TestScopedReadEqualsListingLive: on the test bed's ZooKeeper (the
+// legacy state Kafka 3.9 wrote), a scoped read of every entity there, of
+// entities never present and of names no znode can have gives exactly
+// what listing and keeping the scope's names gives, through multiRead
+// sessions and through one request per znode.
+func TestScopedReadEqualsListingLive(t *testing.T) {
+	ctx := context.Background()
+	addr := testbed.ZK(t)
+	ro := zkread.Options{Now: func() time.Time { return time.Unix(1e9, 0) }}
+	for _, multi := range []bool{true, false} {
+		conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: addr, NoMultiRead: !multi})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		full, err := zkread.Read(ctx, conn, ro)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entities := append(entityPool(full, &snapshot.Snapshot{}), zkfeed.Entity{Kind: zkfeed.Topic, Name: "a/b"}, zkfeed.Entity{Kind: zkfeed.Topic, Name: ".."},
+			zkfeed.Entity{Kind: zkfeed.Config, Name: "users/x\x00y"}, zkfeed.Entity{Kind: zkfeed.Config, Name: "clients/\U0001F600"},
+			zkfeed.Entity{Kind: zkfeed.Config, Name: "ips/\x01"}, zkfeed.Entity{Kind: zkfeed.ACL, Name: "Topic:LITERAL:\uf8ff"},
+			zkfeed.Entity{Kind: zkfeed.ACL, Name: "TransactionalId:PREFIXED:nobody-"}, zkfeed.Entity{Kind: zkfeed.Config, Name: "users/nobody/clients/app"})
+		scope := NewScope(entities)
+		want, err := zkread.Read(ctx, listedScope{Source: conn, scope: scope}, ro)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := zkread.Read(ctx, scopedSource{Source: notListing{Source: conn, t: t}, scope: scope}, ro)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Topics) == 0 || len(got.ACLs) == 0 || len(got.Quotas) == 0 || len(got.ScramUsers) == 0 || len(got.BrokerConfigs) == 0 {
+			t.Fatalf("multiRead %v: the scoped read holds %d topics, %d ACLs, %d quotas, %d SCRAM users, %d broker configs: not the legacy state",
+				multi, len(got.Topics), len(got.ACLs), len(got.Quotas), len(got.ScramUsers), len(got.BrokerConfigs))
+		}
+		// The two reads are moments apart on a live cluster: what the
+		// brokers keep changing is not compared.
+		for _, s := range []*snapshot.Snapshot{want, got} {
+			s.Read = snapshot.ReadInfo{}
+			s.Controller, s.ProducerIDBlock = nil, nil
+		}
+		if d := cmp.Diff(want, got, cmpPlan...); d != "" {
+			t.Errorf("multiRead %v: a scoped read differs from listing and keeping the scope's names (-listed +scoped):\n%s", multi, d)
 		}
 	}
 }

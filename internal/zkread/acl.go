@@ -51,6 +51,17 @@ func upperSnake(pascal string) string {
 	return strings.ToUpper(b.String())
 }
 
+// ResourceTypeSpellings returns the path segments a resource type's ACLs
+// may be under: its PascalCase and UPPER_CASE spellings (one for an
+// unknown type: as given).
+func ResourceTypeSpellings(t string) []string {
+	c, ok := CanonicalResourceType(t)
+	if !ok {
+		return []string{t}
+	}
+	return []string{c, upperSnake(c)}
+}
+
 // CanonicalResourceType returns the PascalCase resource type for a path
 // segment or enum name, and whether it is known.
 func CanonicalResourceType(s string) (string, bool) {

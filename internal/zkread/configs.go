@@ -15,10 +15,10 @@ import (
 
 // readConfigs queues /config/{topics,brokers,clients,users,ips}.
 func (r *reader) readConfigs() {
-	r.children("/config/topics", true, func(names []string) {
+	r.children("/config/topics", true, func(names []string, listed bool) {
 		for _, n := range names {
 			p := "/config/topics/" + n
-			r.get(p, true, func(d []byte, _ zktree.Stat) {
+			r.get(p, listed, func(d []byte, _ zktree.Stat) {
 				m, err := ParseEntityConfig(d)
 				if !r.bad(p, err) {
 					return
@@ -40,10 +40,10 @@ func (r *reader) readConfigs() {
 			})
 		}
 	})
-	r.children("/config/brokers", true, func(names []string) {
+	r.children("/config/brokers", true, func(names []string, listed bool) {
 		for _, n := range names {
 			p := "/config/brokers/" + n
-			r.get(p, true, func(d []byte, _ zktree.Stat) {
+			r.get(p, listed, func(d []byte, _ zktree.Stat) {
 				m, err := ParseEntityConfig(d)
 				if !r.bad(p, err) {
 					return
@@ -61,10 +61,10 @@ func (r *reader) readConfigs() {
 			})
 		}
 	})
-	r.children("/config/clients", true, func(names []string) {
+	r.children("/config/clients", true, func(names []string, listed bool) {
 		for _, n := range names {
 			p := "/config/clients/" + n
-			r.get(p, true, func(d []byte, _ zktree.Stat) {
+			r.get(p, listed, func(d []byte, _ zktree.Stat) {
 				c, ok := r.entity(p, snapshot.EntityClientID, n)
 				if !ok {
 					return
@@ -73,10 +73,10 @@ func (r *reader) readConfigs() {
 			})
 		}
 	})
-	r.children("/config/ips", true, func(names []string) {
+	r.children("/config/ips", true, func(names []string, listed bool) {
 		for _, n := range names {
 			p := "/config/ips/" + n
-			r.get(p, true, func(d []byte, _ zktree.Stat) {
+			r.get(p, listed, func(d []byte, _ zktree.Stat) {
 				c, ok := r.entity(p, snapshot.EntityIP, n)
 				if !ok {
 					return
@@ -85,20 +85,27 @@ func (r *reader) readConfigs() {
 			})
 		}
 	})
-	r.children("/config/users", true, func(names []string) {
+	r.children("/config/users", true, func(names []string, listed bool) {
 		for _, n := range names {
 			p := "/config/users/" + n
+			if !listed {
+				if _, err := Desanitize(n); err != nil {
+					// reported as a listed name is, when the znode is there
+					r.present(p, func() { r.entity(p, snapshot.EntityUser, n) })
+					continue
+				}
+			}
 			u, ok := r.entity(p, snapshot.EntityUser, n)
 			if !ok {
 				continue
 			}
-			r.get(p, true, func(d []byte, _ zktree.Stat) {
+			r.get(p, listed, func(d []byte, _ zktree.Stat) {
 				r.quota(p, d, snapshot.QuotaEntity{u}, true)
 			})
-			r.children(p+"/clients", true, func(clients []string) {
+			r.children(p+"/clients", true, func(clients []string, listed bool) {
 				for _, cn := range clients {
 					cp := p + "/clients/" + cn
-					r.get(cp, true, func(d []byte, _ zktree.Stat) {
+					r.get(cp, listed, func(d []byte, _ zktree.Stat) {
 						c, ok := r.entity(cp, snapshot.EntityClientID, cn)
 						if !ok {
 							return

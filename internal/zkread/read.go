@@ -40,6 +40,17 @@ type InFlightHint interface {
 	InFlight() int
 }
 
+// WantedSource is implemented by sources that stand for only some of the
+// cluster's entities (a change round's re-read): for a directory it wants
+// names in, the reader reads those children instead of listing the
+// directory, and a child that ZooKeeper lacks reads as absent (not as
+// deleted during the read). A name that cannot be a znode's is skipped.
+type WantedSource interface {
+	// Wanted returns the children of dir to read and true, or false when
+	// dir is to be listed.
+	Wanted(dir string) ([]string, bool)
+}
+
 // Read modes recorded in snapshot.ReadInfo.Mode.
 const (
 	ModeMigration = "migration"
@@ -113,24 +124,25 @@ func Read(ctx context.Context, src Source, opt Options) (*snapshot.Snapshot, err
 		r.startZxid = zs.LastZxid()
 		r.s.Read.StartZxid = r.startZxid
 	}
-	root, err := src.Children("/")
-	if errors.Is(err, zktree.ErrNoAuth) {
+	// The root is listed beside the reads of every Kafka znode rather than
+	// before them (one round trip less): a znode the root lacks the
+	// children of reads as absent all the same.
+	var root []string
+	var rootErr error
+	r.spawn(func() { root, rootErr = src.Children("/") })
+	r.schedule()
+	r.run()
+	if errors.Is(rootErr, zktree.ErrNoAuth) {
 		return nil, errors.New("zkread: ZooKeeper ACLs deny listing the root; connect with --zk-auth as a digest superuser or as the brokers' identity")
 	}
-	if err != nil {
-		return nil, fmt.Errorf("zkread: list /: %w", err)
+	if rootErr != nil {
+		return nil, fmt.Errorf("zkread: list /: %w", rootErr)
 	}
-	top := map[string]bool{}
-	for _, c := range root {
-		top[c] = true
-	}
-	if !top["brokers"] && !top["config"] && !top["cluster"] {
-		return nil, ErrNotKafka
-	}
-	r.schedule(top)
-	r.run()
 	if r.fatal != nil {
 		return nil, r.fatal
+	}
+	if !slices.Contains(root, "brokers") && !slices.Contains(root, "config") && !slices.Contains(root, "cluster") {
+		return nil, ErrNotKafka
 	}
 	r.assemble()
 	r.s.Read.Finished = now().UTC().Format(time.RFC3339)
@@ -270,9 +282,23 @@ func (r *reader) get(path string, listed bool, fn func(data []byte, st zktree.St
 	})
 }
 
-// children lists path and hands the names to fn. counted says whether the
-// listing counts as a znode read (false when the znode's data is read too).
-func (r *reader) children(path string, counted bool, fn func(names []string)) {
+// children hands fn the children of path: the source's wanted names
+// (listed false) when it wants some, else a listing of path (listed
+// true). counted says whether a listing counts as a znode read (false
+// when the znode's data is read too).
+func (r *reader) children(path string, counted bool, fn func(names []string, listed bool)) {
+	if w, ok := r.src.(WantedSource); ok {
+		if names, ok := w.Wanted(path); ok {
+			names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !znodeName(n) })
+			r.spawn(func() { fn(names, false) })
+			return
+		}
+	}
+	r.list(path, counted, func(names []string) { fn(names, true) })
+}
+
+// list lists path and hands the names to fn; see children.
+func (r *reader) list(path string, counted bool, fn func(names []string)) {
 	r.spawn(func() {
 		names, err := r.src.Children(path)
 		switch {
@@ -294,6 +320,39 @@ func (r *reader) children(path string, counted bool, fn func(names []string)) {
 		}
 		fn(names)
 	})
+}
+
+// present calls fn when path exists (readable or not): for a wanted name
+// whose znode a listing would have shown. It reads no more than that, as
+// a listing does not.
+func (r *reader) present(path string, fn func()) {
+	r.spawn(func() {
+		_, _, err := r.src.Get(path)
+		switch {
+		case err == nil, errors.Is(err, zktree.ErrNoAuth):
+			fn()
+		case errors.Is(err, zktree.ErrNoNode):
+		default:
+			r.fail(fmt.Errorf("zkread: read %s: %w", path, err))
+		}
+	})
+}
+
+// znodeName reports whether s can name a znode: one path element that
+// ZooKeeper's PathUtils.validatePath accepts (no "/", not "." or "..", no
+// control characters, surrogates, private-use or specials, which Java's
+// UTF-16 makes of every character beyond U+FFFF; invalid UTF-8 decodes to
+// U+FFFD, a special).
+func znodeName(s string) bool {
+	if s == "" || s == "." || s == ".." {
+		return false
+	}
+	for _, c := range s {
+		if c == '/' || c <= 0x1f || c >= 0x7f && c <= 0x9f || c >= 0xd800 && c <= 0xf8ff || c >= 0xfff0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *reader) finding(id, severity, resource, msg, fix string) {
@@ -324,122 +383,93 @@ func (r *reader) bad(path string, err error) bool {
 	return false
 }
 
-// schedule queues the reads of every Kafka znode kind under the top-level
-// names present.
-func (r *reader) schedule(top map[string]bool) {
-	if top["cluster"] {
-		r.get("/cluster/id", false, func(d []byte, _ zktree.Stat) {
-			id, err := ParseClusterID(d)
-			if r.bad("/cluster/id", err) {
-				r.rmu.Lock()
-				r.s.ClusterID = id
-				r.rmu.Unlock()
-			}
-		})
-	}
-	if top["controller"] {
-		r.get("/controller", false, func(d []byte, _ zktree.Stat) {
-			c, err := ParseController(d)
-			if r.bad("/controller", err) {
-				r.rmu.Lock()
-				r.controller = &c
-				r.rmu.Unlock()
-			}
-		})
-	}
-	if top["controller_epoch"] {
-		r.get("/controller_epoch", false, func(d []byte, _ zktree.Stat) {
-			e, err := ParseControllerEpoch(d)
-			if r.bad("/controller_epoch", err) {
-				r.rmu.Lock()
-				r.controllerEpoch = &e
-				r.rmu.Unlock()
-			}
-		})
-	}
-	if top["migration"] {
-		r.get("/migration", false, func(d []byte, _ zktree.Stat) {
-			m, err := ParseMigration(d)
-			if r.bad("/migration", err) {
-				r.rmu.Lock()
-				r.s.Migration = &m
-				r.rmu.Unlock()
-			}
-		})
-	}
-	if top["feature"] {
-		r.get("/feature", false, func(d []byte, _ zktree.Stat) {
-			f, err := ParseFeatures(d)
-			if r.bad("/feature", err) {
-				r.rmu.Lock()
-				r.s.Features = f
-				r.rmu.Unlock()
-			}
-		})
-	}
-	if top["latest_producer_id_block"] {
-		r.get("/latest_producer_id_block", false, func(d []byte, _ zktree.Stat) {
-			if len(d) == 0 {
-				return // created empty at broker start, before the first block
-			}
-			b, err := ParseProducerIDBlock(d)
-			if r.bad("/latest_producer_id_block", err) {
-				r.rmu.Lock()
-				r.s.ProducerIDBlock = &b
-				r.rmu.Unlock()
-			}
-		})
-	}
-	if top["brokers"] {
-		r.readBrokers()
-		r.readTopics()
-	}
-	if top["config"] {
-		r.readConfigs()
-	}
-	if top["admin"] {
-		r.readAdmin()
-	}
-	if top["kafka-acl"] {
-		r.readACLs("/kafka-acl", PatternLiteral)
-	}
-	if top["kafka-acl-extended"] {
-		r.children("/kafka-acl-extended", true, func(names []string) {
-			for _, n := range names {
-				p := "/kafka-acl-extended/" + n
-				if n != "prefixed" {
-					r.finding(catalogue.IDACLUnknownPatternType, snapshot.SeverityWarning, p, "Kafka stores only PREFIXED patterns under /kafka-acl-extended; this one is ignored", "")
-					continue
-				}
-				r.readACLs(p, PatternPrefixed)
-			}
-		})
-	}
-	if top["delegation_token"] {
-		r.children("/delegation_token/tokens", true, func(names []string) {
-			for _, n := range names {
-				p := "/delegation_token/tokens/" + n
-				r.get(p, true, func(d []byte, _ zktree.Stat) {
-					t, err := ParseDelegationToken(n, d)
-					if r.bad(p, err) {
-						r.rmu.Lock()
-						r.s.DelegationTokens = append(r.s.DelegationTokens, t)
-						r.rmu.Unlock()
-					}
-				})
-			}
-		})
-	}
-	if r.opt.Full {
-		if top["consumers"] {
-			r.readConsumers()
+// schedule queues the reads of every Kafka znode kind. It does not wait
+// for the root's listing: a kind the root lacks reads as absent.
+func (r *reader) schedule() {
+	r.get("/cluster/id", false, func(d []byte, _ zktree.Stat) {
+		id, err := ParseClusterID(d)
+		if r.bad("/cluster/id", err) {
+			r.rmu.Lock()
+			r.s.ClusterID = id
+			r.rmu.Unlock()
 		}
-		for _, q := range []string{"/config/changes", "/isr_change_notification", "/log_dir_event_notification",
-			"/kafka-acl-changes", "/kafka-acl-extended-changes", "/delegation_token/token_changes"} {
-			if !top[strings.Split(q, "/")[1]] {
+	})
+	r.get("/controller", false, func(d []byte, _ zktree.Stat) {
+		c, err := ParseController(d)
+		if r.bad("/controller", err) {
+			r.rmu.Lock()
+			r.controller = &c
+			r.rmu.Unlock()
+		}
+	})
+	r.get("/controller_epoch", false, func(d []byte, _ zktree.Stat) {
+		e, err := ParseControllerEpoch(d)
+		if r.bad("/controller_epoch", err) {
+			r.rmu.Lock()
+			r.controllerEpoch = &e
+			r.rmu.Unlock()
+		}
+	})
+	r.get("/migration", false, func(d []byte, _ zktree.Stat) {
+		m, err := ParseMigration(d)
+		if r.bad("/migration", err) {
+			r.rmu.Lock()
+			r.s.Migration = &m
+			r.rmu.Unlock()
+		}
+	})
+	r.get("/feature", false, func(d []byte, _ zktree.Stat) {
+		f, err := ParseFeatures(d)
+		if r.bad("/feature", err) {
+			r.rmu.Lock()
+			r.s.Features = f
+			r.rmu.Unlock()
+		}
+	})
+	r.get("/latest_producer_id_block", false, func(d []byte, _ zktree.Stat) {
+		if len(d) == 0 {
+			return // created empty at broker start, before the first block
+		}
+		b, err := ParseProducerIDBlock(d)
+		if r.bad("/latest_producer_id_block", err) {
+			r.rmu.Lock()
+			r.s.ProducerIDBlock = &b
+			r.rmu.Unlock()
+		}
+	})
+	r.readBrokers()
+	r.readTopics()
+	r.readConfigs()
+	r.readAdmin()
+	r.readACLs("/kafka-acl", PatternLiteral)
+	r.children("/kafka-acl-extended", true, func(names []string, _ bool) {
+		for _, n := range names {
+			p := "/kafka-acl-extended/" + n
+			if n != "prefixed" {
+				r.finding(catalogue.IDACLUnknownPatternType, snapshot.SeverityWarning, p, "Kafka stores only PREFIXED patterns under /kafka-acl-extended; this one is ignored", "")
 				continue
 			}
-			r.children(q, true, func(names []string) {
+			r.readACLs(p, PatternPrefixed)
+		}
+	})
+	r.children("/delegation_token/tokens", true, func(names []string, listed bool) {
+		for _, n := range names {
+			p := "/delegation_token/tokens/" + n
+			r.get(p, listed, func(d []byte, _ zktree.Stat) {
+				t, err := ParseDelegationToken(n, d)
+				if r.bad(p, err) {
+					r.rmu.Lock()
+					r.s.DelegationTokens = append(r.s.DelegationTokens, t)
+					r.rmu.Unlock()
+				}
+			})
+		}
+	})
+	if r.opt.Full {
+		r.readConsumers()
+		for _, q := range []string{"/config/changes", "/isr_change_notification", "/log_dir_event_notification",
+			"/kafka-acl-changes", "/kafka-acl-extended-changes", "/delegation_token/token_changes"} {
+			r.list(q, true, func(names []string) {
 				if len(names) > 0 {
 					r.finding(catalogue.IDNotificationsPending, snapshot.SeverityInfo, q,
 						fmt.Sprintf("%d notification znode(s) not yet processed or expired", len(names)), "")
@@ -450,7 +480,7 @@ func (r *reader) schedule(top map[string]bool) {
 }
 
 func (r *reader) readBrokers() {
-	r.children("/brokers/ids", true, func(names []string) {
+	r.children("/brokers/ids", true, func(names []string, listed bool) {
 		for _, n := range names {
 			p := "/brokers/ids/" + n
 			id, err := strconv.ParseInt(n, 10, 32)
@@ -458,7 +488,7 @@ func (r *reader) readBrokers() {
 				r.finding(catalogue.IDZnodeMalformed, snapshot.SeverityError, p, "broker id is not an integer", "")
 				continue
 			}
-			r.get(p, true, func(d []byte, _ zktree.Stat) {
+			r.get(p, listed, func(d []byte, _ zktree.Stat) {
 				b, err := ParseBroker(int32(id), d)
 				if r.bad(p, err) {
 					r.rmu.Lock()
@@ -471,10 +501,10 @@ func (r *reader) readBrokers() {
 }
 
 func (r *reader) readTopics() {
-	r.children("/brokers/topics", true, func(names []string) {
+	r.children("/brokers/topics", true, func(names []string, listed bool) {
 		for _, n := range names {
 			p := "/brokers/topics/" + n
-			r.get(p, true, func(d []byte, _ zktree.Stat) {
+			r.get(p, listed, func(d []byte, _ zktree.Stat) {
 				t, err := ParseTopic(n, d)
 				if !r.bad(p, err) {
 					return
@@ -512,10 +542,20 @@ func (r *reader) readState(topic string, part int32) {
 }
 
 func (r *reader) readAdmin() {
-	r.children("/admin/delete_topics", true, func(names []string) {
-		r.rmu.Lock()
-		r.s.PendingDeletes = append(r.s.PendingDeletes, names...)
-		r.rmu.Unlock()
+	r.children("/admin/delete_topics", true, func(names []string, listed bool) {
+		if listed {
+			r.rmu.Lock()
+			r.s.PendingDeletes = append(r.s.PendingDeletes, names...)
+			r.rmu.Unlock()
+			return
+		}
+		for _, n := range names {
+			r.present("/admin/delete_topics/"+n, func() {
+				r.rmu.Lock()
+				r.s.PendingDeletes = append(r.s.PendingDeletes, n)
+				r.rmu.Unlock()
+			})
+		}
 	})
 	r.get("/admin/reassign_partitions", false, func(d []byte, _ zktree.Stat) {
 		a, err := ParseReassignPartitions(d)
@@ -536,18 +576,34 @@ func (r *reader) readAdmin() {
 }
 
 func (r *reader) readACLs(root, pattern string) {
-	r.children(root, true, func(types []string) {
+	unknown := func(typ string) {
+		r.finding(catalogue.IDACLUnknownResourceType, snapshot.SeverityWarning, root+"/"+typ, fmt.Sprintf("unknown ACL resource type %q; its ACLs are not read", typ), "")
+	}
+	r.children(root, true, func(types []string, listed bool) {
+		if !listed {
+			// The types wanted are known ones; a listing still reports the
+			// unknown ones, as a read that lists them does.
+			r.list(root, true, func(all []string) {
+				for _, typ := range all {
+					if _, ok := CanonicalResourceType(typ); !ok {
+						unknown(typ)
+					}
+				}
+			})
+		}
 		for _, typ := range types {
 			dir := root + "/" + typ
 			rt, ok := CanonicalResourceType(typ)
 			if !ok {
-				r.finding(catalogue.IDACLUnknownResourceType, snapshot.SeverityWarning, dir, fmt.Sprintf("unknown ACL resource type %q; its ACLs are not read", typ), "")
+				if listed {
+					unknown(typ)
+				}
 				continue
 			}
-			r.children(dir, true, func(names []string) {
+			r.children(dir, true, func(names []string, listed bool) {
 				for _, n := range names {
 					p := dir + "/" + n
-					r.get(p, true, func(d []byte, _ zktree.Stat) {
+					r.get(p, listed, func(d []byte, _ zktree.Stat) {
 						acls, err := ParseACLs(rt, n, pattern, d)
 						if r.bad(p, err) {
 							r.rmu.Lock()
@@ -562,19 +618,19 @@ func (r *reader) readACLs(root, pattern string) {
 }
 
 func (r *reader) readConsumers() {
-	r.children("/consumers", true, func(groups []string) {
+	r.children("/consumers", true, func(groups []string, _ bool) {
 		for _, g := range groups {
 			grp := &snapshot.LegacyConsumerGroup{Group: g}
 			r.rmu.Lock()
 			r.groups = append(r.groups, grp)
 			r.rmu.Unlock()
 			dir := "/consumers/" + g + "/offsets"
-			r.children(dir, true, func(topics []string) {
+			r.list(dir, true, func(topics []string) {
 				r.rmu.Lock()
 				grp.Topics = slices.Sorted(slices.Values(topics))
 				r.rmu.Unlock()
 				for _, t := range topics {
-					r.children(dir+"/"+t, true, func(parts []string) {
+					r.list(dir+"/"+t, true, func(parts []string) {
 						r.rmu.Lock()
 						grp.Offsets += len(parts)
 						r.rmu.Unlock()
