@@ -290,17 +290,26 @@ func (d decoded) inQuota(e snapshot.QuotaEntity) bool {
 func Patch(full *snapshot.Snapshot, scope Scope, part *snapshot.Snapshot) *snapshot.Snapshot {
 	d := scope.decode()
 	out := *full
-	out.Topics = merge(full.Topics, part.Topics, func(t snapshot.Topic) bool { return d.topics[t.Name] },
+	out.Topics = patchRuns(full.Topics, part.Topics, slices.Sorted(maps.Keys(d.topics)),
+		func(t snapshot.Topic, name string) int { return strings.Compare(t.Name, name) },
 		func(a, b snapshot.Topic) int { return strings.Compare(a.Name, b.Name) })
-	out.PendingDeletes = merge(full.PendingDeletes, part.PendingDeletes, func(t string) bool { return d.topics[t] }, strings.Compare)
-	out.Quotas = merge(full.Quotas, part.Quotas, func(q snapshot.Quota) bool { return d.inQuota(q.Entity) },
-		func(a, b snapshot.Quota) int { return strings.Compare(a.Entity.String(), b.Entity.String()) })
-	out.ScramUsers = merge(full.ScramUsers, part.ScramUsers, func(u snapshot.ScramUser) bool { return d.users[u.Name] },
+	out.PendingDeletes = patchRuns(full.PendingDeletes, part.PendingDeletes, slices.Sorted(maps.Keys(d.topics)), strings.Compare, strings.Compare)
+	// A quota entity's user and its user's client entities need not be
+	// next to each other in the order: these are looked at one by one.
+	if len(d.users)+len(d.clients)+len(d.ips) > 0 {
+		out.Quotas = merge(full.Quotas, part.Quotas, func(q snapshot.Quota) bool { return d.inQuota(q.Entity) },
+			func(a, b snapshot.Quota) int { return strings.Compare(a.Entity.String(), b.Entity.String()) })
+	}
+	out.ScramUsers = patchRuns(full.ScramUsers, part.ScramUsers, slices.Sorted(maps.Keys(d.users)),
+		func(u snapshot.ScramUser, name string) int { return strings.Compare(u.Name, name) },
 		func(a, b snapshot.ScramUser) int { return strings.Compare(a.Name, b.Name) })
 	// ACLs field by field, as snapshot.Sort orders them; equal bindings
 	// are one, as Sort leaves them.
-	out.ACLs = slices.Compact(merge(full.ACLs, part.ACLs, func(a snapshot.ACL) bool {
-		return d.acls[aclResource{a.ResourceType, a.PatternType, a.ResourceName}]
+	resources := slices.SortedFunc(maps.Keys(d.acls), func(a, b aclResource) int {
+		return cmp.Or(strings.Compare(a.Type, b.Type), strings.Compare(a.Pattern, b.Pattern), strings.Compare(a.Name, b.Name))
+	})
+	out.ACLs = slices.Compact(patchRuns(full.ACLs, part.ACLs, resources, func(a snapshot.ACL, r aclResource) int {
+		return cmp.Or(strings.Compare(a.ResourceType, r.Type), strings.Compare(a.PatternType, r.Pattern), strings.Compare(a.ResourceName, r.Name))
 	}, func(a, b snapshot.ACL) int {
 		return cmp.Or(strings.Compare(a.ResourceType, b.ResourceType), strings.Compare(a.PatternType, b.PatternType),
 			strings.Compare(a.ResourceName, b.ResourceName), strings.Compare(a.Principal, b.Principal),
@@ -325,6 +334,51 @@ func Patch(full *snapshot.Snapshot, scope Scope, part *snapshot.Snapshot) *snaps
 	}
 	out.Findings = findings.Findings
 	return &out
+}
+
+// patchRuns returns a new list: kept without the elements of keys, with
+// add merged in. kept and add are sorted by order, whose leading fields
+// are an element's key (so a key's elements are next to each other), and
+// keys are sorted as those fields are; so is the result. It finds each
+// key's elements and each added element by binary search and copies what
+// lies between: a patch of a few entities costs a copy of kept, not a
+// look at each of its elements.
+func patchRuns[T, K any](kept, add []T, keys []K, key func(T, K) int, order func(a, b T) int) []T {
+	var runs [][]T // kept without the keys' elements
+	rest := kept
+	for _, k := range keys {
+		i, found := slices.BinarySearchFunc(rest, k, key)
+		if !found {
+			continue
+		}
+		j := i
+		for j < len(rest) && key(rest[j], k) == 0 {
+			j++
+		}
+		runs = append(runs, rest[:i])
+		rest = rest[j:]
+	}
+	if len(runs) == 0 && len(add) == 0 {
+		return kept // untouched: shared, as Patch shares the lists it does not patch
+	}
+	runs = append(runs, rest)
+	out := make([]T, 0, len(kept)+len(add))
+	for _, r := range runs {
+		for len(add) > 0 {
+			i, _ := slices.BinarySearchFunc(r, add[0], order)
+			if i == len(r) {
+				break // after this run
+			}
+			out = append(append(out, r[:i]...), add[0])
+			add, r = add[1:], r[i:]
+		}
+		out = append(out, r...)
+	}
+	out = append(out, add...)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // merge returns a new list: kept's elements that are not replaced, with

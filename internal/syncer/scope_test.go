@@ -466,3 +466,39 @@ func TestScopedReadEqualsListingLive(t *testing.T) {
 		}
 	}
 }
+
+// TestPatchRuns: on lists of names keyed by their first letter, patching
+// gives what filtering out the keys' elements and sorting in the added
+// ones gives, and leaves an untouched list shared.
+func TestPatchRuns(t *testing.T) {
+	for _, tc := range []struct {
+		kept, add []string
+		keys      string
+	}{
+		{nil, nil, ""},
+		{nil, []string{"b1"}, "b"},
+		{[]string{"a1", "b1", "b2", "c1"}, nil, "b"},
+		{[]string{"a1", "b1", "b2", "c1"}, []string{"b0", "b3"}, "b"},
+		{[]string{"a1", "b1", "c1", "d1"}, []string{"a0", "d2"}, "ad"},
+		{[]string{"a1", "b1", "c1", "d1"}, []string{"b1", "c0", "c9"}, "bc"},
+		{[]string{"a1", "a2", "c1"}, []string{"b1", "b2", "e1"}, "be"},
+		{[]string{"b1", "c1"}, []string{"a1", "z1"}, "az"},
+		{[]string{"a1", "b1", "c1"}, nil, "xyz"},
+		{[]string{"a1", "b1", "c1"}, nil, "abc"},
+	} {
+		keys := strings.Split(tc.keys, "")
+		want := slices.DeleteFunc(slices.Clone(tc.kept), func(s string) bool { return strings.Contains(tc.keys, s[:1]) })
+		want = append(want, tc.add...)
+		slices.Sort(want)
+		if len(want) == 0 {
+			want = nil
+		}
+		got := patchRuns(tc.kept, tc.add, keys, func(s, k string) int { return strings.Compare(s[:1], k) }, strings.Compare)
+		if !slices.Equal(got, want) || (got == nil) != (want == nil) {
+			t.Errorf("patchRuns(%v, %v, keys %q) = %#v, want %#v", tc.kept, tc.add, tc.keys, got, want)
+		}
+		if len(tc.add) == 0 && len(tc.kept) > 0 && !slices.ContainsFunc(tc.kept, func(s string) bool { return strings.Contains(tc.keys, s[:1]) }) && &got[0] != &tc.kept[0] {
+			t.Errorf("patchRuns(%v, keys %q) copied an untouched list", tc.kept, tc.keys)
+		}
+	}
+}
