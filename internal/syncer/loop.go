@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
@@ -17,6 +18,9 @@ import (
 
 // Stages are the steps of a round, bound by the command to the operator's
 // options. Apply must record the round (audit) and report what it did.
+// Change rounds whose scopes share nothing run beside each other, so
+// ReadTargetScoped, Apply and the verify it leaves may run for several
+// rounds at once; Plan runs for one at a time.
 type Stages struct {
 	ReadTarget func(ctx context.Context) (*snapshot.Snapshot, error)
 	// ReadTargetScoped reads just the scope's entities of the target and
@@ -36,12 +40,12 @@ type Outcome struct {
 	// Verify, when Apply sets it, re-reads the target until it shows what
 	// was applied, finishes the round's record and returns how many
 	// changes it does not show (they count as Unverified). Run calls it
-	// once, off a change round's critical path: beside the next round's
-	// reads and plan, and beside its apply when the two rounds' changes
-	// touch different resources (a check must not see a later round's
-	// write to the same resource). The round is reported, and counts as
-	// undone when something is unverified, once Verify returns; rounds are
-	// reported in order. Run clears it in the Round it reports.
+	// once, right after the apply, beside later change rounds that share
+	// no resource with this one (one that does waits for it: a check must
+	// not see a later round's write to the same resource). The round is
+	// reported, and counts as undone when something is unverified, once
+	// Verify returns; rounds are reported in order. Run clears it in the
+	// Round it reports.
 	Verify func(ctx context.Context) (unverified int)
 }
 
@@ -49,13 +53,12 @@ type Outcome struct {
 // not run.
 type Phases struct {
 	// ReadSource: reading the source (a change round: re-reading the
-	// notified entities and patching the model; one whose entities were
-	// notified while the round before applied read them meanwhile).
+	// notified entities and patching the model).
 	ReadSource time.Duration
 	ReadTarget time.Duration
 	Plan       time.Duration
-	// Wait: for the round before's verify to end, because this round
-	// changes a resource that round changed.
+	// Wait: for the change rounds in flight whose scope meets this one's
+	// to be applied and verified.
 	Wait  time.Duration
 	Apply time.Duration // the requests and the audit record of the plan
 	// Verify: re-reading the target until it shows the round's changes
@@ -107,7 +110,7 @@ type Config struct {
 	Now func() time.Time
 
 	tick <-chan struct{} // tests: a reconciliation on demand
-	// tests: called when a round waits for the verify of the round before
+	// tests: called when a round waits for rounds in flight before it
 	waiting func()
 }
 
@@ -144,7 +147,7 @@ type Round struct {
 	Started  time.Time
 	Finished time.Time
 	// Lag is from the feed seeing the first notification of the round to
-	// the round's apply finishing (change rounds).
+	// the round's verify ending (change rounds).
 	Lag     time.Duration
 	Changes []plan.Change // planned and sent (or, frozen, what would be)
 	Phases  Phases
@@ -188,7 +191,7 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 	if cfg.MissedWait <= 0 {
 		cfg.MissedWait = DefaultMissedWait
 	}
-	s := &state{cfg: cfg, rounds: rounds}
+	s := &state{cfg: cfg, rounds: rounds, ctx: ctx}
 	if err := s.full(ctx, ReasonInitial); err != nil && (s.source == nil || errors.Is(err, ErrDeclined)) {
 		return err
 	}
@@ -216,39 +219,45 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 		} else if s.clean {
 			backoff = RetryFirst
 		}
-		// Notifications a reconciliation took off the feed, or that came
-		// while a change round applied (read then), are run at once.
+		// Notifications a reconciliation took off the feed are run at once.
 		switch {
 		case len(s.pending) > 0:
 			s.catchUp(ctx)
 			continue
-		case s.resync:
-			s.resync, s.next = false, nil // everything is read again
-			s.full(ctx, ReasonResync)
-			continue
 		case s.feedClosed:
 			s.settle()
 			return fmt.Errorf("syncer: the change feed stopped")
-		case s.next != nil:
-			b := s.next
-			s.next = nil
-			s.scoped(ctx, b)
+		}
+		// The oldest round still in flight is reported once it is done;
+		// the held entities run once the rounds they meet are; with
+		// MaxInFlight rounds applying, the feed waits for one.
+		if s.launchHeld(ctx) {
 			continue
 		}
-		var verified <-chan struct{}
-		if s.verifying != nil {
-			verified = s.verifying.done
+		var reportable, freed, unheld <-chan struct{}
+		feed := cfg.Feed
+		if len(s.flights) > 0 {
+			reportable = s.flights[0].done
+		}
+		if s.held != nil {
+			unheld = s.held.blocker().done
+		}
+		if f := s.atCapacity(); f != nil {
+			feed, freed = nil, f.applied
 		}
 		select {
 		case <-ctx.Done():
 			s.settle()
 			return ErrStopped
-		case <-verified:
-			s.settle()
+		case <-reportable:
+			s.reap()
+		case <-unheld:
+		case <-freed:
 		case <-retry.C:
 			s.full(ctx, ReasonRetry)
-		case ev, ok := <-cfg.Feed:
+		case ev, ok := <-feed:
 			if !ok {
+				s.settle()
 				return fmt.Errorf("syncer: the change feed stopped")
 			}
 			if ev.Resync {
@@ -284,30 +293,36 @@ type state struct {
 	pending    []zkfeed.Event
 	feedClosed bool // a reconciliation found the feed closed
 
-	// Pipelining of change rounds.
-	verifying *verifying // the last change round applied, being verified
-	next      *batch     // notified while a change round applied, read already
-	resync    bool       // the feed asked for a resync while a round applied
+	// flights are the change rounds sent and not yet reported, oldest
+	// first: each reads the target, plans, applies and verifies on its own
+	// goroutine, after the rounds before it that meet its scope are done.
+	flights []*flight
+	held    *held           // entities waiting for rounds in flight they meet
+	planMu  sync.Mutex      // Stages.Plan runs for one round at a time
+	ctx     context.Context // Run's, for a held round settle launches
 }
 
-// batch is what a change round is for: the entities notified, and their
-// re-read when it was done while the round before applied.
+// MaxInFlight is how many change rounds may be applying at once; the feed
+// is read again once one of them has applied.
+const MaxInFlight = 4
+
+// batch is what a change round is for: the entities notified.
 type batch struct {
-	scope   Scope
-	first   time.Time // the first notification seen
-	zxid    int64
-	read    bool // the source model holds the scope as read since the notifications
-	readFor time.Duration
-	err     error // the re-read failed
+	scope Scope
+	first time.Time // the first notification seen
+	zxid  int64
 }
 
-// verifying is an applied change round whose verify runs.
-type verifying struct {
-	r          Round
-	first      time.Time
-	started    time.Time
-	done       chan struct{} // closed when unverified is set
-	unverified int
+// flight is a change round on its way: launched by the loop with its part
+// of the source, run on its own goroutine, reported by the loop in order.
+type flight struct {
+	r       Round // the goroutine's until done is closed
+	first   time.Time
+	scope   decoded // every resource the round may change
+	applied chan struct{} // closed once the round has applied (or failed)
+	done    chan struct{} // closed once it has also been verified
+	targetBrokers int     // how many brokers its read of the target listed (-1: no read)
+	dropped bool          // sync's stop cut its reads short: not reported
 }
 
 func (s *state) frozen() bool {
@@ -349,8 +364,13 @@ func (s *state) gather(ctx context.Context, ev zkfeed.Event) (scope Scope, first
 	}
 }
 
+// emit reports r once every round before it is reported.
 func (s *state) emit(r Round) {
 	s.settle()
+	s.report(r)
+}
+
+func (s *state) report(r Round) {
 	r.Finished = s.cfg.Now()
 	r.Outcome.Verify = nil
 	bad := r.Err != nil || r.Outcome.Failed > 0 || r.Outcome.Unverified > 0
@@ -428,7 +448,7 @@ func (s *state) full(ctx context.Context, reason string) error {
 		r.Phases.Verify = s.since(t)
 	}
 	if r.Err == nil {
-		r.Err = s.brokersMissing(tgt, p.Blockers)
+		r.Err = s.brokersMissing(len(tgt.Brokers), p.Blockers)
 	}
 	if reason == ReasonReconcile {
 		r.Missed = s.unannounced(ctx, r.Missed, src.Read.StartZxid)
@@ -532,176 +552,256 @@ func (s *state) catchUp(ctx context.Context) {
 	}
 }
 
-// scoped re-reads the scope's entities, patches the source, and plans the
-// scope's part of the source against the scope's part of the target (read
-// for just those entities), then applies that plan. Every kind plans a
-// resource from that resource alone on each side plus the cluster-level
-// facts both reads keep (the target's brokers and racks), so the plan's
-// changes are those of a whole plan that touch the scope
-// (TestScopedPlanEqualsFullPlan). One difference: a plan error that
+// scoped re-reads the scope's entities and patches the source, then
+// launches a round (a flight) for the entities that share nothing with a
+// round in flight; the others are held until the rounds they meet are
+// done, and then run as one round (with what the source holds then).
+//
+// A round plans the scope's part of the source against the scope's part
+// of the target (read for just those entities) and applies that plan.
+// Every kind plans a resource from that resource alone on each side plus
+// the cluster-level facts both reads keep (the target's brokers and
+// racks), so the plan's changes are those of a whole plan that touch the
+// scope (TestScopedPlanEqualsFullPlan). One difference: a plan error that
 // stops a whole plan (a topic --placement source cannot place, or one
 // --broker-id-map does not cover) stops a change round only when the
 // round's topics meet it.
+//
+// Holding an entity until the rounds in flight that meet it are applied
+// and verified makes its round's target read show their changes on every
+// broker (a broker behind would have them planned again, or hide an ACL a
+// round created from the revoke that follows), and keeps their verify
+// from seeing a later write to what it checks.
 func (s *state) scoped(ctx context.Context, b *batch) {
-	s.n++
-	// A round starts once the round before applied, though its source
-	// side may have been read while that round applied.
-	r := Round{N: s.n, Reason: ReasonChange, Started: s.cfg.Now(), Frozen: s.frozen(), Zxid: b.zxid}
-	r.Entities = b.scope.Entities()
+	started := s.cfg.Now()
 	scope := b.scope
-	if !b.read && b.err == nil {
-		part, err := s.read(ctx, &scope)
-		if err != nil {
-			b.err = err
-		} else {
-			s.source = Patch(s.source, scope, part)
-			r.Zxid = max(r.Zxid, zxidOf(part))
-		}
-		b.readFor = s.since(r.Started)
-	}
-	r.Phases.ReadSource = b.readFor
-	if b.err != nil {
-		r.Err = fmt.Errorf("re-reading %d changed entities: %w", scope.Size(), b.err)
+	part, err := s.read(ctx, &scope)
+	if err != nil {
+		s.n++
+		r := Round{N: s.n, Reason: ReasonChange, Started: started, Frozen: s.frozen(), Zxid: b.zxid, Entities: scope.Entities()}
+		r.Phases.ReadSource = s.since(started)
+		r.Err = fmt.Errorf("re-reading %d changed entities: %w", scope.Size(), err)
 		if stopping(ctx, s.source) {
 			return
 		}
 		s.emit(r)
 		return
 	}
-	d := scope.decode().mapBrokers(s.cfg.BrokerIDMap)
+	s.source = Patch(s.source, scope, part)
+	read := s.since(started)
+	zxid := max(b.zxid, zxidOf(part))
+	free := NewScope(nil)
+	for _, e := range scope.Entities() {
+		d := NewScope([]zkfeed.Entity{e}).decode().mapBrokers(s.cfg.BrokerIDMap)
+		met := s.meeting(d)
+		if len(met) == 0 && (s.held == nil || !s.held.d.meets(d)) {
+			free.Add(e)
+			continue
+		}
+		if s.held == nil {
+			s.held = &held{b: batch{scope: NewScope(nil), first: b.first}, since: s.cfg.Now(), readFor: read}
+			if s.cfg.waiting != nil {
+				s.cfg.waiting()
+			}
+		}
+		h := s.held
+		h.b.scope.Add(e)
+		h.b.zxid = max(h.b.zxid, zxid)
+		h.d = h.b.scope.decode().mapBrokers(s.cfg.BrokerIDMap)
+		for _, f := range met {
+			if !slices.Contains(h.after, f) {
+				h.after = append(h.after, f)
+			}
+		}
+	}
+	if !free.Empty() {
+		s.launch(ctx, &batch{scope: free, first: b.first, zxid: zxid}, read, 0)
+	}
+}
+
+// held gathers the notified entities that meet rounds in flight: they
+// run as one round once those are done.
+type held struct {
+	b       batch
+	d       decoded
+	after   []*flight // the rounds in flight it meets
+	since   time.Time // when the first entity was held
+	readFor time.Duration
+}
+
+// blocker returns a round the held entities wait for, nil when none.
+func (h *held) blocker() *flight {
+	for _, f := range h.after {
+		select {
+		case <-f.done:
+		default:
+			return f
+		}
+	}
+	return nil
+}
+
+// launchHeld launches the held entities' round once the rounds they wait
+// for are done, and reports whether it did.
+func (s *state) launchHeld(ctx context.Context) bool {
+	h := s.held
+	if h == nil || h.blocker() != nil {
+		return false
+	}
+	s.held = nil
+	s.launch(ctx, &h.b, h.readFor, s.since(h.since))
+	return true
+}
+
+// meeting returns the rounds in flight whose scope meets d.
+func (s *state) meeting(d decoded) []*flight {
+	var out []*flight
+	for _, f := range s.flights {
+		select {
+		case <-f.done:
+			continue
+		default:
+		}
+		if f.scope.meets(d) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// launch starts a change round for b, whose source side is read: it runs
+// on its own goroutine (fly), beside the rounds in flight, none of which
+// meets it.
+func (s *state) launch(ctx context.Context, b *batch, readFor, waited time.Duration) {
+	s.n++
+	r := Round{N: s.n, Reason: ReasonChange, Started: s.cfg.Now(), Frozen: s.frozen(), Zxid: b.zxid, Entities: b.scope.Entities()}
+	r.Phases.ReadSource, r.Phases.Wait = readFor, waited
+	d := b.scope.decode().mapBrokers(s.cfg.BrokerIDMap)
 	srcScope, tgtScope := d.reads()
 	r.TargetScope = &tgtScope
-	// Every round before applied already. The one before may still be
-	// verifying, beside this round, unless this round covers a resource it
-	// changed: then this round waits, so that it reads the target once
-	// every broker shows that change (a broker behind would have it planned
-	// again), and the verify sees no later write to it.
+	src := srcScope.Restrict(s.source)
+	// The plan stage may add to these (static configs, findings): the
+	// round's own copies, not the model's.
+	src.StaticConfigs, src.Findings = slices.Clone(src.StaticConfigs), slices.Clone(src.Findings)
+	f := &flight{r: r, first: b.first, scope: d, applied: make(chan struct{}), done: make(chan struct{}), targetBrokers: -1}
+	after := s.meeting(d) // none, by construction; kept as a guard
+	s.flights = append(s.flights, f)
+	go s.fly(ctx, f, after, src, tgtScope)
+}
+
+// fly runs a launched round: it waits for the rounds it must follow (a
+// guard: launch gives it none), reads its part of the target, plans,
+// applies and verifies. It touches only f and the stages.
+func (s *state) fly(ctx context.Context, f *flight, after []*flight, src *snapshot.Snapshot, tgtScope kread.Scope) {
+	defer close(f.done)
+	applied := sync.OnceFunc(func() { close(f.applied) })
+	defer applied()
+	r := &f.r
 	t := s.cfg.Now()
-	if s.verifying != nil && s.verifying.meets(d) {
-		if s.cfg.waiting != nil {
-			s.cfg.waiting()
+	if len(after) > 0 {
+		for _, g := range after {
+			<-g.done
 		}
-		s.settle()
-		r.Phases.Wait = s.since(t)
+		r.Phases.Wait += s.since(t)
 		t = s.cfg.Now()
 	}
 	tgt, err := s.readTargetScoped(ctx, tgtScope)
 	r.Phases.ReadTarget = s.since(t)
 	if err != nil {
 		r.Err = fmt.Errorf("reading the target: %w", err)
-		if stopping(ctx, s.source) {
-			return
-		}
-		s.emit(r)
+		f.dropped = ctx.Err() != nil
 		return
 	}
+	f.targetBrokers = len(tgt.Brokers)
 	t = s.cfg.Now()
-	p, err := s.cfg.Stages.Plan(srcScope.Restrict(s.source), tgt)
+	s.planMu.Lock()
+	p, err := s.cfg.Stages.Plan(src, tgt)
+	s.planMu.Unlock()
 	r.Phases.Plan = s.since(t)
 	if err != nil {
 		r.Err = fmt.Errorf("planning: %w", err)
-		s.emit(r)
 		return
 	}
 	// Both sides hold only the scope, so every change and blocker is the
 	// scope's; the filter only guards that.
 	var changes []plan.Change
 	for _, c := range p.Changes {
-		if d.covers(c) {
+		if f.scope.covers(c) {
 			changes = append(changes, c)
 		}
 	}
 	r.Blockers = p.Blockers
-	// While the round applies, the notifications that come are gathered
-	// and read for the next round.
-	applied := make(chan func(context.Context) int, 1)
-	go func() { applied <- s.apply(ctx, &r, p, tgt, changes) }()
-	s.prefetch(ctx, applied)
-	verify := <-applied
-	if r.Err == nil {
-		r.Err = s.brokersMissing(tgt, p.Blockers)
+	verify := s.apply(ctx, r, p, tgt, changes)
+	applied()
+	if verify != nil {
+		t = s.cfg.Now()
+		r.Outcome.Unverified = verify(ctx)
+		r.Phases.Verify = s.since(t)
 	}
-	if verify == nil {
-		if !b.first.IsZero() {
-			r.Lag = s.cfg.Now().Sub(b.first)
-		}
-		s.emit(r)
-		return
+	if !f.first.IsZero() {
+		r.Lag = s.since(f.first)
 	}
-	s.settle() // rounds are reported in order
-	v := &verifying{r: r, first: b.first, started: s.cfg.Now(), done: make(chan struct{})}
-	go func() { v.unverified = verify(ctx); close(v.done) }()
-	s.verifying = v
 }
 
-// settle waits for the pending round's verify and reports the round.
+// settle runs the held entities' round, waits for every round in flight
+// and reports each in order.
 func (s *state) settle() {
-	v := s.verifying
-	if v == nil {
-		return
+	ctx := context.Background() // the held round's, if its rounds are done: sync's stop lets it finish
+	if s.ctx != nil {
+		ctx = s.ctx
 	}
-	s.verifying = nil
-	<-v.done
-	v.r.Outcome.Unverified = v.unverified
-	v.r.Phases.Verify = s.since(v.started)
-	if !v.first.IsZero() {
-		v.r.Lag = s.cfg.Now().Sub(v.first)
-	}
-	s.emit(v.r)
-}
-
-// prefetch, until applied has a value (which it leaves there), gathers
-// the notifications that arrive, re-reads their entities from the source
-// and patches the model with them, for the next round (s.next). It stops
-// early on a resync or a failed read (the next round reports it).
-func (s *state) prefetch(ctx context.Context, applied chan func(context.Context) int) {
-	for {
-		select {
-		case v := <-applied:
-			applied <- v
-			return
-		case <-ctx.Done():
-			return
-		case ev, ok := <-s.cfg.Feed:
-			if !ok {
-				s.feedClosed = true
-				return
-			}
-			if ev.Resync {
-				s.resync = true
-				return
-			}
-			scope, first, zxid, resync := s.gather(ctx, ev)
-			if resync {
-				s.resync = true
-				return
-			}
-			started := s.cfg.Now()
-			part, err := s.read(ctx, &scope)
-			took := s.since(started)
-			if s.next == nil {
-				s.next = &batch{scope: NewScope(nil), first: first, read: true}
-			}
-			n := s.next
-			for _, e := range scope.Entities() {
-				n.scope.Add(e)
-			}
-			n.zxid = max(n.zxid, zxid)
-			n.readFor += took
-			if err != nil {
-				n.err = err
-				return
-			}
-			s.source = Patch(s.source, scope, part)
-			n.zxid = max(n.zxid, zxidOf(part))
+	for len(s.flights) > 0 || s.held != nil {
+		if s.launchHeld(ctx) {
+			continue
+		}
+		if len(s.flights) > 0 {
+			<-s.flights[0].done
+			s.reap()
 		}
 	}
 }
 
-// meets reports whether the round being verified changed a resource the
-// scope d covers.
-func (v *verifying) meets(d decoded) bool {
-	return slices.ContainsFunc(v.r.Changes, d.covers)
+// reap reports the rounds in flight that are done, oldest first, up to
+// the first that is not.
+func (s *state) reap() {
+	for len(s.flights) > 0 {
+		f := s.flights[0]
+		select {
+		case <-f.done:
+		default:
+			return
+		}
+		s.flights = s.flights[1:]
+		if f.dropped {
+			continue
+		}
+		if f.r.Err == nil && f.targetBrokers >= 0 {
+			f.r.Err = s.brokersMissing(f.targetBrokers, f.r.Blockers)
+		}
+		s.report(f.r)
+	}
+}
+
+// atCapacity returns the oldest round in flight that has not applied when
+// MaxInFlight rounds have not (the loop waits for it), else nil.
+func (s *state) atCapacity() *flight {
+	var oldest *flight
+	n := 0
+	for _, f := range s.flights {
+		select {
+		case <-f.applied:
+			continue
+		default:
+		}
+		if oldest == nil {
+			oldest = f
+		}
+		n++
+	}
+	if n < MaxInFlight {
+		return nil
+	}
+	return oldest
 }
 
 func (s *state) since(t time.Time) time.Duration { return s.cfg.Now().Sub(t) }
@@ -711,8 +811,7 @@ func (s *state) since(t time.Time) time.Duration { return s.cfg.Now().Sub(t) }
 // fewer brokers than it had: a broker restarting (its controller, say)
 // is not yet registered, and the blocked topics must not wait for the
 // next reconciliation.
-func (s *state) brokersMissing(tgt *snapshot.Snapshot, blockers []plan.Blocker) error {
-	n := len(tgt.Brokers)
+func (s *state) brokersMissing(n int, blockers []plan.Blocker) error {
 	s.brokers = max(s.brokers, n)
 	if n >= s.brokers {
 		return nil
@@ -794,4 +893,29 @@ func (s *state) apply(ctx context.Context, r *Round, p *plan.Plan, target *snaps
 
 func zxidOf(s *snapshot.Snapshot) int64 {
 	return max(s.Read.StartZxid, s.Read.ZxidMax)
+}
+
+// meets reports whether d and o name a resource in common: a round over
+// d may change what a round over o changes.
+func (d decoded) meets(o decoded) bool {
+	common := func(a, b map[string]bool) bool {
+		if len(a) > len(b) {
+			a, b = b, a
+		}
+		for k := range a {
+			if b[k] {
+				return true
+			}
+		}
+		return false
+	}
+	if common(d.topics, o.topics) || common(d.users, o.users) || common(d.clients, o.clients) || common(d.ips, o.ips) || common(d.targetBrokers(), o.targetBrokers()) {
+		return true
+	}
+	for a := range d.acls {
+		if o.acls[a] {
+			return true
+		}
+	}
+	return false
 }

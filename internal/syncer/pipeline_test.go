@@ -3,6 +3,7 @@ package syncer
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -308,5 +309,152 @@ func TestStopWaitsForVerify(t *testing.T) {
 	}
 	if r := <-b.rounds; r.N != 2 || r.Outcome.Applied != 1 || r.Outcome.Unverified != 0 {
 		t.Fatalf("round %d: %+v; want round 2 applied and verified", r.N, r.Outcome)
+	}
+}
+
+// TestRoundsBesideEachOther: a round whose scope shares nothing with the
+// round applying is read, planned and applied while that round still
+// applies (serial rounds would hang here), and the rounds are reported in
+// order though the later one finished first.
+func TestRoundsBesideEachOther(t *testing.T) {
+	b := newPipeBed(t)
+	applied3 := make(chan struct{})
+	b.hooks(2, func() {
+		b.retention("payments", "2")
+		b.wait(applied3, "round 3's apply while round 2 applied")
+	}, nil)
+	b.hooks(3, func() { close(applied3) }, nil)
+	b.retention("orders", "1")
+	r2, r3 := b.next("second"), b.next("third")
+	if r2.N != 2 || r3.N != 3 {
+		t.Fatalf("rounds reported as %d, %d; want 2, 3", r2.N, r3.N)
+	}
+	if r2.Outcome.Applied != 1 || r3.Outcome.Applied != 1 || r3.Phases.Wait != 0 {
+		t.Fatalf("rounds 2 and 3: %+v, %+v (round 3 waited %s); want one change each, no wait", r2.Outcome, r3.Outcome, r3.Phases.Wait)
+	}
+	if targetRetention(b.tgt, "orders") != "1" || targetRetention(b.tgt, "payments") != "2" {
+		t.Errorf("target retention orders %q payments %q; want 1 and 2", targetRetention(b.tgt, "orders"), targetRetention(b.tgt, "payments"))
+	}
+}
+
+// TestSameResourceRoundsInOrder: a round that changes what a round still
+// applying changes waits for it (and its verify) before it reads the
+// target, even with a round on another resource launched between them;
+// the last write wins on the target.
+func TestSameResourceRoundsInOrder(t *testing.T) {
+	b := newPipeBed(t)
+	release := make(chan struct{})
+	applied3 := make(chan struct{})
+	var done2 atomic.Bool
+	b.hooks(2, func() {
+		b.retention("payments", "2")
+		if !b.wait(applied3, "round 3's apply while round 2 applied") {
+			return
+		}
+		b.retention("orders", "3")
+		<-release
+	}, func(*memTarget) int { done2.Store(true); return 0 })
+	b.hooks(3, func() { close(applied3) }, nil)
+	early := make(chan struct{}, 1)
+	b.retention("orders", "1")
+	if !b.wait(applied3, "round 3's apply") {
+		return
+	}
+	b.mu.Lock()
+	b.targetRead = func() {
+		if !done2.Load() {
+			early <- struct{}{}
+		}
+	}
+	b.mu.Unlock()
+	select {
+	case <-b.waited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("round 4 did not wait for round 2")
+	}
+	close(release)
+	r2, r3, r4 := b.next("second"), b.next("third"), b.next("fourth")
+	if r2.N != 2 || r3.N != 3 || r4.N != 4 {
+		t.Fatalf("rounds reported as %d, %d, %d; want 2, 3, 4", r2.N, r3.N, r4.N)
+	}
+	if len(early) > 0 {
+		t.Error("round 4 read the target before round 2 (the same topic) was applied and verified")
+	}
+	if r4.Phases.Wait <= 0 || r4.Outcome.Applied != 1 || targetRetention(b.tgt, "orders") != "3" {
+		t.Errorf("round 4: %+v, waited %s, orders retention %q; want it to wait, then set 3", r4.Outcome, r4.Phases.Wait, targetRetention(b.tgt, "orders"))
+	}
+}
+
+// TestAtMostMaxInFlight: with MaxInFlight rounds not yet applied, the
+// loop leaves the feed alone; once one applies, what waited in the feed
+// runs.
+func TestAtMostMaxInFlight(t *testing.T) {
+	b := newPipeBed(t)
+	release := make(chan struct{})
+	started := make(chan struct{}, 16)
+	b.mu.Lock()
+	b.targetRead = func() { started <- struct{}{}; <-release }
+	b.mu.Unlock()
+	notify := func(topic string) {
+		b.feed <- zkfeed.Event{Entities: []zkfeed.Entity{{Kind: zkfeed.Config, Name: "topics/" + topic}}, Seen: time.Now()}
+	}
+	for i := range MaxInFlight {
+		notify(fmt.Sprintf("other-%d", i))
+		if !b.wait(started, fmt.Sprintf("round %d's target read", i+2)) {
+			return
+		}
+	}
+	notify("more-1")
+	notify("more-2")
+	// A round would be launched within the 20 ms coalescing window; this
+	// waits ten times that before looking.
+	time.Sleep(200 * time.Millisecond)
+	if n := len(b.feed); n != 2 {
+		t.Errorf("%d notification(s) left in the feed with %d rounds reading the target; want both left", n, MaxInFlight)
+	}
+	close(release)
+	for i := range MaxInFlight {
+		if r := b.next("a round in flight"); r.N != i+2 || r.Err != nil {
+			t.Fatalf("round %d (%v); want round %d", r.N, r.Err, i+2)
+		}
+	}
+	r := b.next("the round of what waited")
+	if len(r.Entities) == 0 || !strings.HasPrefix(r.Entities[0].Name, "topics/more") && !strings.HasPrefix(r.Entities[0].Name, "more") {
+		t.Errorf("round %d entities %v; want the notifications that waited", r.N, r.Entities)
+	}
+}
+
+// TestBatchSplitAroundARoundInFlight: of one burst's entities, those that
+// share nothing with the round in flight run at once; those that meet it
+// are held and run as the next round once it is done.
+func TestBatchSplitAroundARoundInFlight(t *testing.T) {
+	b := newPipeBed(t)
+	applied3 := make(chan struct{})
+	b.hooks(2, func() {
+		tr := edit(b.src.tree(), "/config/topics/payments", str(`{"version":1,"config":{"retention.ms":"20"}}`))
+		b.src.set(edit(tr, "/config/topics/orders", str(`{"version":1,"config":{"retention.ms":"21"}}`)))
+		b.feed <- zkfeed.Event{Entities: []zkfeed.Entity{{Kind: zkfeed.Config, Name: "topics/orders"}, {Kind: zkfeed.Config, Name: "topics/payments"}}, Seen: time.Now()}
+		b.wait(applied3, "round 3 (payments alone) while round 2 applied orders")
+	}, nil)
+	b.hooks(3, func() { close(applied3) }, nil)
+	b.retention("orders", "1")
+	r2, r3, r4 := b.next("second"), b.next("third"), b.next("fourth")
+	names := func(r Round) (out []string) {
+		for _, e := range r.Entities {
+			out = append(out, e.Name)
+		}
+		return out
+	}
+	if got := strings.Join(names(r3), ","); r3.N != 3 || got != "payments" {
+		t.Errorf("round %d entities %s; want round 3 with payments alone", r3.N, got)
+	}
+	if got := strings.Join(names(r4), ","); r4.N != 4 || got != "orders" || r4.Phases.Wait <= 0 {
+		t.Errorf("round %d entities %s, waited %s; want round 4 with orders, after a wait", r4.N, got, r4.Phases.Wait)
+	}
+	if r2.Outcome.Applied != 1 || r3.Outcome.Applied != 1 || r4.Outcome.Applied != 1 {
+		t.Errorf("applied %d, %d, %d; want one change per round", r2.Outcome.Applied, r3.Outcome.Applied, r4.Outcome.Applied)
+	}
+	if targetRetention(b.tgt, "orders") != "21" || targetRetention(b.tgt, "payments") != "20" {
+		t.Errorf("target retention orders %q payments %q; want 21 and 20", targetRetention(b.tgt, "orders"), targetRetention(b.tgt, "payments"))
 	}
 }

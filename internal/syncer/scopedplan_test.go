@@ -308,6 +308,7 @@ func TestScopedPlanEqualsFullPlan(t *testing.T) {
 				}
 				scope := NewScope(entities)
 				st.scoped(ctx, &batch{scope: scope})
+				st.settle()
 				r := <-out
 				rounds++
 				d := scope.decode().mapBrokers(opts.BrokerIDMap)
