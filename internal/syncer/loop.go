@@ -316,13 +316,13 @@ type batch struct {
 // flight is a change round on its way: launched by the loop with its part
 // of the source, run on its own goroutine, reported by the loop in order.
 type flight struct {
-	r       Round // the goroutine's until done is closed
-	first   time.Time
-	scope   decoded // every resource the round may change
-	applied chan struct{} // closed once the round has applied (or failed)
-	done    chan struct{} // closed once it has also been verified
-	targetBrokers int     // how many brokers its read of the target listed (-1: no read)
-	dropped bool          // sync's stop cut its reads short: not reported
+	r             Round // the goroutine's until done is closed
+	first         time.Time
+	scope         decoded       // every resource the round may change
+	applied       chan struct{} // closed once the round has applied (or failed)
+	done          chan struct{} // closed once it has also been verified
+	targetBrokers int           // how many brokers its read of the target listed (-1: no read)
+	dropped       bool          // sync's stop cut its reads short: not reported
 }
 
 func (s *state) frozen() bool {
