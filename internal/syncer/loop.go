@@ -240,7 +240,11 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 			reportable = s.flights[0].done
 		}
 		if s.held != nil {
-			unheld = s.held.blocker().done
+			if f := s.held.blocker(); f != nil { // done since launchHeld looked: the next pass launches
+				unheld = f.done
+			} else {
+				continue
+			}
 		}
 		if f := s.atCapacity(); f != nil {
 			feed, freed = nil, f.applied
