@@ -1,9 +1,15 @@
 package zkfeed
 
 import (
+	"bufio"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,38 +17,112 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 	"github.com/zkmigrate/zkmigrate/internal/zkconn"
+	"github.com/zkmigrate/zkmigrate/internal/zkwire"
 )
 
 // bound is how long the test waits for the feed to report a change Kafka
 // made: a hang bound, not a speed claim.
 const bound = 30 * time.Second
 
-// oneShotOnly hides a zkconn.Conn's WatchSession: the feed then follows
-// ZooKeeper with one-shot watches, as it does on a server before 3.6.
-type oneShotOnly struct {
-	Conn
-	c *zkconn.Conn
+// refuseAddWatch is a proxy to ZooKeeper at addr that answers addWatch
+// as ZooKeeper 3.5 does (UNIMPLEMENTED, then the connection closed) and
+// passes everything else through; it returns its address.
+func refuseAddWatch(t *testing.T, addr string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			client, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			server, err := net.Dial("tcp", addr)
+			if err != nil {
+				client.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, client, server)
+			mu.Unlock()
+			var wmu sync.Mutex // the client's writes: replies, or the refusal
+			go func() {
+				buf := make([]byte, 32<<10)
+				for {
+					n, err := server.Read(buf)
+					if n > 0 {
+						wmu.Lock()
+						client.Write(buf[:n])
+						wmu.Unlock()
+					}
+					if err != nil {
+						client.Close()
+						return
+					}
+				}
+			}()
+			go func() {
+				defer server.Close()
+				br := bufio.NewReader(client)
+				for first := true; ; first = false {
+					var hdr [4]byte
+					if _, err := io.ReadFull(br, hdr[:]); err != nil {
+						return
+					}
+					frame := make([]byte, binary.BigEndian.Uint32(hdr[:]))
+					if _, err := io.ReadFull(br, frame); err != nil {
+						return
+					}
+					// after the connect request: xid, op, body
+					if !first && len(frame) >= 8 && int32(binary.BigEndian.Uint32(frame[4:])) == 106 {
+						reply := binary.BigEndian.AppendUint32(nil, 16)
+						reply = append(reply, frame[:4]...)                              // xid
+						reply = binary.BigEndian.AppendUint64(reply, 0)                  // zxid
+						reply = binary.BigEndian.AppendUint32(reply, uint32(0xfffffffa)) // -6
+						wmu.Lock()
+						client.Write(reply)
+						wmu.Unlock()
+						client.Close()
+						return
+					}
+					if _, err := server.Write(append(hdr[:], frame...)); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
 }
-
-func (o oneShotOnly) Reconnected() <-chan struct{} { return o.c.Reconnected() }
 
 // TestLiveFeed changes the 3.9 source through its brokers' admin API (so
 // Kafka itself writes ZooKeeper and its notifications) and expects the
 // feed to name each changed entity, with persistent watches (the test
-// bed's ZooKeeper is 3.8) and with the one-shot ones older servers get.
+// bed's ZooKeeper is 3.8) and, through a proxy that refuses addWatch as
+// ZooKeeper 3.5 does, with the one-shot watches it falls back to.
 // Everything it creates it removes.
 func TestLiveFeed(t *testing.T) {
-	for _, persistent := range []bool{true, false} {
-		name := "persistent"
-		if !persistent {
-			name = "one-shot"
-		}
-		t.Run(name, func(t *testing.T) { liveFeed(t, persistent) })
-	}
+	t.Run("persistent", func(t *testing.T) { liveFeed(t, true) })
+	t.Run("addWatch refused", func(t *testing.T) { liveFeed(t, false) })
 }
 
 func liveFeed(t *testing.T, persistent bool) {
 	zkAddr := testbed.ZK(t)
+	if !persistent {
+		zkAddr = refuseAddWatch(t, zkAddr)
+	}
 	bootstrap := testbed.SourceBootstrap(t)
 	cfg, err := kafkaconn.Load(testbed.SourceClientProps(t))
 	if err != nil {
@@ -55,16 +135,13 @@ func liveFeed(t *testing.T, persistent bool) {
 		t.Fatal(err)
 	}
 	defer zc.Close()
-	var conn Conn = zc
-	if !persistent {
-		conn = oneShotOnly{Conn: zc, c: zc}
-	}
-	feed, err := Start(ctx, conn)
+	feed, err := Start(ctx, zc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, why := feed.Mode(); p != persistent || why != nil {
-		t.Fatalf("Mode = %v, %v; want persistent %v", p, why, persistent)
+	p, why := feed.Mode()
+	if p != persistent || persistent != (why == nil) || !persistent && !errors.Is(why, zkwire.ErrUnimplemented) {
+		t.Fatalf("Mode = %v, %v; want persistent %v (else the refusal)", p, why, persistent)
 	}
 	kc, err := kafkaconn.Dial(ctx, []string{bootstrap}, cfg)
 	if err != nil {
