@@ -60,9 +60,10 @@ const syncUsage = `Usage: migrate sync --zookeeper ... --bootstrap-server ... [p
 
 Keep the target in step with the live ZooKeeper cluster during the cutover
 window. A first full plan is shown and applied (--yes, or confirm at the
-terminal); then sync follows ZooKeeper's own change feed (watches on the
-notification queues Kafka writes, the topic list, each topic and pending
-deletions): a notification re-reads just that entity from ZooKeeper and
+terminal); then sync follows ZooKeeper's own change feed (persistent
+watches on ZooKeeper 3.6+, one-shot ones on older servers, on the
+notification queues Kafka writes, the topics and pending deletions): a
+notification re-reads just that entity from ZooKeeper and
 the target, plans for just its resources, and applies the result. Every
 --reconcile-every a full plan is made as a safety net; what it finds no
 notification announced (a missed change, or an edit made on the target) is
