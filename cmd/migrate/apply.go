@@ -279,7 +279,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 // created (about 10,000 topics of 2 partitions took minutes on the test
 // broker, docs/benchmarks.md), so no fixed wait fits every size, while a
 // target that shows nothing new for a window has stopped.
-func verifyApplied(ctx context.Context, stderr io.Writer, read migration.ReadFunc, applied []*plan.Change, window time.Duration) ([]string, error) {
+func verifyApplied(ctx context.Context, stderr io.Writer, read migration.Reads, applied []*plan.Change, window time.Duration) ([]string, error) {
 	start := time.Now()
 	pending := applied
 	for {

@@ -472,10 +472,8 @@ func (s *syncRun) apply(ctx context.Context, p *plan.Plan, tgt *snapshot.Snapsho
 		return out, err
 	}
 	out.Verify = func(ctx context.Context) int {
-		read := func(ctx context.Context) ([]kread.BrokerRead, error) {
-			// A change round's changes are all in its scope: read no more.
-			return kread.ReadEachBroker(ctx, s.target, kread.Options{Topics: s.topics, Scope: r.TargetScope})
-		}
+		// A change round's changes are all in its scope: read no more.
+		read := migration.EachBroker(s.target, kread.Options{Topics: s.topics, Scope: r.TargetScope})
 		unverified, verr := migration.Verify(ctx, read, applied.Changes(), s.f.settle)
 		if verr != nil && rec.ok() {
 			_ = rec.run.Note(ctx, "verify", verr.Error())

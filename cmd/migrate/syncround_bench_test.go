@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -27,7 +28,8 @@ const roundSize = 7
 // sync against the test bed's Kafka 4.1 target, through sync's own
 // stages: the scoped target read (read_target), the plan, the apply with
 // its audit run (apply) and the verify through every broker (verify),
-// each reported as a metric (ms per round). The round carries roundSize
+// each reported as a metric (the median over the rounds, ms: a loaded
+// machine's outliers would swamp a mean). The round carries roundSize
 // changes of each kind the lag benchmark writes: topic creates, topic
 // configs, partition increases, user quotas, ACL grants, ACL revokes and
 // SCRAM upserts, on fresh names each time (the topics it alters and the
@@ -51,7 +53,7 @@ func BenchmarkSyncRoundTarget(b *testing.B) {
 				args = append(args, "--no-audit")
 			}
 			s := newTestSyncRun(b, tb, args...)
-			var readMS, applyMS, verifyMS float64
+			var readMS, applyMS, verifyMS []float64
 			var scope kread.Scope
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
@@ -85,14 +87,14 @@ func BenchmarkSyncRoundTarget(b *testing.B) {
 					b.Fatalf("round %d: %d changes unverified", i, n)
 				}
 				t4 := time.Now()
-				readMS += msf(t1.Sub(t0))
-				applyMS += msf(t3.Sub(t2))
-				verifyMS += msf(t4.Sub(t3))
+				readMS = append(readMS, msf(t1.Sub(t0)))
+				applyMS = append(applyMS, msf(t3.Sub(t2)))
+				verifyMS = append(verifyMS, msf(t4.Sub(t3)))
 			}
 			b.StopTimer()
-			b.ReportMetric(readMS/float64(b.N), "read_target-ms")
-			b.ReportMetric(applyMS/float64(b.N), "apply-ms")
-			b.ReportMetric(verifyMS/float64(b.N), "verify-ms")
+			b.ReportMetric(p50(readMS), "read_target-p50-ms")
+			b.ReportMetric(p50(applyMS), "apply-p50-ms")
+			b.ReportMetric(p50(verifyMS), "verify-p50-ms")
 			// Remove what the rounds made: every name of the scopes,
 			// absent from the source, with --prune.
 			all := newBenchRound(id, 0)
@@ -220,3 +222,10 @@ func mergeScopes(a, b kread.Scope) kread.Scope {
 }
 
 func msf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// p50 of xs (the lower middle one of an even count).
+func p50(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -19,9 +20,9 @@ import (
 // verify waits while each --verify-timeout window shows more of the
 // applied changes, and gives up, naming what is still missing, after a
 // window that shows none more (or when no read succeeds). One window of
-// 500 ms has at most 3 reads (at once, then 100 and 200 ms apart), so a
-// target that shows one more topic per read cannot show all 7 in one: the
-// old single wait gave up with some missing.
+// 500 ms has at most 5 reads (at once, then 20, 40, 80 and 160 ms after
+// the read before), so a target that shows one more topic per read cannot
+// show all 7 in one: the old single wait gave up with some missing.
 func TestVerifyWaitsWhileTargetShowsMore(t *testing.T) {
 	const n = 7
 	src := &snapshot.Snapshot{Format: snapshot.FormatVersion, Source: snapshot.SourceZooKeeper, Brokers: []snapshot.Broker{{ID: 1}}}
@@ -57,17 +58,24 @@ func TestVerifyWaitsWhileTargetShowsMore(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			shown := 0
-			read := func(ctx context.Context) ([]kread.BrokerRead, error) {
-				if tt.fail {
-					return nil, errors.New("broker gone")
-				}
-				if ctx.Err() != nil {
-					return nil, ctx.Err() // a read cut by the window's end shows nothing
-				}
-				shown = min(shown+1, tt.upTo) // one more topic published per read
-				s := empty()
-				s.Topics = slices.Clone(src.Topics[:shown])
-				return []kread.BrokerRead{{Broker: 1, Addr: "b1:9092", Snapshot: s}}, nil
+			read := migration.Reads{
+				List: func(context.Context) ([]kread.BrokerRead, error) {
+					return []kread.BrokerRead{{Broker: 1, Addr: "b1:9092"}}, nil
+				},
+				Read: func(ctx context.Context, b kread.BrokerRead) kread.BrokerRead {
+					switch {
+					case tt.fail:
+						b.Err = errors.New("broker gone")
+						return b
+					case ctx.Err() != nil:
+						b.Err = ctx.Err() // a read cut by the window's end shows nothing
+						return b
+					}
+					shown = min(shown+1, tt.upTo) // one more topic published per read
+					b.Snapshot = empty()
+					b.Snapshot.Topics = slices.Clone(src.Topics[:shown])
+					return b
+				},
 			}
 			var stderr bytes.Buffer
 			missing, err := verifyApplied(context.Background(), &stderr, read, applied, 500*time.Millisecond)

@@ -45,6 +45,26 @@ func ReadEachBroker(ctx context.Context, conn *kafkaconn.Conn, opts Options) ([]
 // through pin(id).
 func readEachBroker(ctx context.Context, conn *kafkaconn.Conn, opts Options, pin func(id int32) kmsg.Requestor) ([]BrokerRead, error) {
 	opts.defaults()
+	out, err := ListBrokers(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	var g errgroup.Group
+	g.SetLimit(max(1, opts.Concurrency/2))
+	for i := range out {
+		g.Go(func() error {
+			out[i] = readBroker(ctx, conn, out[i], opts, pin(out[i].Broker))
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return out, nil
+}
+
+// ListBrokers returns the brokers that Metadata lists, sorted by id, as
+// BrokerReads without a read (Snapshot and Err unset). The error names
+// the cluster.
+func ListBrokers(ctx context.Context, conn *kafkaconn.Conn) ([]BrokerRead, error) {
 	req := kmsg.NewPtrMetadataRequest()
 	req.Topics = []kmsg.MetadataRequestTopic{} // brokers only, no topics
 	resp, err := req.RequestWith(ctx, conn.Client)
@@ -63,19 +83,21 @@ func readEachBroker(ctx context.Context, conn *kafkaconn.Conn, opts Options, pin
 		return nil, fmt.Errorf("kread: the cluster at %s lists no brokers in Metadata", strings.Join(conn.Bootstrap, ","))
 	}
 	slices.SortFunc(out, func(a, b BrokerRead) int { return int(a.Broker - b.Broker) })
-	var g errgroup.Group
-	g.SetLimit(max(1, opts.Concurrency/2))
-	for i := range out {
-		br := &out[i]
-		g.Go(func() error {
-			br.Snapshot, br.Err = read(ctx, conn, pin(br.Broker), opts)
-			if br.Err != nil {
-				br.Snapshot = nil
-				br.Err = fmt.Errorf("broker %d (%s): %w", br.Broker, br.Addr, br.Err)
-			}
-			return nil
-		})
-	}
-	_ = g.Wait()
 	return out, nil
+}
+
+// ReadBroker reads the cluster once through broker b (one ListBrokers
+// returned), as ReadEachBroker reads each: b with its Snapshot, or its Err
+// naming the broker.
+func ReadBroker(ctx context.Context, conn *kafkaconn.Conn, b BrokerRead, opts Options) BrokerRead {
+	return readBroker(ctx, conn, b, opts, conn.Client.Broker(int(b.Broker)))
+}
+
+func readBroker(ctx context.Context, conn *kafkaconn.Conn, b BrokerRead, opts Options, via kmsg.Requestor) BrokerRead {
+	b.Snapshot, b.Err = read(ctx, conn, via, opts)
+	if b.Err != nil {
+		b.Snapshot = nil
+		b.Err = fmt.Errorf("broker %d (%s): %w", b.Broker, b.Addr, b.Err)
+	}
+	return b
 }

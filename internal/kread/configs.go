@@ -21,55 +21,70 @@ import (
 func (r *reader) configs(ctx context.Context, s *snapshot.Snapshot, brokers []string) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.opts.Concurrency)
-
-	var (
-		mu        sync.Mutex
-		topicCfgs = make(map[string][]snapshot.Config, len(s.Topics))
-		vanished  []string
-		denied    []string
-	)
-	for start := 0; start < len(s.Topics); start += r.opts.ConfigBatch {
-		end := min(start+r.opts.ConfigBatch, len(s.Topics))
-		names := make([]string, 0, end-start)
-		for _, t := range s.Topics[start:end] {
-			names = append(names, t.Name)
-		}
-		g.Go(func() error {
-			got, gone, deny, err := r.topicConfigs(gctx, names)
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			for k, v := range got {
-				topicCfgs[k] = v
-			}
-			vanished = append(vanished, gone...)
-			denied = append(denied, deny...)
-			mu.Unlock()
-			return nil
-		})
+	tc := &topicConfigSet{}
+	names := make([]string, 0, len(s.Topics))
+	for _, t := range s.Topics {
+		names = append(names, t.Name)
 	}
-
-	brokerCfgs := make([][]snapshot.Config, len(brokers))
-	for i, b := range brokers {
-		g.Go(func() (err error) {
-			brokerCfgs[i], err = r.brokerConfigs(gctx, b)
-			return err
-		})
-	}
+	r.describeTopicConfigs(g, gctx, names, tc)
+	brokerCfgs := r.describeBrokerConfigs(g, gctx, brokers)
 	if err := g.Wait(); err != nil {
 		return err
 	}
-
-	if len(denied) > 0 {
-		more := ""
-		if len(denied) > 1 {
-			more = fmt.Sprintf(" (and %d more topics)", len(denied)-1)
-		}
-		return fmt.Errorf("kread: reading topic configs needs Topic:DescribeConfigs on %s%s for %s", denied[0], more, r.principal)
+	if err := r.setTopicConfigs(s, tc); err != nil {
+		return err
 	}
-	gone := make(map[string]bool, len(vanished))
-	for _, n := range vanished {
+	r.setBrokerConfigs(s, brokers, brokerCfgs)
+	return nil
+}
+
+// topicConfigSet gathers what the DescribeConfigs requests of a read's
+// topics found.
+type topicConfigSet struct {
+	mu       sync.Mutex
+	cfgs     map[string][]snapshot.Config
+	vanished []string // topics that no longer exist
+	denied   []string // topics the principal may not describe
+}
+
+// describeTopicConfigs adds to g the DescribeConfigs requests of names,
+// ConfigBatch topics each, gathering into tc.
+func (r *reader) describeTopicConfigs(g *errgroup.Group, ctx context.Context, names []string, tc *topicConfigSet) {
+	for start := 0; start < len(names); start += r.opts.ConfigBatch {
+		batch := names[start:min(start+r.opts.ConfigBatch, len(names))]
+		g.Go(func() error {
+			got, gone, deny, err := r.topicConfigs(ctx, batch)
+			if err != nil {
+				return err
+			}
+			tc.mu.Lock()
+			defer tc.mu.Unlock()
+			if tc.cfgs == nil {
+				tc.cfgs = make(map[string][]snapshot.Config, len(names))
+			}
+			for k, v := range got {
+				tc.cfgs[k] = v
+			}
+			tc.vanished = append(tc.vanished, gone...)
+			tc.denied = append(tc.denied, deny...)
+			return nil
+		})
+	}
+}
+
+// setTopicConfigs gives s's topics the configs tc found, leaving out (with
+// a finding) those deleted while they were read; a topic the principal
+// may not describe fails the read.
+func (r *reader) setTopicConfigs(s *snapshot.Snapshot, tc *topicConfigSet) error {
+	if len(tc.denied) > 0 {
+		more := ""
+		if len(tc.denied) > 1 {
+			more = fmt.Sprintf(" (and %d more topics)", len(tc.denied)-1)
+		}
+		return fmt.Errorf("kread: reading topic configs needs Topic:DescribeConfigs on %s%s for %s", tc.denied[0], more, r.principal)
+	}
+	gone := make(map[string]bool, len(tc.vanished))
+	for _, n := range tc.vanished {
 		gone[n] = true
 		r.finding(snapshot.Finding{
 			ID: catalogue.IDKReadTopicVanished, Severity: snapshot.SeverityWarning, Resource: "topic " + n,
@@ -81,17 +96,33 @@ func (r *reader) configs(ctx context.Context, s *snapshot.Snapshot, brokers []st
 		if gone[t.Name] {
 			continue
 		}
-		t.Configs = topicCfgs[t.Name]
+		t.Configs = tc.cfgs[t.Name]
 		kept = append(kept, t)
 	}
 	s.Topics = kept
+	return nil
+}
 
+// describeBrokerConfigs adds to g one DescribeConfigs request per broker
+// config entity; each answer lands at its index in the slice returned.
+func (r *reader) describeBrokerConfigs(g *errgroup.Group, ctx context.Context, brokers []string) [][]snapshot.Config {
+	out := make([][]snapshot.Config, len(brokers))
 	for i, b := range brokers {
-		if len(brokerCfgs[i]) > 0 {
-			s.BrokerConfigs = append(s.BrokerConfigs, snapshot.BrokerConfig{Broker: b, Configs: brokerCfgs[i]})
+		g.Go(func() (err error) {
+			out[i], err = r.brokerConfigs(ctx, b)
+			return err
+		})
+	}
+	return out
+}
+
+// setBrokerConfigs adds the broker config entities that hold configs.
+func (r *reader) setBrokerConfigs(s *snapshot.Snapshot, brokers []string, cfgs [][]snapshot.Config) {
+	for i, b := range brokers {
+		if len(cfgs[i]) > 0 {
+			s.BrokerConfigs = append(s.BrokerConfigs, snapshot.BrokerConfig{Broker: b, Configs: cfgs[i]})
 		}
 	}
-	return nil
 }
 
 // configBrokers are the broker config entities a read describes: the

@@ -147,9 +147,16 @@ func read(ctx context.Context, conn *kafkaconn.Conn, via kmsg.Requestor, opts Op
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.Concurrency)
+	var scoped *scopedConfigs
+	if opts.Scope != nil {
+		// A scoped read's requests are few and small: they all go out
+		// at once, the scope's topic configs as soon as Metadata has
+		// named the topics, the cluster default's configs at once.
+		g.SetLimit(scopedInFlight)
+		scoped = r.scopedEntities(g, gctx, s, &meta)
+	}
 	g.Go(func() (err error) { cluster = r.describeCluster(gctx); return nil })
 	if opts.Scope != nil {
-		r.scopedEntities(g, gctx, s, &meta)
 		g.Go(func() error { features = r.features(gctx); return nil })
 	} else {
 		g.Go(func() (err error) { meta, err = r.metadata(gctx); return err })
@@ -191,15 +198,20 @@ func read(ctx context.Context, conn *kafkaconn.Conn, via kmsg.Requestor, opts Op
 	s.Reassignments = r.keepAssignments(reassign)
 	applyReassignments(s.Topics, s.Reassignments)
 
-	// Phase 2: configs of the topics and brokers found.
-	if !opts.SkipConfigs {
+	// Phase 2: configs of the topics and brokers found (a scoped read:
+	// only the brokers' own, which need the broker list).
+	switch {
+	case opts.SkipConfigs:
+	case scoped != nil:
+		if err := r.scopedConfigs(ctx, s, scoped); err != nil {
+			return nil, err
+		}
+	default:
 		if err := r.configs(ctx, s, r.configBrokers(s)); err != nil {
 			return nil, err
 		}
-		if opts.Scope == nil {
-			if err := r.kraftKinds(ctx, s); err != nil {
-				return nil, err
-			}
+		if err := r.kraftKinds(ctx, s); err != nil {
+			return nil, err
 		}
 	}
 

@@ -22,6 +22,8 @@ import (
 // resource, one DescribeUserScramCredentials for the named users, the
 // named brokers' configs, and the cluster-level facts a plan needs
 // (brokers, racks, cluster id, controller, features: one request each).
+// Its requests go out at once, the topics' DescribeConfigs as soon as
+// Metadata has answered, a broker's own configs once the brokers are known.
 // It holds no client-metrics subscriptions, group configs or delegation
 // tokens (a scope cannot name them).
 type Scope struct {
@@ -194,11 +196,33 @@ func (r *reader) scopedQuotas(ctx context.Context, c snapshot.EntityComponent) (
 	return keep(qs, func(q snapshot.Quota) bool { return len(q.Entity) > 0 && sameComponent(q.Entity[0], c) }), nil
 }
 
+// scopedInFlight bounds the requests a scoped read has in flight: all of
+// a change round's, which are small.
+const scopedInFlight = 64
+
+// scopedConfigs is what a scoped read's first phase found of configs.
+type scopedConfigs struct {
+	topics      topicConfigSet
+	defaults    [][]snapshot.Config // the cluster default's (brokers "")
+	defaultRead bool
+}
+
 // scopedEntities adds to g the requests of a scoped read's entities:
-// Metadata for its topics, and its ACLs, quotas and SCRAM users.
-func (r *reader) scopedEntities(g *errgroup.Group, ctx context.Context, s *snapshot.Snapshot, meta **kmsg.MetadataResponse) {
+// Metadata for its topics and then their configs, the cluster default's
+// broker configs, and its ACLs, quotas and SCRAM users.
+func (r *reader) scopedEntities(g *errgroup.Group, ctx context.Context, s *snapshot.Snapshot, meta **kmsg.MetadataResponse) *scopedConfigs {
 	sc := r.opts.Scope
-	g.Go(func() (err error) { *meta, err = r.scopedMetadata(ctx, uniq(sc.Topics)); return err })
+	cfgs := &scopedConfigs{}
+	g.Go(func() (err error) {
+		if *meta, err = r.scopedMetadata(ctx, uniq(sc.Topics)); err != nil || r.opts.SkipConfigs {
+			return err
+		}
+		r.describeTopicConfigs(g, ctx, r.topicNames(*meta), &cfgs.topics)
+		return nil
+	})
+	if !r.opts.SkipConfigs && slices.Contains(sc.Brokers, "") {
+		cfgs.defaults, cfgs.defaultRead = r.describeBrokerConfigs(g, ctx, []string{""}), true
+	}
 	var mu sync.Mutex
 	add := func(f func()) { mu.Lock(); f(); mu.Unlock() }
 	acls := slices.Clone(sc.ACLs)
@@ -230,4 +254,40 @@ func (r *reader) scopedEntities(g *errgroup.Group, ctx context.Context, s *snaps
 			return err
 		})
 	}
+	return cfgs
+}
+
+// topicNames names the topics of a Metadata answer that the read keeps
+// (r.topics makes them).
+func (r *reader) topicNames(meta *kmsg.MetadataResponse) []string {
+	var out []string
+	for _, mt := range meta.Topics {
+		if name := deref(mt.Topic); name != "" && r.keepTopic(name) && (mt.ErrorCode == 0 || len(mt.Partitions) > 0) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// scopedConfigs ends a scoped read: the configs of the named brokers the
+// cluster lists, then the topic and default configs the first phase read.
+func (r *reader) scopedConfigs(ctx context.Context, s *snapshot.Snapshot, cfgs *scopedConfigs) error {
+	brokers := slices.DeleteFunc(r.configBrokers(s), func(b string) bool { return b == "" })
+	var own [][]snapshot.Config
+	if len(brokers) > 0 {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(scopedInFlight)
+		own = r.describeBrokerConfigs(g, gctx, brokers)
+		if err := g.Wait(); err != nil {
+			return err
+		}
+	}
+	if err := r.setTopicConfigs(s, &cfgs.topics); err != nil {
+		return err
+	}
+	if cfgs.defaultRead {
+		r.setBrokerConfigs(s, []string{""}, cfgs.defaults)
+	}
+	r.setBrokerConfigs(s, brokers, own)
+	return nil
 }

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -202,5 +205,88 @@ func TestScopedReadNamesDeniedTopic(t *testing.T) {
 	_, err := Read(ctx, bob, Options{Scope: &Scope{Topics: []string{"secret-topic"}}})
 	if err == nil || err.Error() != "kread: reading topic secret-topic (Metadata) needs Topic:Describe for User:bob" {
 		t.Fatalf("err = %v, want the ACL reading secret-topic needs", err)
+	}
+}
+
+// gate holds each DescribeACLs and DescribeClientQuotas request of a
+// read until all want of them are in flight and a topic's DescribeConfigs
+// has been sent, or bound has passed, and counts the requests released
+// by the bound.
+type gate struct {
+	via   kmsg.Requestor
+	want  int
+	bound time.Duration
+
+	mu       sync.Mutex
+	arrived  int
+	configs  bool
+	ready    chan struct{}
+	timedOut int
+}
+
+func (g *gate) check() {
+	if g.arrived >= g.want && g.configs {
+		select {
+		case <-g.ready:
+		default:
+			close(g.ready)
+		}
+	}
+}
+
+func (g *gate) Request(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
+	switch r := req.(type) {
+	case *kmsg.DescribeACLsRequest, *kmsg.DescribeClientQuotasRequest:
+		g.mu.Lock()
+		g.arrived++
+		g.check()
+		g.mu.Unlock()
+		select {
+		case <-g.ready:
+		case <-time.After(g.bound):
+			g.mu.Lock()
+			g.timedOut++
+			g.mu.Unlock()
+		}
+	case *kmsg.DescribeConfigsRequest:
+		if len(r.Resources) > 0 && r.Resources[0].ResourceType == kmsg.ConfigResourceTypeTopic {
+			g.mu.Lock()
+			g.configs = true
+			g.check()
+			g.mu.Unlock()
+		}
+	}
+	return g.via.Request(ctx, req)
+}
+
+// TestScopedReadSendsAtOnce: a scoped read sends its ACL and quota
+// requests all at once, not a few at a time, and its topics' configs as
+// soon as Metadata has answered, while those are still out; what it
+// reads is the same.
+func TestScopedReadSendsAtOnce(t *testing.T) {
+	c := newCluster(t)
+	adm := kadm.NewClient(dial(t, c, "admin", "admin-secret").Client)
+	seedScoped(t, adm)
+	conn := dial(t, c, "admin", "admin-secret")
+	ctx := context.Background()
+	scope := Scope{Topics: []string{"orders", "payments"}, Brokers: []string{""}}
+	for i := range 6 {
+		scope.ACLs = append(scope.ACLs, ACLResource{Type: "Topic", Pattern: "LITERAL", Name: fmt.Sprintf("t%d", i)})
+		scope.Quotas = append(scope.Quotas, snapshot.EntityComponent{Type: "user", Name: fmt.Sprintf("u%d", i)})
+	}
+	want, err := read(ctx, conn, conn.Client, Options{Scope: &scope})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gate{via: conn.Client, want: 12, bound: 5 * time.Second, ready: make(chan struct{})}
+	got, err := read(ctx, conn, g, Options{Scope: &scope})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.timedOut > 0 {
+		t.Errorf("%d of the 12 ACL and quota requests waited %s: not all were in flight at once with the topics' DescribeConfigs (%d came, configs sent: %v)", g.timedOut, g.bound, g.arrived, g.configs)
+	}
+	if d := cmp.Diff(want, got, cmpScoped...); d != "" {
+		t.Errorf("the gated read differs (-want +got):\n%s", d)
 	}
 }

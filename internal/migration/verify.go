@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
+	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
 // Applied collects, as an apply.Observer, the changes the target accepted
@@ -36,67 +39,160 @@ func (a *Applied) Changes() []*plan.Change {
 	return append([]*plan.Change(nil), a.changes...)
 }
 
-// ReadFunc reads the target once through each of its brokers
-// (kread.ReadEachBroker).
-type ReadFunc func(ctx context.Context) ([]kread.BrokerRead, error)
+// Reads reads a target through its brokers one at a time: List names
+// them (kread.ListBrokers), Read reads the target once through one
+// (kread.ReadBroker).
+type Reads struct {
+	List func(ctx context.Context) ([]kread.BrokerRead, error)
+	Read func(ctx context.Context, b kread.BrokerRead) kread.BrokerRead
+}
 
-// Reader reads p's live target through each of its brokers, scoped to the
-// topics its plan may touch.
-func (p *Planned) Reader() ReadFunc {
-	return func(ctx context.Context) ([]kread.BrokerRead, error) {
-		topics, err := topicScope(p.Plan.Options.TopicRegex)
-		if err != nil {
-			return nil, err
-		}
-		return kread.ReadEachBroker(ctx, p.Conn, kread.Options{Topics: topics})
+// EachBroker is Reads of conn, every read with opts.
+func EachBroker(conn *kafkaconn.Conn, opts kread.Options) Reads {
+	return Reads{
+		List: func(ctx context.Context) ([]kread.BrokerRead, error) { return kread.ListBrokers(ctx, conn) },
+		Read: func(ctx context.Context, b kread.BrokerRead) kread.BrokerRead {
+			return kread.ReadBroker(ctx, conn, b, opts)
+		},
 	}
 }
 
-// Verify reads the target (read) until every broker shows every applied
+// Reader reads p's live target through each of its brokers, scoped to the
+// topics its plan may touch.
+func (p *Planned) Reader() Reads {
+	topics, err := topicScope(p.Plan.Options.TopicRegex)
+	if err != nil {
+		return Reads{List: func(context.Context) ([]kread.BrokerRead, error) { return nil, err }}
+	}
+	return EachBroker(p.Conn, kread.Options{Topics: topics})
+}
+
+// Verify delays: a broker that does not show every change yet is read
+// again after firstDelay, then twice as long each time, at most maxDelay
+// apart.
+const (
+	firstDelay = 20 * time.Millisecond
+	maxDelay   = time.Second
+)
+
+// Verify reads the target (reads) until every broker shows every applied
 // change in its After state, or timeout runs out; it returns the ids of the
 // changes some broker never showed, with an error naming them and the
 // brokers (nil, nil: every broker shows every change). Each KRaft broker
 // applies the metadata log on its own, so right after the RPCs one broker
 // may still answer with the old state, and a client that asks another
-// broker than verify did would see it: the target is read through each
-// broker at once, then after 100 ms, 200 ms, ... (at most 1 s apart), and
-// the wait ends with the first round in which every broker shows
-// everything. A read that fails, or a broker that does not answer, is
-// retried the same way; the last failure is named in the error.
-func Verify(ctx context.Context, read ReadFunc, applied []*plan.Change, timeout time.Duration) ([]string, error) {
+// broker than verify did would see it. The brokers are listed once and
+// each is read on its own, at once and then, until a read of it shows
+// every change, again 20 ms, 40 ms, ... (at most 1 s) after its last read
+// returned; a broker is done with its first read that shows everything,
+// and the wait ends when every broker is. A read that fails is retried
+// the same way, and a broker no longer listed then is not waited for; the
+// last failure is named in the error.
+func Verify(ctx context.Context, reads Reads, applied []*plan.Change, timeout time.Duration) ([]string, error) {
 	deadline := time.Now().Add(timeout)
-	missing := make([]string, len(applied))
-	for i, c := range applied {
-		missing[i] = c.ID
+	vctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	// cut says whether our own deadline ended a read: such a read says
+	// nothing new.
+	cut := func() bool { return vctx.Err() != nil && ctx.Err() == nil }
+	brokers, listErr := listBrokers(ctx, vctx, reads, cut)
+	if brokers == nil {
+		return verifyFailed(timeout, applied, nil, nil, listErr)
 	}
-	var readErr error
-	var behind []string
-	for delay := 100 * time.Millisecond; ; delay = min(2*delay, time.Second) {
-		rctx, cancel := context.WithDeadline(ctx, deadline)
-		reads, err := read(rctx)
-		cut := rctx.Err() != nil && ctx.Err() == nil // our own deadline ended the read
-		cancel()
-		switch {
-		case err != nil:
-			if !cut {
-				readErr = err
+	// Each broker's last read that counts, and whether it showed all.
+	last := make([]kread.BrokerRead, len(brokers))
+	done := make([]bool, len(brokers))
+	var wg sync.WaitGroup
+	for i, b := range brokers {
+		last[i] = kread.BrokerRead{Broker: b.Broker, Addr: b.Addr, Err: errors.New("not read")}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for delay := firstDelay; ; delay = min(2*delay, maxDelay) {
+				r := reads.Read(vctx, b)
+				if cut() {
+					return
+				}
+				last[i] = r
+				if r.Err == nil && showsAll(r.Snapshot, applied) {
+					done[i] = true
+					return
+				}
+				if r.Err != nil && gone(vctx, reads, b) {
+					done[i] = true // the broker left the cluster
+					return
+				}
+				select {
+				case <-time.After(delay):
+				case <-vctx.Done():
+					return
+				}
 			}
-		default:
-			m, b, failed := unshown(reads, applied)
-			if len(m) == 0 && failed == nil {
-				return nil, nil
-			}
-			if !cut { // a round our deadline ended says nothing new
-				missing, behind, readErr = m, b, failed
-			}
+		}()
+	}
+	wg.Wait()
+	var lagging []kread.BrokerRead
+	for i := range brokers {
+		if !done[i] {
+			lagging = append(lagging, last[i])
 		}
-		wait := min(delay, time.Until(deadline))
-		if wait <= 0 || ctx.Err() != nil {
-			break
+	}
+	if len(lagging) == 0 {
+		return nil, nil
+	}
+	missing, behind, failed := unshown(lagging, applied)
+	return verifyFailed(timeout, applied, missing, behind, failed)
+}
+
+// listBrokers lists the brokers, retrying with Verify's delays until vctx
+// ends; nil and the last error when it never could.
+func listBrokers(ctx, vctx context.Context, reads Reads, cut func() bool) ([]kread.BrokerRead, error) {
+	var lastErr error
+	for delay := firstDelay; ; delay = min(2*delay, maxDelay) {
+		bs, err := reads.List(vctx)
+		if err == nil && len(bs) > 0 {
+			return bs, nil
+		}
+		if !cut() {
+			if lastErr = err; err == nil {
+				lastErr = errors.New("no broker was read")
+			}
 		}
 		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
+		case <-time.After(delay):
+		case <-vctx.Done():
+			if lastErr == nil {
+				lastErr = vctx.Err()
+			}
+			return nil, lastErr
+		}
+	}
+}
+
+// gone reports whether b is no longer listed (a failed listing says not).
+func gone(ctx context.Context, reads Reads, b kread.BrokerRead) bool {
+	bs, err := reads.List(ctx)
+	return err == nil && !slices.ContainsFunc(bs, func(x kread.BrokerRead) bool { return x.Broker == b.Broker })
+}
+
+// showsAll reports whether s shows every applied change.
+func showsAll(s *snapshot.Snapshot, applied []*plan.Change) bool {
+	ix := plan.NewTarget(s)
+	for _, c := range applied {
+		if !ix.Shows(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// verifyFailed is Verify's answer when not every broker showed every
+// change: missing (nil: all of applied) and the error naming them, the
+// brokers behind and the last failure.
+func verifyFailed(timeout time.Duration, applied []*plan.Change, missing, behind []string, readErr error) ([]string, error) {
+	if missing == nil {
+		for _, c := range applied {
+			missing = append(missing, c.ID)
 		}
 	}
 	shown := strings.Join(missing[:min(10, len(missing))], ", ")
@@ -115,8 +211,8 @@ func Verify(ctx context.Context, read ReadFunc, applied []*plan.Change, timeout 
 
 // unshown returns the ids of the applied changes that some broker's read
 // does not show, the brokers that miss one ("broker 2 (host:9092)"), and
-// the first failed read. A broker whose read failed shows none of them; a
-// round with no broker read shows nothing either.
+// the first failed read. A broker whose read failed shows none of them;
+// no broker read shows nothing either.
 func unshown(reads []kread.BrokerRead, applied []*plan.Change) (missing, behind []string, failed error) {
 	if len(reads) == 0 {
 		failed = errors.New("no broker was read")

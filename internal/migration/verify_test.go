@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,9 +16,69 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
+// fakeReads is a target of brokers 1, 2, ... each of which shows, read
+// after read, its snapshots in turn (nil: the read fails), the last one
+// repeating; listErr fails that many listings first, and broker left
+// leaves the cluster after the first listing that succeeds.
+type fakeReads struct {
+	mu      sync.Mutex
+	brokers [][]*snapshot.Snapshot
+	listErr int
+	lists   int
+	left    int   // broker left+1 is listed only the first time (0: none)
+	reads   []int // per broker
+	// hold, when set, is called before broker i's read n (0-based).
+	hold func(i, n int)
+}
+
+func (f *fakeReads) Reads() Reads {
+	return Reads{
+		List: func(context.Context) ([]kread.BrokerRead, error) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.lists++
+			if f.lists <= f.listErr {
+				return nil, errors.New("broker gone")
+			}
+			var out []kread.BrokerRead
+			for i := range f.brokers {
+				if f.left == i+1 && f.lists > f.listErr+1 {
+					continue
+				}
+				out = append(out, kread.BrokerRead{Broker: int32(i + 1), Addr: fmt.Sprintf("b%d:9092", i+1)})
+			}
+			return out, nil
+		},
+		Read: func(ctx context.Context, b kread.BrokerRead) kread.BrokerRead {
+			i := int(b.Broker) - 1
+			f.mu.Lock()
+			n := f.reads[i]
+			f.reads[i]++
+			seq := f.brokers[i]
+			f.mu.Unlock()
+			if f.hold != nil {
+				f.hold(i, n)
+			}
+			if s := seq[min(n, len(seq)-1)]; s != nil {
+				b.Snapshot = s
+			} else {
+				b.Err = fmt.Errorf("broker %d (%s): connection refused", b.Broker, b.Addr)
+			}
+			return b
+		},
+	}
+}
+
+func (f *fakeReads) readsOf(i int) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.reads[i]
+}
+
 // TestVerify: Verify reads the target through each broker until every
-// broker shows every applied change, and names the changes it never saw
-// and the brokers that lag or do not answer (with the last failure).
+// broker shows every applied change, each broker on its own, and names
+// the changes it never saw and the brokers that lag or do not answer
+// (with the last failure).
 func TestVerify(t *testing.T) {
 	p := build(t, source(), target(), plan.Options{Include: []plan.Kind{plan.KindTopic}})
 	var applied []*plan.Change
@@ -36,71 +97,86 @@ func TestVerify(t *testing.T) {
 		}
 		return s
 	}
-	// round is one read through every broker: what broker 1, 2, ... showed
-	// (nil: that broker did not answer), or the error of the whole read.
-	type round struct {
-		brokers []*snapshot.Snapshot
-		err     error
-	}
-	one := func(s *snapshot.Snapshot) round { return round{brokers: []*snapshot.Snapshot{s}} }
-	two := func(b1, b2 *snapshot.Snapshot) round { return round{brokers: []*snapshot.Snapshot{b1, b2}} }
+	seq := func(ss ...*snapshot.Snapshot) []*snapshot.Snapshot { return ss }
 	all := done("orders", "payments")
 	tests := []struct {
 		name    string
-		rounds  []round // in turn; the last one repeats
+		brokers [][]*snapshot.Snapshot
+		listErr int
+		left    int
 		timeout time.Duration
 		missing []string
 		err     string
-		atLeast int // rounds
+		reads   []int // per broker; with an error, at least
 	}{
-		{name: "shown at once", rounds: []round{one(all)}, timeout: time.Minute, atLeast: 1},
-		{name: "shown on the third read", rounds: []round{one(target()), one(done("orders")), one(all)}, timeout: time.Minute, atLeast: 3},
-		{name: "a failed read is retried", rounds: []round{{err: errors.New("broker gone")}, one(all)}, timeout: time.Minute, atLeast: 2},
-		{name: "one never shown", rounds: []round{one(done("orders"))}, timeout: 250 * time.Millisecond, atLeast: 2,
+		{name: "shown at once", brokers: [][]*snapshot.Snapshot{seq(all)}, timeout: time.Minute, reads: []int{1}},
+		{name: "shown on the third read", brokers: [][]*snapshot.Snapshot{seq(target(), done("orders"), all)}, timeout: time.Minute, reads: []int{3}},
+		{name: "a failed read is retried", brokers: [][]*snapshot.Snapshot{seq(nil, all)}, timeout: time.Minute, reads: []int{2}},
+		{name: "a failed listing is retried", brokers: [][]*snapshot.Snapshot{seq(all)}, listErr: 2, timeout: time.Minute, reads: []int{1}},
+		{name: "one never shown", brokers: [][]*snapshot.Snapshot{seq(done("orders"))}, timeout: 250 * time.Millisecond, reads: []int{2},
 			missing: []string{"topic:payments"}, err: "verify: after 250ms the target still does not show 1 applied change(s) on broker 1 (b1:9092): topic:payments"},
-		{name: "reads keep failing", rounds: []round{{err: errors.New("broker gone")}}, timeout: 250 * time.Millisecond, atLeast: 2,
+		{name: "reads keep failing", brokers: [][]*snapshot.Snapshot{seq(nil)}, timeout: 250 * time.Millisecond, reads: []int{2},
+			missing: []string{"topic:orders", "topic:payments"}, err: "2 applied change(s) on broker 1 (b1:9092) (last read failed: broker 1 (b1:9092): connection refused): topic:orders, topic:payments"},
+		{name: "listing keeps failing", brokers: [][]*snapshot.Snapshot{seq(all)}, listErr: 1000, timeout: 250 * time.Millisecond, reads: []int{0},
 			missing: []string{"topic:orders", "topic:payments"}, err: "2 applied change(s) (last read failed: broker gone): topic:orders, topic:payments"},
 		// Broker 1 shows everything at once, broker 2 still has the old
-		// metadata: done only when broker 2 has caught up.
-		{name: "a lagging second broker holds the wait", rounds: []round{two(all, target()), two(all, done("orders")), two(all, all)}, timeout: time.Minute, atLeast: 3},
-		{name: "a second broker that never catches up is named", rounds: []round{two(all, done("orders"))}, timeout: 250 * time.Millisecond, atLeast: 2,
+		// metadata: done only when broker 2 has caught up, and broker 1
+		// is not read again meanwhile.
+		{name: "a lagging second broker is read again on its own", brokers: [][]*snapshot.Snapshot{seq(all), seq(target(), done("orders"), all)}, timeout: time.Minute, reads: []int{1, 3}},
+		{name: "a second broker that never catches up is named", brokers: [][]*snapshot.Snapshot{seq(all), seq(done("orders"))}, timeout: 250 * time.Millisecond, reads: []int{1, 2},
 			missing: []string{"topic:payments"}, err: "does not show 1 applied change(s) on broker 2 (b2:9092): topic:payments"},
-		{name: "a broker that does not answer is named", rounds: []round{two(all, nil)}, timeout: 250 * time.Millisecond, atLeast: 2,
+		{name: "a broker that does not answer is named", brokers: [][]*snapshot.Snapshot{seq(all), seq(nil)}, timeout: 250 * time.Millisecond, reads: []int{1, 2},
 			missing: []string{"topic:orders", "topic:payments"}, err: "2 applied change(s) on broker 2 (b2:9092) (last read failed: broker 2 (b2:9092): connection refused): topic:orders, topic:payments"},
-		{name: "it answers again", rounds: []round{two(all, nil), two(all, all)}, timeout: time.Minute, atLeast: 2},
-		{name: "no broker read shows nothing", rounds: []round{{}}, timeout: 250 * time.Millisecond, atLeast: 2,
-			missing: []string{"topic:orders", "topic:payments"}, err: "(last read failed: no broker was read)"},
+		{name: "a broker that left the cluster is not waited for", brokers: [][]*snapshot.Snapshot{seq(all), seq(nil)}, left: 2, timeout: time.Minute, reads: []int{1, 1}},
+		{name: "it answers again", brokers: [][]*snapshot.Snapshot{seq(all), seq(nil, all)}, timeout: time.Minute, reads: []int{1, 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n := 0
-			readFn := func(context.Context) ([]kread.BrokerRead, error) {
-				r := tt.rounds[min(n, len(tt.rounds)-1)]
-				n++
-				if r.err != nil {
-					return nil, r.err
-				}
-				var reads []kread.BrokerRead
-				for i, s := range r.brokers {
-					br := kread.BrokerRead{Broker: int32(i + 1), Addr: fmt.Sprintf("b%d:9092", i+1), Snapshot: s}
-					if s == nil {
-						br.Err = fmt.Errorf("broker %d (%s): connection refused", br.Broker, br.Addr)
-					}
-					reads = append(reads, br)
-				}
-				return reads, nil
-			}
-			missing, err := Verify(context.Background(), readFn, applied, tt.timeout)
+			f := &fakeReads{brokers: tt.brokers, listErr: tt.listErr, left: tt.left, reads: make([]int, len(tt.brokers))}
+			missing, err := Verify(context.Background(), f.Reads(), applied, tt.timeout)
 			if !reflect.DeepEqual(missing, tt.missing) {
 				t.Errorf("missing = %v, want %v", missing, tt.missing)
 			}
 			if (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
 				t.Errorf("Verify error = %v, want %q", err, tt.err)
 			}
-			if n < tt.atLeast || (tt.err == "" && n != tt.atLeast) {
-				t.Errorf("%d round(s) of reads, want %d", n, tt.atLeast)
+			for i, want := range tt.reads {
+				if n := f.readsOf(i); n < want || (tt.err == "" && n != want) {
+					t.Errorf("broker %d read %d time(s), want %d", i+1, n, want)
+				}
 			}
 		})
+	}
+}
+
+// TestVerifyReadsEachBrokerOnItsOwn: a broker that lags is read again as
+// soon as its own read returns (and the delay has passed), not once every
+// broker's read of the same round has: broker 2 shows everything on its
+// third read while broker 1's first read is still out.
+func TestVerifyReadsEachBrokerOnItsOwn(t *testing.T) {
+	p := build(t, source(), target(), plan.Options{Include: []plan.Kind{plan.KindTopic}})
+	all := target()
+	all.Topics = append(all.Topics, source().Topics...)
+	third := make(chan struct{})
+	f := &fakeReads{brokers: [][]*snapshot.Snapshot{{all}, {target(), target(), all}}, reads: make([]int, 2)}
+	f.hold = func(i, n int) {
+		switch {
+		case i == 0 && n == 0:
+			select { // broker 1's first read is slow: it ends once broker 2 is read a third time
+			case <-third:
+			case <-time.After(10 * time.Second): // a hang bound
+			}
+		case i == 1 && n == 2:
+			close(third)
+		}
+	}
+	if missing, err := Verify(context.Background(), f.Reads(), []*plan.Change{&p.Changes[0]}, time.Minute); err != nil || missing != nil {
+		t.Fatalf("Verify = %v, %v; want every broker to show the change", missing, err)
+	}
+	select {
+	case <-third:
+	default:
+		t.Errorf("broker 2 was read %d time(s) while broker 1's first read was out, want 3", f.readsOf(1))
 	}
 }
 
@@ -108,14 +184,11 @@ func TestVerify(t *testing.T) {
 func TestVerifyStopsWhenCanceled(t *testing.T) {
 	p := build(t, source(), target(), plan.Options{Include: []plan.Kind{plan.KindTopic}})
 	ctx, cancel := context.WithCancel(context.Background())
-	reads := 0
-	missing, err := Verify(ctx, func(context.Context) ([]kread.BrokerRead, error) {
-		reads++
-		cancel()
-		return []kread.BrokerRead{{Broker: 1, Addr: "b1:9092", Snapshot: target()}}, nil
-	}, []*plan.Change{&p.Changes[0]}, time.Hour)
-	if reads != 1 || len(missing) != 1 || err == nil {
-		t.Errorf("after cancel: %d read(s), missing %v, err %v; want 1 read and the change named", reads, missing, err)
+	f := &fakeReads{brokers: [][]*snapshot.Snapshot{{target()}}, reads: make([]int, 1)}
+	f.hold = func(int, int) { cancel() }
+	missing, err := Verify(ctx, f.Reads(), []*plan.Change{&p.Changes[0]}, time.Hour)
+	if n := f.readsOf(0); n != 1 || len(missing) != 1 || err == nil {
+		t.Errorf("after cancel: %d read(s), missing %v, err %v; want 1 read and the change named", n, missing, err)
 	}
 }
 
