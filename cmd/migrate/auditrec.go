@@ -40,6 +40,9 @@ type recorder struct {
 	store *audit.Store
 	run   *audit.Run
 	err   error
+	// shared: the store is another recorder's (a sync round's is the
+	// session's), so finish leaves it open.
+	shared bool
 }
 
 func (f *auditFlags) open(ctx context.Context) (*audit.Store, error) {
@@ -203,7 +206,7 @@ func (r *recorder) observer() apply.Observer {
 // it ("" when nothing was recorded).
 func (r *recorder) finish(ctx context.Context, e *env, outcome string, code int) string {
 	if !r.ok() {
-		if r != nil && r.store != nil {
+		if r != nil && r.store != nil && !r.shared {
 			r.store.Close()
 		}
 		return ""
@@ -219,7 +222,9 @@ func (r *recorder) finish(ctx context.Context, e *env, outcome string, code int)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "migrate: audit: %v\n", err)
 	}
-	r.store.Close()
+	if !r.shared {
+		r.store.Close()
+	}
 	r.run = nil
 	return head
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"os/user"
 	"regexp"
 	"strings"
 	"sync"
@@ -433,13 +434,10 @@ func (s *syncRun) confirm(p *plan.Plan) bool {
 // the round's scope of the target until it shows every change applied, and
 // closes the run.
 func (s *syncRun) apply(ctx context.Context, p *plan.Plan, tgt *snapshot.Snapshot, r syncer.Round) (syncer.Outcome, error) {
-	rec := s.f.audit.begin(ctx, s.e, "sync-round")
-	if rec.ok() {
-		_ = rec.run.SetEndpoints(ctx, audit.Endpoint{Kind: p.Source.Kind, Address: p.Source.Address, ClusterID: p.Source.ClusterID},
-			auditEndpoint(tgt, s.target.Principal))
-		_ = rec.run.RecordPlan(ctx, p)
-		_ = rec.run.Note(ctx, "sync-round", roundNote(s.session.id(), r))
-	}
+	// The round's record of what it is about to send is on disk before
+	// anything is sent: begun, with its endpoints, plan and note, in one
+	// transaction on the session's database.
+	rec := s.beginRound(ctx, p, auditEndpoint(tgt, s.target.Principal), roundNote(s.session.id(), r))
 	var applied migration.Applied
 	obs := apply.Observers{&applied, rec.observer()}
 	// A round carries a few changes of many kinds: the kinds go out
@@ -484,6 +482,37 @@ func (s *syncRun) apply(ctx context.Context, p *plan.Plan, tgt *snapshot.Snapsho
 	return out, nil
 }
 
+// beginRound begins a round's audit run "sync-round" in the session's
+// audit database, which stays open for the whole session (nothing is
+// recorded when the session is not): its endpoints, plan p (nil: none)
+// and note are recorded as it begins, in one transaction when it has a
+// plan. A run that cannot begin is reported, and the round goes on
+// unrecorded, as sync's rounds always have.
+func (s *syncRun) beginRound(ctx context.Context, p *plan.Plan, target audit.Endpoint, note string) *recorder {
+	if !s.session.ok() {
+		return &recorder{}
+	}
+	ri := audit.RunInfo{Command: "sync-round", Args: s.e.args, ToolVersion: version, Target: target}
+	if p != nil {
+		ri.Source = audit.Endpoint{Kind: p.Source.Kind, Address: p.Source.Address, ClusterID: p.Source.ClusterID}
+	}
+	if u, err := user.Current(); err == nil {
+		ri.User = u.Username
+	}
+	rec := &recorder{store: s.session.store, shared: true}
+	var err error
+	if p != nil {
+		rec.run, err = rec.store.BeginPlannedRun(ctx, ri, p, audit.Note{Kind: "sync-round", Detail: note})
+	} else if rec.run, err = rec.store.BeginRun(ctx, ri); err == nil {
+		_ = rec.run.Note(ctx, "sync-round", note)
+	}
+	if err != nil {
+		rec.run, rec.err = nil, err
+		fmt.Fprintf(s.e.stderr, "migrate sync: audit trail unavailable for a round: %v\n", err)
+	}
+	return rec
+}
+
 // finishQuiet closes a round's audit run without printing its receipt
 // (the round line names it).
 func (s *syncRun) finishQuiet(ctx context.Context, rec *recorder, outcome string, code int) {
@@ -505,20 +534,14 @@ func (s *syncRun) note(ctx context.Context, r syncer.Round) {
 	if !r.Frozen || r.Plan == nil && (r.Reason != syncer.ReasonChange || len(r.Entities) == 0) {
 		return
 	}
-	rec := s.f.audit.begin(ctx, s.e, "sync-round")
-	if rec.ok() {
-		what := "frozen: differs from the source, not applied"
-		switch r.Reason {
-		case syncer.ReasonChange:
-			what = "frozen: the source changed after the cut: " + entityList(r.Entities)
-		case syncer.ReasonPoll:
-			what = "frozen: a poll found the source changed after the cut, not applied"
-		}
-		if r.Plan != nil {
-			_ = rec.run.RecordPlan(ctx, r.Plan)
-		}
-		_ = rec.run.Note(ctx, "sync-round", roundNote(s.session.id(), r)+", "+what)
+	what := "frozen: differs from the source, not applied"
+	switch r.Reason {
+	case syncer.ReasonChange:
+		what = "frozen: the source changed after the cut: " + entityList(r.Entities)
+	case syncer.ReasonPoll:
+		what = "frozen: a poll found the source changed after the cut, not applied"
 	}
+	rec := s.beginRound(ctx, r.Plan, audit.Endpoint{}, roundNote(s.session.id(), r)+", "+what)
 	s.finishQuiet(ctx, rec, "frozen: not applied", exitPartial)
 }
 

@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -9,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/syncer"
@@ -82,4 +87,99 @@ func TestSyncRoundPreflight(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSyncRoundAuditInSessionDB: a round is recorded in the database the
+// session opened (it stays open for the session, rather than being
+// opened again per round, at whatever --audit-db names by then): its run
+// "sync-round" holds the endpoints, the note naming the session, the plan
+// and the change's outcome, and the chain verifies. The database is moved
+// away after the session began: a round that opened --audit-db again
+// would record into a new database there (it is moved back to be read).
+func TestSyncRoundAuditInSessionDB(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.ClusterID("round"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	s := newTestSyncRun(t, strings.Join(c.ListenAddrs(), ","), "--topics", "^orders$", "--placement", "target")
+	ctx := context.Background()
+	db := s.session.store.Path()
+	moved := filepath.Join(filepath.Dir(db), "moved.db")
+	if err := os.Rename(db, moved); err != nil {
+		t.Fatal(err)
+	}
+	scope := kread.Scope{Topics: []string{"orders"}}
+	tgt, err := s.readTargetScoped(ctx, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &snapshot.Snapshot{Format: 1, Source: snapshot.SourceZooKeeper, Address: "zk1:2181", Topics: []snapshot.Topic{
+		{Name: "orders", Partitions: []snapshot.Partition{{ID: 0, Replicas: []int32{0}}}},
+	}}
+	p, err := s.plan(src, tgt)
+	if err != nil || len(p.Changes) != 1 {
+		t.Fatalf("plan: %v, %d changes, want 1", err, len(p.Changes))
+	}
+	out, err := s.apply(ctx, p, tgt, syncer.Round{N: 7, Reason: syncer.ReasonChange, Zxid: 0x42, TargetScope: &scope})
+	if err != nil || out.Applied != 1 || out.Verify == nil || out.Verify(ctx) != 0 {
+		t.Fatalf("apply: %v, %+v", err, out)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Fatalf("a database was made again at %s: the round did not record in the session's", db)
+	}
+	if err := os.Rename(moved, db); err != nil { // back, for the reads below
+		t.Fatal(err)
+	}
+	runs, err := s.session.store.Runs(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var round *audit.RunSummary
+	for i := range runs {
+		if runs[i].Command == "sync-round" {
+			round = &runs[i]
+		}
+	}
+	if round == nil {
+		t.Fatalf("no sync-round run in the session's database: %+v", runs)
+	}
+	if round.Target.ClusterID != "round" || round.Target.Kind != snapshot.SourceKafka || round.Source.Kind != snapshot.SourceZooKeeper || round.Outcome != "applied" || round.Succeeded != 1 {
+		t.Errorf("round run %+v: want the target's cluster id, both endpoints, outcome applied and 1 succeeded", round)
+	}
+	changes, err := s.session.store.Changes(ctx, round.ID, audit.ChangeFilter{})
+	if err != nil || len(changes) != 1 || changes[0].ChangeID != "topic:orders" || changes[0].Status != "succeeded" {
+		t.Errorf("round changes %+v, %v; want topic:orders succeeded", changes, err)
+	}
+	res, err := s.session.store.Verify(ctx, "")
+	if err != nil || !res.OK {
+		t.Errorf("audit verify: %+v, %v", res, err)
+	}
+	n, err := roundNotes(s.session.store.Path(), round.ID)
+	if err != nil || len(n) != 1 || !strings.Contains(n[0], fmt.Sprintf("session run %d, round 7 (change), zxid 0x42", s.session.id())) {
+		t.Errorf("round notes %q, %v; want the one naming the session, round and zxid", n, err)
+	}
+}
+
+// roundNotes are the "sync-round" events of run id.
+func roundNotes(path string, id int64) ([]string, error) {
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rs, err := db.Query(`SELECT detail FROM run_events WHERE run_id = ? AND kind = 'sync-round' ORDER BY seq`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var out []string
+	for rs.Next() {
+		var d string
+		if err := rs.Scan(&d); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rs.Err()
 }

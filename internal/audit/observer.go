@@ -14,8 +14,9 @@ const skipFlushAt = 512
 // Observer returns an apply.Observer that records the apply's events in
 // this run. It writes synchronously, in the calling goroutine:
 //
-//   - RunStarted: the plan (if RecordPlan was not called) and an
-//     "apply-started" event, committed.
+//   - RunStarted: the plan (if RecordPlan was not called), committed,
+//     and an "apply-started" event, buffered: it is committed with the
+//     first BatchSent (before any RPC goes out) or the run's end.
 //   - BatchSent: the RPC row (API, version, broker, principal, start, the
 //     changes carried) and a "sent" transition for each change, committed
 //     before Observe returns: the intent is on disk before the RPC is sent.
@@ -52,6 +53,8 @@ func (r *Run) queue(table string, cols []string, vals ...any) {
 	r.pending = append(r.pending, pendingRow{table: table, cols: cols, vals: vals})
 }
 
+var runEventCols = []string{"run_id", "at", "kind", "other_run_id", "detail"}
+
 var changeEventCols = []string{"run_id", "change_id", "at", "status", "reason", "batch", "validate_only", "error_code", "error_name", "message"}
 
 func (r *Run) observeLocked(ctx context.Context, e apply.Event) error {
@@ -63,10 +66,11 @@ func (r *Run) observeLocked(ctx context.Context, e apply.Event) error {
 				return err
 			}
 		}
-		_, err := r.writeLocked(ctx, func(w *writer) error {
-			return r.event(w, "apply-started", 0, fmt.Sprintf("changes=%d validate_only=%t", ev.Total, ev.ValidateOnly))
-		})
-		return err
+		// Committed with the first RPC's intent (or the run's end): a
+		// commit of its own would hold up that RPC and record nothing
+		// sent.
+		r.queue("run_events", runEventCols, r.id, now, "apply-started", nil, fmt.Sprintf("changes=%d validate_only=%t", ev.Total, ev.ValidateOnly))
+		return nil
 
 	case apply.ChangeSkipped:
 		if ev.Change == nil {

@@ -82,6 +82,11 @@ type batchState struct {
 // (see RedactArgs), addresses are stripped of credentials, Options are
 // stored as redacted JSON.
 func (s *Store) BeginRun(ctx context.Context, ri RunInfo) (*Run, error) {
+	return s.beginRun(ctx, ri, nil, nil)
+}
+
+// beginRun begins a run, recording p (nil: no plan) and notes with it.
+func (s *Store) beginRun(ctx context.Context, ri RunInfo, p *plan.Plan, notes []Note) (*Run, error) {
 	if ri.Command == "" {
 		return nil, errors.New("audit: begin run: no command")
 	}
@@ -107,7 +112,7 @@ func (s *Store) BeginRun(ctx context.Context, ri RunInfo) (*Run, error) {
 		return nil, fmt.Errorf("audit: begin run: options: %v", err)
 	}
 	r := &Run{s: s, ri: ri, batches: map[int]*batchState{}, inflight: map[string]int{}}
-	_, err = s.write(ctx, &r.sc, func(w *writer) error {
+	begin := func(w *writer) error {
 		tx, err := w.txn()
 		if err != nil {
 			return err
@@ -124,11 +129,49 @@ func (s *Store) BeginRun(ctx context.Context, ri RunInfo) (*Run, error) {
 			nullIfEmpty(ri.Target.Kind), nullIfEmpty(ri.Target.Address), nullIfEmpty(ri.Target.ClusterID), nullIfEmpty(ri.Target.Principal),
 			nullIfEmpty(opts))
 		return err
+	}
+	var planRows func(w *writer) error
+	if p != nil {
+		var done func()
+		planRows, done = r.planWrite(p, nil)
+		defer done()
+	}
+	_, err = s.write(ctx, &r.sc, func(w *writer) error {
+		if err := begin(w); err != nil {
+			return err
+		}
+		if planRows != nil {
+			if err := planRows(w); err != nil {
+				return err
+			}
+		}
+		for _, n := range notes {
+			if err := r.event(w, n.Kind, 0, n.Detail); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	r.planned = p != nil
 	return r, nil
+}
+
+// Note is an event of a run recorded as it begins (BeginPlannedRun):
+// kind is a short word, detail is scrubbed of secrets.
+type Note struct{ Kind, Detail string }
+
+// BeginPlannedRun is BeginRun, RecordPlan(p) and Note for each of notes,
+// in one transaction: a run that knows its endpoints (in ri), plan and
+// notes as it begins (a sync round) commits once instead of once for each.
+// p is required; the rows and the chain are those the four calls write.
+func (s *Store) BeginPlannedRun(ctx context.Context, ri RunInfo, p *plan.Plan, notes ...Note) (*Run, error) {
+	if p == nil {
+		return nil, errors.New("audit: begin run: nil plan")
+	}
+	return s.beginRun(ctx, ri, p, notes)
 }
 
 // ID returns the run's id.
@@ -283,13 +326,27 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan, enc PlanEncode
 	if r.planned {
 		return fmt.Errorf("audit: run %d already has a plan recorded", r.id)
 	}
+	rows, done := r.planWrite(p, enc)
+	defer done()
+	if _, err := r.writeLocked(ctx, rows); err != nil {
+		return err
+	}
+	r.planned = true
+	return nil
+}
+
+// planWrite prepares the record of plan p: rows writes its rows in a
+// transaction (of r, once its id is set), and done must be called after
+// it, whether rows ran or not. It adds the plan's secrets to r's scrubber.
+func (r *Run) planWrite(p *plan.Plan, enc PlanEncoder) (rows func(w *writer) error, done func()) {
 	r.sc.add(planSecrets(p)...)
 	rp, redacted := redactPlan(p)
 	// The plan JSON is encoded one change at a time, scrubbed and
 	// compressed piece by piece (the plan's tens of megabytes of JSON never
 	// exist at once), on another goroutine while the plan's rows are
 	// written: the plans row, which holds it, comes after them and closes
-	// the plan's record. Both only read rp and the scrubber (r.mu is held).
+	// the plan's record. Both only read rp and the scrubber (r.mu is held,
+	// or r is not yet shared).
 	type result struct {
 		blob []byte
 		err  error
@@ -311,11 +368,11 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan, enc PlanEncode
 		blobDone = true
 		return <-blobc
 	}
-	defer func() {
+	done = func() {
 		if !blobDone {
 			waitBlob()
 		}
-	}()
+	}
 	perKind := map[string]int{}
 	for _, c := range rp.Changes {
 		perKind[string(c.Kind)]++
@@ -328,7 +385,7 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan, enc PlanEncode
 	// them from it).
 	statesInPlan := r.s.version >= statesInPlanVersion
 	changeRows := r.s.version < changesInPlanVersion
-	_, err := r.writeLocked(ctx, func(w *writer) error {
+	rows = func(w *writer) error {
 		for i := range rp.Changes {
 			c := &rp.Changes[i]
 			if !changeRows {
@@ -392,12 +449,8 @@ func (r *Run) recordPlanLocked(ctx context.Context, p *plan.Plan, enc PlanEncode
 		}
 		_, err := w.insert("plans", cols, vals...)
 		return err
-	})
-	if err != nil {
-		return err
 	}
-	r.planned = true
-	return nil
+	return rows, done
 }
 
 // statesInPlanVersion is the schema version from which a plan's change
