@@ -126,23 +126,24 @@ func Read(ctx context.Context, src Source, opt Options) (*snapshot.Snapshot, err
 	}
 	// The root is listed beside the reads of every Kafka znode rather than
 	// before them (one round trip less): a znode the root lacks the
-	// children of reads as absent all the same.
-	var root []string
-	var rootErr error
-	r.spawn(func() { root, rootErr = src.Children("/") })
+	// children of reads as absent all the same. A root that cannot be
+	// listed, or has none of Kafka's znodes, stops the read. Queued last,
+	// the listing is taken first.
 	r.schedule()
+	r.spawn(func() {
+		root, err := src.Children("/")
+		switch {
+		case errors.Is(err, zktree.ErrNoAuth):
+			r.fail(errors.New("zkread: ZooKeeper ACLs deny listing the root; connect with --zk-auth as a digest superuser or as the brokers' identity"))
+		case err != nil:
+			r.fail(fmt.Errorf("zkread: list /: %w", err))
+		case !slices.Contains(root, "brokers") && !slices.Contains(root, "config") && !slices.Contains(root, "cluster"):
+			r.fail(ErrNotKafka)
+		}
+	})
 	r.run()
-	if errors.Is(rootErr, zktree.ErrNoAuth) {
-		return nil, errors.New("zkread: ZooKeeper ACLs deny listing the root; connect with --zk-auth as a digest superuser or as the brokers' identity")
-	}
-	if rootErr != nil {
-		return nil, fmt.Errorf("zkread: list /: %w", rootErr)
-	}
 	if r.fatal != nil {
 		return nil, r.fatal
-	}
-	if !slices.Contains(root, "brokers") && !slices.Contains(root, "config") && !slices.Contains(root, "cluster") {
-		return nil, ErrNotKafka
 	}
 	r.assemble()
 	r.s.Read.Finished = now().UTC().Format(time.RFC3339)

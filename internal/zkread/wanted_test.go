@@ -207,7 +207,7 @@ func TestZnodeName(t *testing.T) {
 // the root's listing, nor a wanted ACL's read for the listing of its
 // root (made for the findings about unknown resource types); a root
 // without Kafka's znodes is still ErrNotKafka, and one ZooKeeper ACLs deny
-// listing still names the fix.
+// listing still names the fix, both without reading on.
 func TestListingsNotWaitedFor(t *testing.T) {
 	for _, tc := range []struct {
 		list, after string
@@ -232,12 +232,40 @@ func TestListingsNotWaitedFor(t *testing.T) {
 			t.Errorf("listing %s: read nothing", tc.list)
 		}
 	}
-	if _, err := Read(context.Background(), &zktree.Tree{Nodes: []zktree.Node{{Path: "/zookeeper"}, {Path: "/other"}, {Path: "/other/brokers"}}}, Options{}); !errors.Is(err, ErrNotKafka) {
-		t.Errorf("a root without Kafka's znodes: err = %v, want ErrNotKafka", err)
+	// One worker: the root's listing is taken first, and its failure stops
+	// the read before the rest is read.
+	notKafka := &counting{Source: &zktree.Tree{Nodes: []zktree.Node{{Path: "/zookeeper"}, {Path: "/other"}, {Path: "/other/brokers"}}}}
+	if _, err := Read(context.Background(), notKafka, Options{Workers: 1}); !errors.Is(err, ErrNotKafka) || notKafka.n != 2 {
+		t.Errorf("a root without Kafka's znodes: err = %v after %d requests, want ErrNotKafka after 2 (/ read and listed)", err, notKafka.n)
+	}
+	denied := &counting{Source: rootDenied{handmadeTree(t)}}
+	if _, err := Read(context.Background(), denied, Options{Workers: 1}); err == nil || !strings.Contains(err.Error(), "--zk-auth") || denied.n != 2 {
+		t.Errorf("a root ACLs deny listing: err = %v after %d requests, want the fix named after 2", err, denied.n)
 	}
 	if _, err := Read(context.Background(), rootDenied{handmadeTree(t)}, Options{}); err == nil || !strings.Contains(err.Error(), "--zk-auth") {
-		t.Errorf("a root ACLs deny listing: err = %v, want the fix named", err)
+		t.Errorf("a root ACLs deny listing, many workers: err = %v, want the fix named", err)
 	}
+}
+
+// counting counts the requests made of it.
+type counting struct {
+	Source
+	mu sync.Mutex
+	n  int
+}
+
+func (c *counting) Get(p string) ([]byte, zktree.Stat, error) {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+	return c.Source.Get(p)
+}
+
+func (c *counting) Children(p string) ([]string, error) {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+	return c.Source.Children(p)
 }
 
 // listingAfter answers the listing of list only once after was read; a
