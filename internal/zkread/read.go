@@ -166,6 +166,10 @@ type reader struct {
 	queue   []func()
 	pending int
 	fatal   error
+	wg      sync.WaitGroup
+	running bool // run has started workers
+	workers int  // started, at most opt.Workers
+	idle    int  // waiting for a task, not yet woken
 
 	count atomic.Int64
 
@@ -183,13 +187,30 @@ type reader struct {
 	scram           map[string]*snapshot.ScramUser
 }
 
-// spawn queues f; it never blocks, so callbacks may spawn more work.
+// spawn queues f; it never blocks, so callbacks may spawn more work. It
+// wakes an idle worker, or starts one while fewer than opt.Workers run: a
+// small read starts few goroutines, a large one fans out to opt.Workers.
 func (r *reader) spawn(f func()) {
 	r.mu.Lock()
 	r.queue = append(r.queue, f)
 	r.pending++
+	wake, start := false, false
+	switch {
+	case r.idle > 0:
+		r.idle--
+		wake = true
+	case r.running && r.workers < r.opt.Workers:
+		r.workers++
+		r.wg.Add(1) // the caller is a worker, so the group is not at zero
+		start = true
+	}
 	r.mu.Unlock()
-	r.cond.Signal()
+	if wake {
+		r.cond.Signal()
+	}
+	if start {
+		go r.work()
+	}
 }
 
 func (r *reader) fail(err error) {
@@ -201,40 +222,50 @@ func (r *reader) fail(err error) {
 	r.cond.Broadcast()
 }
 
-// run drains the queue with opt.Workers workers, newest task first (depth
-// first keeps the queue short).
+// run drains the queue with up to opt.Workers workers, newest task first
+// (depth first keeps the queue short).
 func (r *reader) run() {
 	stop := context.AfterFunc(r.ctx, func() { r.fail(r.ctx.Err()) })
 	defer stop()
-	var wg sync.WaitGroup
-	for range r.opt.Workers {
-		wg.Go(func() {
-			for {
-				r.mu.Lock()
-				for len(r.queue) == 0 && r.pending > 0 && r.fatal == nil {
-					r.cond.Wait()
-				}
-				if r.pending == 0 || r.fatal != nil {
-					r.mu.Unlock()
-					r.cond.Broadcast()
-					return
-				}
-				f := r.queue[len(r.queue)-1]
-				r.queue[len(r.queue)-1] = nil
-				r.queue = r.queue[:len(r.queue)-1]
-				r.mu.Unlock()
-				f()
-				r.mu.Lock()
-				r.pending--
-				done := r.pending == 0
-				r.mu.Unlock()
-				if done {
-					r.cond.Broadcast()
-				}
-			}
-		})
+	r.mu.Lock()
+	r.running = true
+	r.workers = min(r.opt.Workers, len(r.queue))
+	r.wg.Add(r.workers)
+	n := r.workers
+	r.mu.Unlock()
+	for range n {
+		go r.work()
 	}
-	wg.Wait()
+	r.wg.Wait()
+}
+
+// work runs tasks until none is pending or the read failed.
+func (r *reader) work() {
+	defer r.wg.Done()
+	for {
+		r.mu.Lock()
+		for len(r.queue) == 0 && r.pending > 0 && r.fatal == nil {
+			r.idle++ // spawn takes it back when it wakes this one
+			r.cond.Wait()
+		}
+		if r.pending == 0 || r.fatal != nil {
+			r.mu.Unlock()
+			r.cond.Broadcast()
+			return
+		}
+		f := r.queue[len(r.queue)-1]
+		r.queue[len(r.queue)-1] = nil
+		r.queue = r.queue[:len(r.queue)-1]
+		r.mu.Unlock()
+		f()
+		r.mu.Lock()
+		r.pending--
+		done := r.pending == 0
+		r.mu.Unlock()
+		if done {
+			r.cond.Broadcast()
+		}
+	}
 }
 
 func (r *reader) tick() {

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -303,4 +305,60 @@ func (r rootDenied) Children(p string) ([]string, error) {
 		return nil, zktree.ErrNoAuth
 	}
 	return r.Tree.Children(p)
+}
+
+// held holds every request but the read of / until released, counting
+// those held.
+type held struct {
+	Source
+	n       atomic.Int32
+	release chan struct{}
+}
+
+func (h *held) Get(p string) ([]byte, zktree.Stat, error) {
+	if p == "/" {
+		return h.Source.Get(p)
+	}
+	h.n.Add(1)
+	<-h.release
+	return h.Source.Get(p)
+}
+
+func (h *held) Children(p string) ([]string, error) {
+	h.n.Add(1)
+	<-h.release
+	return h.Source.Children(p)
+}
+
+// TestWorkersStartAsNeeded: a read allowed 1,024 requests in flight (as
+// through a multiRead connection) starts a worker per request it has to
+// make, not 1,024 of them.
+func TestWorkersStartAsNeeded(t *testing.T) {
+	src := &held{Source: handmadeTree(t), release: make(chan struct{})}
+	before := runtime.NumGoroutine()
+	done := make(chan error, 1)
+	go func() {
+		_, err := Read(context.Background(), src, Options{Workers: 1024})
+		done <- err
+	}()
+	// "/" is read, then the root's listing and the first reads are held
+	// (about 20); whatever goroutines the read starts meanwhile are seen
+	// within a while (a slower start would only go unseen).
+	deadline := time.Now().Add(20 * time.Second)
+	for src.n.Load() < 10 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	running := 0
+	for range 200 {
+		running = max(running, runtime.NumGoroutine()-before)
+		time.Sleep(time.Millisecond)
+	}
+	held := src.n.Load()
+	close(src.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if held < 10 || running > 4*int(held)+20 {
+		t.Errorf("%d goroutines running for %d requests in flight, want about one each", running, held)
+	}
 }
