@@ -157,32 +157,40 @@ func BenchmarkScopedRead(b *testing.B) {
 	sb := setUpScopedBench(b)
 	ctx := context.Background()
 	b.Logf("%d topics; scope of %d entities", len(sb.full.Topics), sb.scope.Size())
-	var calls, bytes int
-	var last []call
-	for b.Loop() {
-		tr := &traced{Source: sb.conn, t0: time.Now()}
-		if _, err := zkread.Read(ctx, scopedSource{Source: tr, scope: sb.scope}, zkread.Options{}); err != nil {
-			b.Fatal(err)
-		}
-		calls += len(tr.calls)
-		for _, c := range tr.calls {
-			bytes += c.bytes
-		}
-		last = tr.calls
-	}
-	b.ReportMetric(float64(calls)/float64(b.N), "requests")
-	b.ReportMetric(float64(bytes)/float64(b.N), "bytes-back")
-	if os.Getenv("ZKM_BENCH_SCOPED_TRACE") != "" {
-		slices.SortFunc(last, func(a, b call) int { return int(a.start - b.start) })
-		var out strings.Builder
-		for _, c := range last {
-			op := "get "
-			if c.list {
-				op = "list"
+	one := NewScope(sb.scope.Entities()[:2]) // a topic's notification: the topic and its config
+	for _, sc := range []struct {
+		name  string
+		scope Scope
+	}{{"entities=2", one}, {fmt.Sprintf("entities=%d", sb.scope.Size()), sb.scope}} {
+		b.Run(sc.name, func(b *testing.B) {
+			var calls, bytes int
+			var last []call
+			for b.Loop() {
+				tr := &traced{Source: sb.conn, t0: time.Now()}
+				if _, err := zkread.Read(ctx, scopedSource{Source: tr, scope: sc.scope}, zkread.Options{}); err != nil {
+					b.Fatal(err)
+				}
+				calls += len(tr.calls)
+				for _, c := range tr.calls {
+					bytes += c.bytes
+				}
+				last = tr.calls
 			}
-			fmt.Fprintf(&out, "%s %-60s %7.2f–%7.2f ms %6d names %8d bytes\n", op, c.path, float64(c.start.Microseconds())/1000, float64(c.end.Microseconds())/1000, c.names, c.bytes)
-		}
-		b.Logf("the last read's requests:\n%s", out.String())
+			b.ReportMetric(float64(calls)/float64(b.N), "requests")
+			b.ReportMetric(float64(bytes)/float64(b.N), "bytes-back")
+			if os.Getenv("ZKM_BENCH_SCOPED_TRACE") != "" {
+				slices.SortFunc(last, func(a, b call) int { return int(a.start - b.start) })
+				var out strings.Builder
+				for _, c := range last {
+					op := "get "
+					if c.list {
+						op = "list"
+					}
+					fmt.Fprintf(&out, "%s %-60s %7.2f–%7.2f ms %6d names %8d bytes\n", op, c.path, float64(c.start.Microseconds())/1000, float64(c.end.Microseconds())/1000, c.names, c.bytes)
+				}
+				b.Logf("the last read's requests:\n%s", out.String())
+			}
+		})
 	}
 }
 
