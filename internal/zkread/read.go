@@ -114,6 +114,9 @@ func Read(ctx context.Context, src Source, opt Options) (*snapshot.Snapshot, err
 	}
 	r.cond = sync.NewCond(&r.mu)
 
+	if w, ok := src.(WantedSource); ok {
+		r.listEarly(w)
+	}
 	// The first request fixes the start zxid: the reply header of a live
 	// read carries the server's last zxid, so every znode whose mzxid is
 	// higher changed after the read began.
@@ -131,7 +134,7 @@ func Read(ctx context.Context, src Source, opt Options) (*snapshot.Snapshot, err
 	// the listing is taken first.
 	r.schedule()
 	r.spawn(func() {
-		root, err := src.Children("/")
+		root, err := r.listing("/")
 		switch {
 		case errors.Is(err, zktree.ErrNoAuth):
 			r.fail(errors.New("zkread: ZooKeeper ACLs deny listing the root; connect with --zk-auth as a digest superuser or as the brokers' identity"))
@@ -172,6 +175,10 @@ type reader struct {
 	idle    int  // waiting for a task, not yet woken
 
 	count atomic.Int64
+
+	// early are listings made beside the read of / (wanted reads; see
+	// listEarly); written before run, read-only after.
+	early map[string]*earlyList
 
 	// results, guarded by rmu
 	rmu             sync.Mutex
@@ -332,7 +339,7 @@ func (r *reader) children(path string, counted bool, fn func(names []string, lis
 // list lists path and hands the names to fn; see children.
 func (r *reader) list(path string, counted bool, fn func(names []string)) {
 	r.spawn(func() {
-		names, err := r.src.Children(path)
+		names, err := r.listing(path)
 		switch {
 		case err == nil:
 		case errors.Is(err, zktree.ErrNoNode):
@@ -352,6 +359,56 @@ func (r *reader) list(path string, counted bool, fn func(names []string)) {
 		}
 		fn(names)
 	})
+}
+
+// earlyList is a listing made beside the read of /.
+type earlyList struct {
+	done  chan struct{}
+	names []string
+	err   error
+}
+
+// listEarly starts, beside the read of / that fixes the start zxid, the
+// listings a read of wanted names makes whatever it finds: the root, the
+// brokers, the ACL roots and the wanted users' client quotas. Their
+// children are read after it, so a read of a few entities takes two
+// round trips instead of three. A listing has no zxid to compare with the
+// start's; what it names is read, and compared, after the start.
+func (r *reader) listEarly(w WantedSource) {
+	paths := []string{"/", "/brokers/ids", "/kafka-acl-extended"}
+	for _, root := range []string{"/kafka-acl", "/kafka-acl-extended/prefixed"} {
+		if _, ok := w.Wanted(root); ok {
+			paths = append(paths, root)
+		}
+	}
+	if users, ok := w.Wanted("/config/users"); ok {
+		for _, u := range users {
+			if znodeName(u) {
+				paths = append(paths, "/config/users/"+u+"/clients")
+			}
+		}
+	}
+	r.early = map[string]*earlyList{}
+	for _, p := range paths {
+		if r.early[p] != nil {
+			continue
+		}
+		e := &earlyList{done: make(chan struct{})}
+		r.early[p] = e
+		go func() {
+			defer close(e.done)
+			e.names, e.err = r.src.Children(p)
+		}()
+	}
+}
+
+// listing lists path, or takes its early listing.
+func (r *reader) listing(path string) ([]string, error) {
+	if e := r.early[path]; e != nil {
+		<-e.done
+		return e.names, e.err
+	}
+	return r.src.Children(path)
 }
 
 // present calls fn when path exists (readable or not): for a wanted name

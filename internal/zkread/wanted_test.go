@@ -362,3 +362,63 @@ func TestWorkersStartAsNeeded(t *testing.T) {
 		t.Errorf("%d goroutines running for %d requests in flight, want about one each", running, held)
 	}
 }
+
+// rootReadAfter answers the read of / only once every path in lists was
+// listed; a reader that lists them only after that read gets an error
+// instead, after a bound.
+type rootReadAfter struct {
+	Source
+	mu     sync.Mutex
+	lists  []string
+	listed chan struct{}
+}
+
+func (r *rootReadAfter) Get(p string) ([]byte, zktree.Stat, error) {
+	if p == "/" {
+		select {
+		case <-r.listed:
+		case <-time.After(20 * time.Second):
+			return nil, zktree.Stat{}, fmt.Errorf("%v not listed before / was read, which waited for them", r.lists)
+		}
+	}
+	return r.Source.Get(p)
+}
+
+func (r *rootReadAfter) Children(p string) ([]string, error) {
+	r.mu.Lock()
+	if i := slices.Index(r.lists, p); i >= 0 {
+		r.lists = slices.Delete(r.lists, i, i+1)
+		if len(r.lists) == 0 {
+			close(r.listed)
+		}
+	}
+	r.mu.Unlock()
+	return r.Source.Children(p)
+}
+
+// TestWantedListsBesideRoot: a read of wanted names lists the root, the
+// brokers, the ACL roots and the wanted users' client quotas beside the
+// read of / (so their children are read in the same round trip as the
+// wanted names), and reads the same as a filtered listing.
+func TestWantedListsBesideRoot(t *testing.T) {
+	want := map[string][]string{"/config/users": {"alice", "<default>", "nobody"}, "/kafka-acl": {"Topic"}, "/kafka-acl/Topic": {"orders"},
+		"/kafka-acl-extended/prefixed": {"Topic"}, "/kafka-acl-extended/prefixed/Topic": {"orders-"}}
+	tree := handmadeTree(t)
+	src := &rootReadAfter{Source: tree, listed: make(chan struct{}), lists: []string{"/", "/brokers/ids", "/kafka-acl", "/kafka-acl-extended",
+		"/kafka-acl-extended/prefixed", "/config/users/alice/clients", "/config/users/<default>/clients", "/config/users/nobody/clients"}}
+	got, err := Read(context.Background(), &wanting{Source: src, want: want}, Options{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := Read(context.Background(), filtered{Source: tree, want: want}, Options{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref.Read.Znodes, got.Read.Znodes = 0, 0
+	if d := cmp.Diff(ref, got, cmp.Comparer(func(a, b secret.Secret) bool { return a.Ref() == b.Ref() })); d != "" {
+		t.Errorf("(-filtered +wanted):\n%s", d)
+	}
+	if len(got.Brokers) == 0 || len(got.Quotas) == 0 || len(got.ACLs) == 0 {
+		t.Errorf("read %d brokers, %d quotas, %d ACLs: a hollow case", len(got.Brokers), len(got.Quotas), len(got.ACLs))
+	}
+}
