@@ -191,7 +191,7 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 	if cfg.MissedWait <= 0 {
 		cfg.MissedWait = DefaultMissedWait
 	}
-	s := &state{cfg: cfg, rounds: rounds, ctx: ctx}
+	s := &state{cfg: cfg, rounds: rounds, ctx: ctx, wake: make(chan struct{}, 1)}
 	if err := s.full(ctx, ReasonInitial); err != nil && (s.source == nil || errors.Is(err, ErrDeclined)) {
 		return err
 	}
@@ -234,29 +234,16 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 		if s.launchHeld(ctx) {
 			continue
 		}
-		var reportable, freed, unheld <-chan struct{}
 		feed := cfg.Feed
-		if len(s.flights) > 0 {
-			reportable = s.flights[0].done
-		}
-		if s.held != nil {
-			if f := s.held.blocker(); f != nil { // done since launchHeld looked: the next pass launches
-				unheld = f.done
-			} else {
-				continue
-			}
-		}
-		if f := s.atCapacity(); f != nil {
-			feed, freed = nil, f.applied
+		if s.atCapacity() {
+			feed = nil
 		}
 		select {
 		case <-ctx.Done():
 			s.settle()
 			return ErrStopped
-		case <-reportable:
+		case <-s.wake:
 			s.reap()
-		case <-unheld:
-		case <-freed:
 		case <-retry.C:
 			s.full(ctx, ReasonRetry)
 		case ev, ok := <-feed:
@@ -301,7 +288,8 @@ type state struct {
 	// first: each reads the target, plans, applies and verifies on its own
 	// goroutine, after the rounds before it that meet its scope are done.
 	flights []*flight
-	held    *held           // entities waiting for rounds in flight they meet
+	held    []*heldEntity   // entities waiting for rounds in flight they meet
+	wake    chan struct{}   // a round in flight applied or is done
 	planMu  sync.Mutex      // Stages.Plan runs for one round at a time
 	ctx     context.Context // Run's, for a held round settle launches
 }
@@ -558,8 +546,8 @@ func (s *state) catchUp(ctx context.Context) {
 
 // scoped re-reads the scope's entities and patches the source, then
 // launches a round (a flight) for the entities that share nothing with a
-// round in flight; the others are held until the rounds they meet are
-// done, and then run as one round (with what the source holds then).
+// round in flight; each of the others is held until the rounds it meets
+// are done (launchHeld runs those ready together, as the source is then).
 //
 // A round plans the scope's part of the source against the scope's part
 // of the target (read for just those entities) and applies that plan.
@@ -598,24 +586,23 @@ func (s *state) scoped(ctx context.Context, b *batch) {
 	for _, e := range scope.Entities() {
 		d := NewScope([]zkfeed.Entity{e}).decode().mapBrokers(s.cfg.BrokerIDMap)
 		met := s.meeting(d)
-		if len(met) == 0 && (s.held == nil || !s.held.d.meets(d)) {
-			free.Add(e)
-			continue
-		}
-		if s.held == nil {
-			s.held = &held{b: batch{scope: NewScope(nil), first: b.first}, since: s.cfg.Now(), readFor: read}
+		k := slices.IndexFunc(s.held, func(h *heldEntity) bool { return h.d.meets(d) })
+		switch {
+		case k >= 0: // held already: its round will read it as it is then
+			h := s.held[k]
+			h.zxid = max(h.zxid, zxid)
+			for _, f := range met {
+				if !slices.Contains(h.after, f) {
+					h.after = append(h.after, f)
+				}
+			}
+		case len(met) > 0:
+			s.held = append(s.held, &heldEntity{e: e, d: d, after: met, first: b.first, since: s.cfg.Now(), zxid: zxid, readFor: read})
 			if s.cfg.waiting != nil {
 				s.cfg.waiting()
 			}
-		}
-		h := s.held
-		h.b.scope.Add(e)
-		h.b.zxid = max(h.b.zxid, zxid)
-		h.d = h.b.scope.decode().mapBrokers(s.cfg.BrokerIDMap)
-		for _, f := range met {
-			if !slices.Contains(h.after, f) {
-				h.after = append(h.after, f)
-			}
+		default:
+			free.Add(e)
 		}
 	}
 	if !free.Empty() {
@@ -623,37 +610,61 @@ func (s *state) scoped(ctx context.Context, b *batch) {
 	}
 }
 
-// held gathers the notified entities that meet rounds in flight: they
-// run as one round once those are done.
-type held struct {
-	b       batch
+// heldEntity is a notified entity that meets rounds in flight: it runs
+// once those are done, in one round with the other held entities ready
+// then. Held entities share no resource: a later notification of one
+// joins it.
+type heldEntity struct {
+	e       zkfeed.Entity
 	d       decoded
 	after   []*flight // the rounds in flight it meets
-	since   time.Time // when the first entity was held
+	first   time.Time // its first notification
+	since   time.Time // when it was held
+	zxid    int64
 	readFor time.Duration
 }
 
-// blocker returns a round the held entities wait for, nil when none.
-func (h *held) blocker() *flight {
+// ready reports whether every round h waits for is done.
+func (h *heldEntity) ready() bool {
 	for _, f := range h.after {
 		select {
 		case <-f.done:
 		default:
-			return f
+			return false
 		}
 	}
-	return nil
+	return true
 }
 
-// launchHeld launches the held entities' round once the rounds they wait
-// for are done, and reports whether it did.
+// launchHeld launches one round for the held entities whose rounds are
+// done, and reports whether it did.
 func (s *state) launchHeld(ctx context.Context) bool {
-	h := s.held
-	if h == nil || h.blocker() != nil {
+	var ready []*heldEntity
+	s.held = slices.DeleteFunc(s.held, func(h *heldEntity) bool {
+		if h.ready() {
+			ready = append(ready, h)
+			return true
+		}
+		return false
+	})
+	if len(ready) == 0 {
 		return false
 	}
-	s.held = nil
-	s.launch(ctx, &h.b, h.readFor, s.since(h.since))
+	b := &batch{scope: NewScope(nil)}
+	var since time.Time
+	var readFor time.Duration
+	for _, h := range ready {
+		b.scope.Add(h.e)
+		b.zxid = max(b.zxid, h.zxid)
+		if b.first.IsZero() || h.first.Before(b.first) {
+			b.first = h.first
+		}
+		if since.IsZero() || h.since.Before(since) {
+			since = h.since
+		}
+		readFor = max(readFor, h.readFor)
+	}
+	s.launch(ctx, b, readFor, s.since(since))
 	return true
 }
 
@@ -697,8 +708,15 @@ func (s *state) launch(ctx context.Context, b *batch, readFor, waited time.Durat
 // guard: launch gives it none), reads its part of the target, plans,
 // applies and verifies. It touches only f and the stages.
 func (s *state) fly(ctx context.Context, f *flight, after []*flight, src *snapshot.Snapshot, tgtScope kread.Scope) {
+	signal := func() {
+		select {
+		case s.wake <- struct{}{}:
+		default: // the loop has a wake-up pending: it looks at every round
+		}
+	}
+	defer signal()
 	defer close(f.done)
-	applied := sync.OnceFunc(func() { close(f.applied) })
+	applied := sync.OnceFunc(func() { close(f.applied); signal() })
 	defer applied()
 	r := &f.r
 	t := s.cfg.Now()
@@ -754,7 +772,7 @@ func (s *state) settle() {
 	if s.ctx != nil {
 		ctx = s.ctx
 	}
-	for len(s.flights) > 0 || s.held != nil {
+	for len(s.flights) > 0 || len(s.held) > 0 {
 		if s.launchHeld(ctx) {
 			continue
 		}
@@ -786,26 +804,18 @@ func (s *state) reap() {
 	}
 }
 
-// atCapacity returns the oldest round in flight that has not applied when
-// MaxInFlight rounds have not (the loop waits for it), else nil.
-func (s *state) atCapacity() *flight {
-	var oldest *flight
+// atCapacity reports whether MaxInFlight rounds in flight have not
+// applied yet (the loop leaves the feed until one has).
+func (s *state) atCapacity() bool {
 	n := 0
 	for _, f := range s.flights {
 		select {
 		case <-f.applied:
-			continue
 		default:
+			n++
 		}
-		if oldest == nil {
-			oldest = f
-		}
-		n++
 	}
-	if n < MaxInFlight {
-		return nil
-	}
-	return oldest
+	return n >= MaxInFlight
 }
 
 func (s *state) since(t time.Time) time.Duration { return s.cfg.Now().Sub(t) }

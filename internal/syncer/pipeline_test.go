@@ -458,3 +458,48 @@ func TestBatchSplitAroundARoundInFlight(t *testing.T) {
 		t.Errorf("target retention orders %q payments %q; want 21 and 20", targetRetention(b.tgt, "orders"), targetRetention(b.tgt, "payments"))
 	}
 }
+
+// TestHeldEntitiesWaitForTheirOwnRounds: an entity held for one round in
+// flight runs once that round is done, though another held entity still
+// waits for a different round.
+func TestHeldEntitiesWaitForTheirOwnRounds(t *testing.T) {
+	b := newPipeBed(t)
+	applied3, applied4 := make(chan struct{}), make(chan struct{})
+	release2, release3 := make(chan struct{}), make(chan struct{})
+	b.hooks(2, func() {
+		b.retention("payments", "2")
+		b.wait(applied3, "round 3's apply while round 2 applied")
+		<-release2
+	}, nil)
+	b.hooks(3, func() { close(applied3); <-release3 }, nil)
+	b.hooks(4, func() { close(applied4) }, nil)
+	b.retention("orders", "1")
+	if !b.wait(applied3, "round 3's apply") {
+		close(release2)
+		return
+	}
+	b.retention("orders", "5")   // held for round 2
+	b.retention("payments", "6") // held for round 3
+	for range 2 {
+		select {
+		case <-b.waited:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a notified entity was not held for the round in flight it meets")
+		}
+	}
+	close(release3)
+	b.wait(applied4, "round 4 (payments) while round 2 (orders) still applied")
+	close(release2)
+	r2, r3, r4, r5 := b.next("second"), b.next("third"), b.next("fourth"), b.next("fifth")
+	if len(r4.Entities) != 1 || r4.Entities[0].Name != "payments" || len(r5.Entities) != 1 || r5.Entities[0].Name != "orders" {
+		t.Errorf("rounds %d and %d entities %v and %v; want payments, then orders", r4.N, r5.N, r4.Entities, r5.Entities)
+	}
+	for _, r := range []Round{r2, r3, r4, r5} {
+		if r.Outcome.Applied != 1 || r.Err != nil {
+			t.Errorf("round %d: %+v, %v; want one change applied", r.N, r.Outcome, r.Err)
+		}
+	}
+	if targetRetention(b.tgt, "orders") != "5" || targetRetention(b.tgt, "payments") != "6" {
+		t.Errorf("target retention orders %q payments %q; want 5 and 6", targetRetention(b.tgt, "orders"), targetRetention(b.tgt, "payments"))
+	}
+}
