@@ -367,10 +367,9 @@ func TestSameResourceRoundsInOrder(t *testing.T) {
 		}
 	}
 	b.mu.Unlock()
-	select {
-	case <-b.waited:
-	case <-time.After(10 * time.Second):
-		t.Fatal("round 4 did not wait for round 2")
+	if !b.wait(b.waited, "round 4's wait for round 2") {
+		close(release)
+		return
 	}
 	close(release)
 	r2, r3, r4 := b.next("second"), b.next("third"), b.next("fourth")
@@ -481,10 +480,8 @@ func TestHeldEntitiesWaitForTheirOwnRounds(t *testing.T) {
 	b.retention("orders", "5")   // held for round 2
 	b.retention("payments", "6") // held for round 3
 	for range 2 {
-		select {
-		case <-b.waited:
-		case <-time.After(10 * time.Second):
-			t.Fatal("a notified entity was not held for the round in flight it meets")
+		if !b.wait(b.waited, "an entity held for the round in flight it meets") {
+			return
 		}
 	}
 	close(release3)

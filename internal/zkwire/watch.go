@@ -147,7 +147,9 @@ func (c *Client) queueEvent(ev WatchEvent) bool {
 // never waits for the caller, who may be waiting for a reply itself.
 func (c *Client) pumpEvents() {
 	defer close(c.events)
-	for {
+	// deliver sends what is queued and says how many it sent; false when
+	// the client closed meanwhile.
+	deliver := func() (int, bool) {
 		c.mu.Lock()
 		q := c.evq
 		c.evq = nil
@@ -156,26 +158,23 @@ func (c *Client) pumpEvents() {
 			select {
 			case c.events <- ev:
 			case <-c.closed:
-				return
+				return 0, false
 			}
 		}
-		if len(q) > 0 {
+		return len(q), true
+	}
+	for {
+		n, ok := deliver()
+		if !ok {
+			return
+		}
+		if n > 0 {
 			continue
 		}
 		select {
 		case <-c.evWake:
 		case <-c.done:
-			c.mu.Lock()
-			q = c.evq
-			c.evq = nil
-			c.mu.Unlock()
-			for _, ev := range q {
-				select {
-				case c.events <- ev:
-				case <-c.closed:
-					return
-				}
-			}
+			deliver()
 			return
 		}
 	}
