@@ -1,0 +1,339 @@
+package syncer
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
+)
+
+// Change rounds: launched by the loop, each on its own goroutine, beside
+// the others that share no resource with it; reported in order.
+
+// MaxInFlight is how many change rounds may be applying at once; the feed
+// is read again once one of them has applied.
+const MaxInFlight = 4
+
+// batch is what a change round is for: the entities notified.
+type batch struct {
+	scope Scope
+	first time.Time // the first notification seen
+	zxid  int64
+}
+
+// flight is a change round on its way: launched by the loop with its part
+// of the source, run on its own goroutine, reported by the loop in order.
+type flight struct {
+	r             Round // the goroutine's until done is closed
+	first         time.Time
+	scope         decoded       // every resource the round may change
+	applied       chan struct{} // closed once the round has applied (or failed)
+	done          chan struct{} // closed once it has also been verified
+	targetBrokers int           // how many brokers its read of the target listed (-1: no read)
+	dropped       bool          // sync's stop cut its reads short: not reported
+}
+
+// scoped re-reads the scope's entities and patches the source, then
+// launches a round (a flight) for the entities that share nothing with a
+// round in flight; each of the others is held until the rounds it meets
+// are done (launchHeld runs those ready together, as the source is then).
+//
+// A round plans the scope's part of the source against the scope's part
+// of the target (read for just those entities) and applies that plan.
+// Every kind plans a resource from that resource alone on each side plus
+// the cluster-level facts both reads keep (the target's brokers and
+// racks), so the plan's changes are those of a whole plan that touch the
+// scope (TestScopedPlanEqualsFullPlan). One difference: a plan error that
+// stops a whole plan (a topic --placement source cannot place, or one
+// --broker-id-map does not cover) stops a change round only when the
+// round's topics meet it.
+//
+// Holding an entity until the rounds in flight that meet it are applied
+// and verified makes its round's target read show their changes on every
+// broker (a broker behind would have them planned again, or hide an ACL a
+// round created from the revoke that follows), and keeps their verify
+// from seeing a later write to what it checks.
+func (s *state) scoped(ctx context.Context, b *batch) {
+	started := s.cfg.Now()
+	scope := b.scope
+	part, err := s.read(ctx, &scope)
+	if err != nil {
+		s.n++
+		r := Round{N: s.n, Reason: ReasonChange, Started: started, Frozen: s.frozen(), Zxid: b.zxid, Entities: scope.Entities()}
+		r.Phases.ReadSource = s.since(started)
+		r.Err = fmt.Errorf("re-reading %d changed entities: %w", scope.Size(), err)
+		if stopping(ctx, s.source) {
+			return
+		}
+		s.emit(r)
+		return
+	}
+	s.source = Patch(s.source, scope, part)
+	read := s.since(started)
+	zxid := max(b.zxid, zxidOf(part))
+	free := NewScope(nil)
+	for _, e := range scope.Entities() {
+		d := NewScope([]zkfeed.Entity{e}).decode().mapBrokers(s.cfg.BrokerIDMap)
+		met := s.meeting(d)
+		k := slices.IndexFunc(s.held, func(h *heldEntity) bool { return h.d.meets(d) })
+		switch {
+		case k >= 0: // held already: its round will read it as it is then
+			h := s.held[k]
+			h.zxid = max(h.zxid, zxid)
+			for _, f := range met {
+				if !slices.Contains(h.after, f) {
+					h.after = append(h.after, f)
+				}
+			}
+		case len(met) > 0:
+			s.held = append(s.held, &heldEntity{e: e, d: d, after: met, first: b.first, since: s.cfg.Now(), zxid: zxid, readFor: read})
+			if s.cfg.waiting != nil {
+				s.cfg.waiting()
+			}
+		default:
+			free.Add(e)
+		}
+	}
+	if !free.Empty() {
+		s.launch(ctx, &batch{scope: free, first: b.first, zxid: zxid}, read, 0)
+	}
+}
+
+// heldEntity is a notified entity that meets rounds in flight: it runs
+// once those are done, in one round with the other held entities ready
+// then. Held entities share no resource: a later notification of one
+// joins it.
+type heldEntity struct {
+	e       zkfeed.Entity
+	d       decoded
+	after   []*flight // the rounds in flight it meets
+	first   time.Time // its first notification
+	since   time.Time // when it was held
+	zxid    int64
+	readFor time.Duration
+}
+
+// ready reports whether every round h waits for is done.
+func (h *heldEntity) ready() bool {
+	for _, f := range h.after {
+		select {
+		case <-f.done:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// launchHeld launches one round for the held entities whose rounds are
+// done, and reports whether it did.
+func (s *state) launchHeld(ctx context.Context) bool {
+	var ready []*heldEntity
+	s.held = slices.DeleteFunc(s.held, func(h *heldEntity) bool {
+		if h.ready() {
+			ready = append(ready, h)
+			return true
+		}
+		return false
+	})
+	if len(ready) == 0 {
+		return false
+	}
+	b := &batch{scope: NewScope(nil)}
+	var since time.Time
+	var readFor time.Duration
+	for _, h := range ready {
+		b.scope.Add(h.e)
+		b.zxid = max(b.zxid, h.zxid)
+		if b.first.IsZero() || h.first.Before(b.first) {
+			b.first = h.first
+		}
+		if since.IsZero() || h.since.Before(since) {
+			since = h.since
+		}
+		readFor = max(readFor, h.readFor)
+	}
+	s.launch(ctx, b, readFor, s.since(since))
+	return true
+}
+
+// meeting returns the rounds in flight whose scope meets d.
+func (s *state) meeting(d decoded) []*flight {
+	var out []*flight
+	for _, f := range s.flights {
+		select {
+		case <-f.done:
+			continue
+		default:
+		}
+		if f.scope.meets(d) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// launch starts a change round for b, whose source side is read: it runs
+// on its own goroutine (fly), beside the rounds in flight, none of which
+// meets it.
+func (s *state) launch(ctx context.Context, b *batch, readFor, waited time.Duration) {
+	s.n++
+	r := Round{N: s.n, Reason: ReasonChange, Started: s.cfg.Now(), Frozen: s.frozen(), Zxid: b.zxid, Entities: b.scope.Entities()}
+	r.Phases.ReadSource, r.Phases.Wait = readFor, waited
+	d := b.scope.decode().mapBrokers(s.cfg.BrokerIDMap)
+	srcScope, tgtScope := d.reads()
+	r.TargetScope = &tgtScope
+	src := srcScope.Restrict(s.source)
+	// The plan stage may add to these (static configs, findings): the
+	// round's own copies, not the model's.
+	src.StaticConfigs, src.Findings = slices.Clone(src.StaticConfigs), slices.Clone(src.Findings)
+	f := &flight{r: r, first: b.first, scope: d, applied: make(chan struct{}), done: make(chan struct{}), targetBrokers: -1}
+	after := s.meeting(d) // none, by construction; kept as a guard
+	s.flights = append(s.flights, f)
+	go s.fly(ctx, f, after, src, tgtScope)
+}
+
+// fly runs a launched round: it waits for the rounds it must follow (a
+// guard: launch gives it none), reads its part of the target, plans,
+// applies and verifies. It touches only f and the stages.
+func (s *state) fly(ctx context.Context, f *flight, after []*flight, src *snapshot.Snapshot, tgtScope kread.Scope) {
+	signal := func() {
+		select {
+		case s.wake <- struct{}{}:
+		default: // the loop has a wake-up pending: it looks at every round
+		}
+	}
+	defer signal()
+	defer close(f.done)
+	applied := sync.OnceFunc(func() { close(f.applied); signal() })
+	defer applied()
+	r := &f.r
+	t := s.cfg.Now()
+	if len(after) > 0 {
+		for _, g := range after {
+			<-g.done
+		}
+		r.Phases.Wait += s.since(t)
+		t = s.cfg.Now()
+	}
+	tgt, err := s.readTargetScoped(ctx, tgtScope)
+	r.Phases.ReadTarget = s.since(t)
+	if err != nil {
+		r.Err = fmt.Errorf("reading the target: %w", err)
+		f.dropped = ctx.Err() != nil
+		return
+	}
+	f.targetBrokers = len(tgt.Brokers)
+	t = s.cfg.Now()
+	s.planMu.Lock()
+	p, err := s.cfg.Stages.Plan(src, tgt)
+	s.planMu.Unlock()
+	r.Phases.Plan = s.since(t)
+	if err != nil {
+		r.Err = fmt.Errorf("planning: %w", err)
+		return
+	}
+	// Both sides hold only the scope, so every change and blocker is the
+	// scope's; the filter only guards that.
+	var changes []plan.Change
+	for _, c := range p.Changes {
+		if f.scope.covers(c) {
+			changes = append(changes, c)
+		}
+	}
+	r.Blockers = p.Blockers
+	verify := s.apply(ctx, r, p, tgt, changes)
+	applied()
+	if verify != nil {
+		t = s.cfg.Now()
+		r.Outcome.Unverified = verify(ctx)
+		r.Phases.Verify = s.since(t)
+	}
+	if !f.first.IsZero() {
+		r.Lag = s.since(f.first)
+	}
+}
+
+// settle runs the held entities' round, waits for every round in flight
+// and reports each in order.
+func (s *state) settle() {
+	ctx := context.Background() // the held round's, if its rounds are done: sync's stop lets it finish
+	if s.ctx != nil {
+		ctx = s.ctx
+	}
+	for len(s.flights) > 0 || len(s.held) > 0 {
+		if s.launchHeld(ctx) {
+			continue
+		}
+		if len(s.flights) > 0 {
+			<-s.flights[0].done
+			s.reap()
+		}
+	}
+}
+
+// reap reports the rounds in flight that are done, oldest first, up to
+// the first that is not.
+func (s *state) reap() {
+	for len(s.flights) > 0 {
+		f := s.flights[0]
+		select {
+		case <-f.done:
+		default:
+			return
+		}
+		s.flights = s.flights[1:]
+		if f.dropped {
+			continue
+		}
+		if f.r.Err == nil && f.targetBrokers >= 0 {
+			f.r.Err = s.brokersMissing(f.targetBrokers, f.r.Blockers)
+		}
+		s.report(f.r)
+	}
+}
+
+// atCapacity reports whether MaxInFlight rounds in flight have not
+// applied yet (the loop leaves the feed until one has).
+func (s *state) atCapacity() bool {
+	n := 0
+	for _, f := range s.flights {
+		select {
+		case <-f.applied:
+		default:
+			n++
+		}
+	}
+	return n >= MaxInFlight
+}
+
+// meets reports whether d and o name a resource in common: a round over
+// d may change what a round over o changes.
+func (d decoded) meets(o decoded) bool {
+	common := func(a, b map[string]bool) bool {
+		if len(a) > len(b) {
+			a, b = b, a
+		}
+		for k := range a {
+			if b[k] {
+				return true
+			}
+		}
+		return false
+	}
+	if common(d.topics, o.topics) || common(d.users, o.users) || common(d.clients, o.clients) || common(d.ips, o.ips) || common(d.targetBrokers(), o.targetBrokers()) {
+		return true
+	}
+	for a := range d.acls {
+		if o.acls[a] {
+			return true
+		}
+	}
+	return false
+}
