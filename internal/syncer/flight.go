@@ -16,8 +16,9 @@ import (
 // Change rounds: launched by the loop, each on its own goroutine, beside
 // the others that share no resource with it; reported in order.
 
-// MaxInFlight is how many change rounds may be applying at once; the feed
-// is read again once one of them has applied.
+// MaxInFlight is how many change rounds may be applying at once; what is
+// notified meanwhile is read from the source and gathered for the round
+// that follows once one of them has applied.
 const MaxInFlight = 4
 
 // batch is what a change round is for: the entities notified.
@@ -39,10 +40,11 @@ type flight struct {
 	dropped       bool          // sync's stop cut its reads short: not reported
 }
 
-// scoped re-reads the scope's entities and patches the source, then
-// launches a round (a flight) for the entities that share nothing with a
-// round in flight; each of the others is held until the rounds it meets
-// are done (launchHeld runs those ready together, as the source is then).
+// scoped re-reads the scope's entities, patches the source and queues the
+// entities for a round: dispatch launches one (a flight) for those that
+// share nothing with a round in flight, once fewer than MaxInFlight are
+// applying; each of the others is held until the rounds it meets are done
+// (launchHeld runs those ready together, as the source is then).
 //
 // A round plans the scope's part of the source against the scope's part
 // of the target (read for just those entities) and applies that plan.
@@ -75,24 +77,55 @@ func (s *state) scoped(ctx context.Context, b *batch) {
 		return
 	}
 	s.source = Patch(s.source, scope, part)
-	read := s.since(started)
-	zxid := max(b.zxid, zxidOf(part))
-	free := NewScope(nil)
+	q := s.next
+	if q == nil {
+		q = &queued{b: batch{scope: NewScope(nil), first: b.first}}
+		s.next = q
+	}
 	for _, e := range scope.Entities() {
+		q.b.scope.Add(e)
+	}
+	if !b.first.IsZero() && (q.b.first.IsZero() || b.first.Before(q.b.first)) {
+		q.b.first = b.first
+	}
+	q.b.zxid = max(q.b.zxid, b.zxid, zxidOf(part))
+	q.readFor += s.since(started)
+	s.dispatch(ctx)
+}
+
+// queued are the notified entities read from the source and not yet in a
+// round: while MaxInFlight rounds are applying they gather, and become one
+// round (or a few held entities) once one has applied.
+type queued struct {
+	b       batch
+	readFor time.Duration // the source reads of its entities
+}
+
+// dispatch, unless MaxInFlight rounds are applying, launches a round for
+// the queued entities that share nothing with a round in flight and holds
+// each of the others until the rounds it meets are done.
+func (s *state) dispatch(ctx context.Context) {
+	q := s.next
+	if q == nil || s.atCapacity() {
+		return
+	}
+	s.next = nil
+	free := NewScope(nil)
+	for _, e := range q.b.scope.Entities() {
 		d := NewScope([]zkfeed.Entity{e}).decode().mapBrokers(s.cfg.BrokerIDMap)
 		met := s.meeting(d)
 		k := slices.IndexFunc(s.held, func(h *heldEntity) bool { return h.d.meets(d) })
 		switch {
 		case k >= 0: // held already: its round will read it as it is then
 			h := s.held[k]
-			h.zxid = max(h.zxid, zxid)
+			h.zxid = max(h.zxid, q.b.zxid)
 			for _, f := range met {
 				if !slices.Contains(h.after, f) {
 					h.after = append(h.after, f)
 				}
 			}
 		case len(met) > 0:
-			s.held = append(s.held, &heldEntity{e: e, d: d, after: met, first: b.first, since: s.cfg.Now(), zxid: zxid, readFor: read})
+			s.held = append(s.held, &heldEntity{e: e, d: d, after: met, first: q.b.first, since: s.cfg.Now(), zxid: q.b.zxid, readFor: q.readFor})
 			if s.cfg.waiting != nil {
 				s.cfg.waiting()
 			}
@@ -101,7 +134,7 @@ func (s *state) scoped(ctx context.Context, b *batch) {
 		}
 	}
 	if !free.Empty() {
-		s.launch(ctx, &batch{scope: free, first: b.first, zxid: zxid}, read, 0)
+		s.launch(ctx, &batch{scope: free, first: q.b.first, zxid: q.b.zxid}, q.readFor, 0)
 	}
 }
 
@@ -267,8 +300,12 @@ func (s *state) settle() {
 	if s.ctx != nil {
 		ctx = s.ctx
 	}
-	for len(s.flights) > 0 || len(s.held) > 0 {
+	for len(s.flights) > 0 || len(s.held) > 0 || s.next != nil {
 		if s.launchHeld(ctx) {
+			continue
+		}
+		if s.next != nil && !s.atCapacity() {
+			s.dispatch(ctx)
 			continue
 		}
 		if len(s.flights) > 0 {

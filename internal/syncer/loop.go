@@ -228,15 +228,12 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 			return fmt.Errorf("syncer: the change feed stopped")
 		}
 		// The oldest round still in flight is reported once it is done;
-		// the held entities run once the rounds they meet are; with
-		// MaxInFlight rounds applying, the feed waits for one.
+		// the held entities run once the rounds they meet are; what was
+		// notified while MaxInFlight rounds applied, once one has.
 		if s.launchHeld(ctx) {
 			continue
 		}
-		feed := cfg.Feed
-		if s.atCapacity() {
-			feed = nil
-		}
+		s.dispatch(ctx)
 		select {
 		case <-ctx.Done():
 			s.settle()
@@ -245,7 +242,7 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 			s.reap()
 		case <-retry.C:
 			s.full(ctx, ReasonRetry)
-		case ev, ok := <-feed:
+		case ev, ok := <-cfg.Feed:
 			if !ok {
 				s.settle()
 				return fmt.Errorf("syncer: the change feed stopped")
@@ -288,6 +285,7 @@ type state struct {
 	// goroutine, after the rounds before it that meet its scope are done.
 	flights []*flight
 	held    []*heldEntity   // entities waiting for rounds in flight they meet
+	next    *queued         // entities read and waiting for a round to apply
 	wake    chan struct{}   // a round in flight applied or is done
 	planMu  sync.Mutex      // Stages.Plan runs for one round at a time
 	ctx     context.Context // Run's, for a held round settle launches
