@@ -16,10 +16,13 @@ import (
 // Change rounds: launched by the loop, each on its own goroutine, beside
 // the others that share no resource with it; reported in order.
 
-// MaxInFlight is how many change rounds may be applying at once; what is
-// notified meanwhile is read from the source and gathered for the round
-// that follows once one of them has applied.
-const MaxInFlight = 4
+// DefaultMaxInFlight is how many change rounds may be applying at once
+// unless Config.MaxInFlight says otherwise: one. What is notified meanwhile
+// is read from the source and gathered for the round that follows; rounds
+// being verified, and held entities, run beside it. More than one made
+// rounds smaller and the test bed's 4.1 brokers, which pass writes to
+// the controller a few at a time, slower (docs/benchmarks.md).
+const DefaultMaxInFlight = 1
 
 // batch is what a change round is for: the entities notified.
 type batch struct {
@@ -42,8 +45,8 @@ type flight struct {
 
 // scoped re-reads the scope's entities, patches the source and queues the
 // entities for a round: dispatch launches one (a flight) for those that
-// share nothing with a round in flight, once fewer than MaxInFlight are
-// applying; each of the others is held until the rounds it meets are done
+// share nothing with a round in flight, once fewer than Config.MaxInFlight
+// are applying; each of the others is held until the rounds it meets are done
 // (launchHeld runs those ready together, as the source is then).
 //
 // A round plans the scope's part of the source against the scope's part
@@ -94,14 +97,14 @@ func (s *state) scoped(ctx context.Context, b *batch) {
 }
 
 // queued are the notified entities read from the source and not yet in a
-// round: while MaxInFlight rounds are applying they gather, and become one
+// round: while Config.MaxInFlight rounds are applying they gather, and become one
 // round (or a few held entities) once one has applied.
 type queued struct {
 	b       batch
 	readFor time.Duration // the source reads of its entities
 }
 
-// dispatch, unless MaxInFlight rounds are applying, launches a round for
+// dispatch, unless Config.MaxInFlight rounds are applying, launches a round for
 // the queued entities that share nothing with a round in flight and holds
 // each of the others until the rounds it meets are done.
 func (s *state) dispatch(ctx context.Context) {
@@ -336,9 +339,13 @@ func (s *state) reap() {
 	}
 }
 
-// atCapacity reports whether MaxInFlight rounds in flight have not
-// applied yet (the loop leaves the feed until one has).
+// atCapacity reports whether as many rounds in flight as may apply at
+// once have not applied yet (no round is launched until one has).
 func (s *state) atCapacity() bool {
+	most := s.cfg.MaxInFlight
+	if most <= 0 {
+		most = DefaultMaxInFlight
+	}
 	n := 0
 	for _, f := range s.flights {
 		select {
@@ -347,7 +354,7 @@ func (s *state) atCapacity() bool {
 			n++
 		}
 	}
-	return n >= MaxInFlight
+	return n >= most
 }
 
 // meets reports whether d and o name a resource in common: a round over

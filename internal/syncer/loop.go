@@ -105,6 +105,10 @@ type Config struct {
 	// a moment later: a change made just before the reconciliation read it
 	// is not missed.
 	MissedWait time.Duration
+	// MaxInFlight is how many change rounds may be applying at once
+	// (DefaultMaxInFlight when 0); rounds that share no resource run
+	// beside each other.
+	MaxInFlight int
 	// Now returns the time (time.Now when nil).
 	Now func() time.Time
 
@@ -229,7 +233,7 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 		}
 		// The oldest round still in flight is reported once it is done;
 		// the held entities run once the rounds they meet are; what was
-		// notified while MaxInFlight rounds applied, once one has.
+		// notified while Config.MaxInFlight rounds applied, once one has.
 		if s.launchHeld(ctx) {
 			continue
 		}

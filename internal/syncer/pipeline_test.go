@@ -35,7 +35,10 @@ type pipeBed struct {
 	targetRead func()
 }
 
-func newPipeBed(t *testing.T) *pipeBed {
+func newPipeBed(t *testing.T) *pipeBed { return newPipeBedWith(t, bedInFlight) }
+
+// newPipeBedWith is newPipeBed with inFlight as Config.MaxInFlight.
+func newPipeBedWith(t *testing.T, inFlight int) *pipeBed {
 	base, err := zktree.Load(fixture)
 	if err != nil {
 		t.Fatal(err)
@@ -72,13 +75,17 @@ func newPipeBed(t *testing.T) *pipeBed {
 	b.cancel = cancel
 	t.Cleanup(cancel)
 	go func() {
-		b.done <- Run(ctx, Config{Source: readHook{b}, Feed: b.feed, Stages: st, waiting: func() { b.waited <- struct{}{} }}, b.rounds)
+		b.done <- Run(ctx, Config{Source: readHook{b}, Feed: b.feed, Stages: st, MaxInFlight: inFlight, waiting: func() { b.waited <- struct{}{} }}, b.rounds)
 	}()
 	if r := b.next("initial"); r.Err != nil || r.Outcome.Applied == 0 {
 		t.Fatalf("initial round %+v", r)
 	}
 	return b
 }
+
+// bedInFlight rounds may apply at once on the bed (more than the default,
+// so that rounds beside each other are tested).
+const bedInFlight = 4
 
 // readHook is the source, telling the test when a path is read.
 type readHook struct{ b *pipeBed }
@@ -384,11 +391,22 @@ func TestSameResourceRoundsInOrder(t *testing.T) {
 	}
 }
 
-// TestAtMostMaxInFlight: with MaxInFlight rounds not yet applied, no
-// further round starts; what is notified meanwhile is gathered, and runs
-// as one round once one of them has applied.
+// TestAtMostMaxInFlight: with Config.MaxInFlight rounds not yet applied
+// (the default, one, and the bed's four), no further round starts; what
+// is notified meanwhile is gathered, and runs as one round once one of
+// them has applied.
 func TestAtMostMaxInFlight(t *testing.T) {
-	b := newPipeBed(t)
+	for _, n := range []int{0, bedInFlight} {
+		t.Run(fmt.Sprintf("MaxInFlight=%d", n), func(t *testing.T) { atMostInFlight(t, n) })
+	}
+}
+
+func atMostInFlight(t *testing.T, inFlight int) {
+	b := newPipeBedWith(t, inFlight)
+	most := inFlight
+	if most == 0 {
+		most = DefaultMaxInFlight
+	}
 	release := make(chan struct{})
 	started := make(chan struct{}, 16)
 	b.mu.Lock()
@@ -397,7 +415,7 @@ func TestAtMostMaxInFlight(t *testing.T) {
 	notify := func(topic string) {
 		b.feed <- zkfeed.Event{Entities: []zkfeed.Entity{{Kind: zkfeed.Config, Name: "topics/" + topic}}, Seen: time.Now()}
 	}
-	for i := range MaxInFlight {
+	for i := range most {
 		notify(fmt.Sprintf("other-%d", i))
 		if !b.wait(started, fmt.Sprintf("round %d's target read", i+2)) {
 			close(release)
@@ -411,13 +429,13 @@ func TestAtMostMaxInFlight(t *testing.T) {
 	// ten times that before looking.
 	time.Sleep(200 * time.Millisecond)
 	if n := len(started); n != 0 {
-		t.Errorf("%d more round(s) read the target with %d rounds not yet applied; want none", n, MaxInFlight)
+		t.Errorf("%d more round(s) read the target with %d rounds not yet applied; want none", n, most)
 	}
 	if n := len(b.feed); n != 0 {
 		t.Errorf("%d notification(s) left in the feed; want both read while the rounds applied", n)
 	}
 	close(release)
-	for i := range MaxInFlight {
+	for i := range most {
 		if r := b.next("a round in flight"); r.N != i+2 || r.Err != nil {
 			t.Fatalf("round %d (%v); want round %d", r.N, r.Err, i+2)
 		}
