@@ -190,16 +190,7 @@ func TestConcurrentTopicKinds(t *testing.T) {
 			wantPast: map[string]string{"sent IncrementalAlterConfigs c": "done CreatePartitions b c", "done CreateTopics a": "sent CreatePartitions b c"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(1, "b"), kfake.SeedTopics(max(1, int32(tc.cParts)), "c"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(c.Close)
-			cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(cl.Close)
+			_, cl, _ := cluster(t, kfake.SeedTopics(1, "b"), kfake.SeedTopics(max(1, int32(tc.cParts)), "c"))
 			src := &snapshot.Snapshot{Format: 1, Source: snapshot.SourceZooKeeper, Topics: []snapshot.Topic{
 				{Name: "a", Partitions: parts(3)},
 				{Name: "b", Partitions: parts(2)},

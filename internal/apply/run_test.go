@@ -21,9 +21,10 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
-func cluster(t *testing.T) (*kfake.Cluster, *kgo.Client, *kadm.Client) {
+// cluster is a 3-broker kfake cluster (with opts besides) and clients of it.
+func cluster(t *testing.T, opts ...kfake.Opt) (*kfake.Cluster, *kgo.Client, *kadm.Client) {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(3))
+	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(3)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
