@@ -230,15 +230,14 @@ func (s *state) launch(ctx context.Context, b *batch, readFor, waited time.Durat
 	// round's own copies, not the model's.
 	src.StaticConfigs, src.Findings = slices.Clone(src.StaticConfigs), slices.Clone(src.Findings)
 	f := &flight{r: r, first: b.first, scope: d, applied: make(chan struct{}), done: make(chan struct{}), targetBrokers: -1}
-	after := s.meeting(d) // none, by construction; kept as a guard
 	s.flights = append(s.flights, f)
-	go s.fly(ctx, f, after, src, tgtScope)
+	go s.fly(ctx, f, src, tgtScope)
 }
 
-// fly runs a launched round: it waits for the rounds it must follow (a
-// guard: launch gives it none), reads its part of the target, plans,
+// fly runs a launched round (which meets no round in flight: dispatch and
+// launchHeld see to that): it reads its part of the target, plans,
 // applies and verifies. It touches only f and the stages.
-func (s *state) fly(ctx context.Context, f *flight, after []*flight, src *snapshot.Snapshot, tgtScope kread.Scope) {
+func (s *state) fly(ctx context.Context, f *flight, src *snapshot.Snapshot, tgtScope kread.Scope) {
 	signal := func() {
 		select {
 		case s.wake <- struct{}{}:
@@ -251,13 +250,6 @@ func (s *state) fly(ctx context.Context, f *flight, after []*flight, src *snapsh
 	defer applied()
 	r := &f.r
 	t := s.cfg.Now()
-	if len(after) > 0 {
-		for _, g := range after {
-			<-g.done
-		}
-		r.Phases.Wait += s.since(t)
-		t = s.cfg.Now()
-	}
 	tgt, err := s.readTargetScoped(ctx, tgtScope)
 	r.Phases.ReadTarget = s.since(t)
 	if err != nil {
