@@ -50,7 +50,10 @@ writes the file back atomically (same directory, fsync, rename; mode 0600,
 the original owner). A user and mechanism already in the checkpoint (the
 admin user from --add-scram) is kept as it is and reported; the source's
 credential for it is not added. A credential already added by an earlier
-run is such a user, so running it again adds nothing.
+run is such a user, so running it again adds nothing. One bootstrap at a
+time writes a directory: it locks each directory (flock) from reading its
+checkpoint to writing it, and a second run waits up to 1 minute for the
+lock, then extends what the first wrote (or fails naming the holder).
 
 It refuses, before writing anything:
   - a directory whose metadata log already holds records
@@ -101,6 +104,10 @@ written after an earlier one was (run it again: it adds only what is
 missing).
 
 `
+
+// bootstrapLockWait bounds the wait for another bootstrap of the same
+// metadata directory.
+const bootstrapLockWait = time.Minute
 
 func init() {
 	for name, group := range map[string]string{"topic-ids": groupSelection, "delegation-tokens": groupSelection, "metadata-dir": groupTarget, "in": groupTarget, "show": groupOutput, "dry-run": groupSafety} {
@@ -207,8 +214,19 @@ func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string)
 	if f.show != "" {
 		return showCheckpoint(e, f.show, f.output)
 	}
+	// One writer per metadata directory: the lock is held from the read
+	// of the checkpoints to their write, so a second bootstrap waits and
+	// then extends what this one wrote.
+	to := kraftseed.TargetOptions{Dirs: f.dirs, In: f.in, Out: f.out}
+	if !f.dryRun {
+		locks, err := kraftseed.Lock(ctx, to, bootstrapLockWait)
+		if err != nil {
+			return fail(e, "bootstrap", bootstrapFlagError(err))
+		}
+		defer locks.Release()
+	}
 	// The targets first: a refusal costs no ZooKeeper session.
-	targets, err := kraftseed.Load(kraftseed.TargetOptions{Dirs: f.dirs, In: f.in, Out: f.out})
+	targets, err := kraftseed.Load(to)
 	if err != nil {
 		return fail(e, "bootstrap", bootstrapFlagError(err))
 	}

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -504,6 +505,43 @@ func TestBootstrapFlagError(t *testing.T) {
 	} {
 		if got := bootstrapFlagError(tc.err).Error(); got != tc.want {
 			t.Errorf("%v: %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestBootstrapConcurrentRunsBothLand: two bootstraps of one metadata
+// directory at once, one for alice and one for bob, both exit 0 and the
+// checkpoint holds both users (before the lock, the later write dropped the
+// other's records in every trial).
+func TestBootstrapConcurrentRunsBothLand(t *testing.T) {
+	useDemoSource(t)
+	for trial := 0; trial < 3; trial++ {
+		d := metadataDir(t, "AAAAAAAAAAAAAAAAAAAAAA", 1)
+		var wg sync.WaitGroup
+		codes, outs := make([]int, 2), make([]string, 2)
+		for i, who := range []string{"alice", "bob"} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var errs string
+				codes[i], outs[i], errs = runMigrate(t, "bootstrap", "--zookeeper", "fixture:2181", "--metadata-dir", d, "--principals", "^User:"+who+"$", "--no-audit")
+				outs[i] += errs
+			}()
+		}
+		wg.Wait()
+		for i := range codes {
+			if codes[i] != exitOK {
+				t.Fatalf("trial %d run %d: exit %d\n%s", trial, i, codes[i], outs[i])
+			}
+		}
+		var names []string
+		for _, s := range parseFile(t, filepath.Join(d, kraftcheckpoint.FileName)).Scram() {
+			names = append(names, s.Name+" "+s.Mechanism.String())
+		}
+		slices.Sort(names) // the order is whichever run wrote first
+		want := []string{"admin SCRAM-SHA-256", "admin SCRAM-SHA-512", "alice SCRAM-SHA-256", "alice SCRAM-SHA-512", "bob SCRAM-SHA-256"}
+		if d := cmp.Diff(want, names); d != "" {
+			t.Fatalf("trial %d: SCRAM records (-want +got):\n%s", trial, d)
 		}
 	}
 }
