@@ -16,14 +16,14 @@ export TESTBED_DIR ?= $(CURDIR)/.testbed
 .PHONY: build
 build: ## compile every package, and the migrate binary into bin/
 	$(GO) build ./...
-	$(GO) build -o bin/migrate ./cmd/migrate
+	$(GO) build -buildvcs=auto -o bin/migrate ./cmd/migrate
 
 # ---------------------------------------------------------------- run
 
 .PHONY: demo
 demo: ## the whole flow on a bundled legacy snapshot and an in-process Kafka (no servers)
 	@echo "make demo: compiling bin/migrate (a minute or two the first time: go-sqlite3 is C) ..."
-	@$(GO) build -o bin/migrate ./cmd/migrate
+	@$(GO) build -buildvcs=auto -o bin/migrate ./cmd/migrate
 	bin/migrate demo
 
 # ---------------------------------------------------------------- test

@@ -10,6 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/zkmigrate/zkmigrate/internal/buildinfo"
+	"github.com/zkmigrate/zkmigrate/internal/render"
 )
 
 // The command line is spf13/cobra over spf13/pflag: the library kubectl,
@@ -230,10 +233,23 @@ func fail(e *env, cmd string, err error) int {
 }
 
 func (c *cli) newVersionCmd() *cobra.Command {
-	return c.command("version", "print the version", "Usage: migrate version\n\nPrint the version.\n", func(_ context.Context, e *env, _ []string) int {
-		fmt.Fprintf(e.stdout, "migrate %s\n", version)
-		return exitOK
-	})
+	var output string
+	cmd := c.command("version", "print the version, commit, build date and Go version",
+		"Usage: migrate version [-o text|json]\n\nPrint the version, the commit it was built from (and whether the tree\nhad uncommitted changes), the build date (the commit's time unless a\nrelease build set it) and the Go version.\n",
+		func(_ context.Context, e *env, args []string) int {
+			if len(args) > 0 {
+				return fail(e, "version", fmt.Errorf("unexpected argument %q", args[0]))
+			}
+			info := buildinfo.Read(version, commit, buildDate)
+			if output == "json" {
+				_ = render.VersionJSON(e.stdout, info)
+			} else {
+				_ = render.VersionText(e.stdout, info)
+			}
+			return exitOK
+		})
+	outputFlag(cmd.Flags(), &output, "output: text or json", "text", "json")
+	return cmd
 }
 
 const usageHead = `migrate — move a ZooKeeper-mode Kafka cluster's metadata to KRaft, with proof.

@@ -17,8 +17,15 @@ import (
 	"github.com/charmbracelet/x/term"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version, commit and buildDate are set by a release build with -ldflags
+// "-X main.version=... -X main.commit=... -X main.buildDate=..."; an
+// empty commit or date is taken from what the Go toolchain stamped
+// (internal/buildinfo).
+var (
+	version   = "0.1.0-dev"
+	commit    string
+	buildDate string
+)
 
 // Exit codes, documented in --help.
 const (
