@@ -184,7 +184,7 @@ func (s *syncScreen) roundLines(r syncer.Round) []string {
 	switch {
 	case r.Err != nil || r.Outcome.Failed > 0:
 		mark, ms = "✗", st.Error
-	case r.Frozen && len(r.Changes) > 0:
+	case r.Frozen && len(r.Changes) > 0 || len(r.Unsent) > 0:
 		mark, ms = "!", st.Warn
 	case len(r.Missed)+len(r.Drift) > 0 || r.Outcome.Unverified > 0:
 		mark, ms = "~", st.Warn
@@ -207,9 +207,8 @@ func (s *syncScreen) roundLines(r syncer.Round) []string {
 			lines = append(lines, style(fmt.Sprintf("    … and %d more", len(cs)-most)))
 		}
 	}
-	if r.Frozen && len(r.Changes) > 0 {
-		detail("changed after the cut:", st.Warn.Render, r.Changes)
-	}
+	detail("changed after the cut:", st.Warn.Render, r.AfterCut)
+	detail("not sent (frozen):", st.Warn.Render, r.Unsent)
 	detail("missed:", st.Warn.Render, r.Missed)
 	detail("drift:", st.Warn.Render, r.Drift)
 	if r.Reason == syncer.ReasonChange {
@@ -232,8 +231,10 @@ func roundResult(r syncer.Round) string {
 	switch {
 	case r.Err != nil:
 		return "failed"
+	case r.Frozen && len(r.AfterCut) > 0:
+		return "FROZEN: " + plural(len(r.AfterCut), "change") + " after the cut, not applied"
 	case r.Frozen && len(r.Changes) > 0:
-		return "FROZEN: " + plural(len(r.Changes), "change") + " not applied"
+		return "frozen: " + plural(len(r.Changes), "change") + " the target lacks, not applied"
 	case r.Frozen:
 		return "frozen, no change"
 	case len(r.Changes) == 0 && len(r.Missed)+len(r.Drift) == 0:
@@ -245,6 +246,9 @@ func roundResult(r syncer.Round) string {
 	}
 	if r.Outcome.Unverified > 0 {
 		s += fmt.Sprintf(", %d unverified", r.Outcome.Unverified)
+	}
+	if len(r.Unsent) > 0 {
+		s += fmt.Sprintf(", %d not sent (frozen)", len(r.Unsent))
 	}
 	return s
 }

@@ -44,7 +44,7 @@ func frozenRounds() []syncer.Round {
 	return []syncer.Round{
 		{N: 6, Reason: syncer.ReasonReconcile, Zxid: 0x10c, Finished: syncT0.Add(600 * time.Second), Frozen: true},
 		{N: 7, Reason: syncer.ReasonChange, Zxid: 0x111, Finished: syncT0.Add(605 * time.Second), Lag: 35 * time.Millisecond, Frozen: true,
-			Entities: []zkfeed.Entity{{Kind: zkfeed.Topic, Name: "late-topic"}}, Changes: p.Changes[:5]},
+			Entities: []zkfeed.Entity{{Kind: zkfeed.Topic, Name: "late-topic"}}, Changes: p.Changes[:5], AfterCut: p.Changes[:5]},
 	}
 }
 

@@ -22,7 +22,7 @@ type RunStarted struct {
 // its After state), stale (neither Before nor After), or excluded.
 type ChangeSkipped struct {
 	Change *plan.Change
-	Reason string // "already-applied", "stale", "blocked", "not-selected", "canceled", ReasonNotValidated, ReasonNotSent
+	Reason string // "already-applied", "stale", "blocked", "not-selected", "canceled", ReasonNotValidated, ReasonNotSent, ReasonHalted
 	Detail string
 }
 
@@ -35,6 +35,10 @@ const ReasonNotValidated = "not-validated"
 // ReasonNotSent skips a change after the target stopped answering: its
 // Detail says which request got no answer.
 const ReasonNotSent = "not-sent"
+
+// ReasonHalted skips a change that Options.Halt kept from being sent (a
+// sync frozen while its round applied): its Detail says why.
+const ReasonHalted = "halted"
 
 // BatchSent reports one RPC about to be sent, carrying several changes.
 type BatchSent struct {

@@ -55,6 +55,13 @@ type Options struct {
 	ConcurrentKinds bool
 	Secrets         SecretResolver
 	Now             func() time.Time
+	// Halt, when set, is asked immediately before every request the run
+	// would send (each validate-only preflight, each retry after its
+	// backoff): once it answers an error, nothing more is sent. The
+	// changes not sent are skipped (ReasonHalted) and named in
+	// Result.Halted; a request already sent is answered as usual. Sync's
+	// freeze is such a barrier.
+	Halt func() error
 }
 
 func (o *Options) defaults() {
@@ -90,7 +97,28 @@ type Result struct {
 	// answer even after the client's retries), so the rest was not sent.
 	Stopped  error
 	Failures []ResourceResult
+	// Halted, when Options.Halt stopped the run, names the changes it did
+	// not send.
+	Halted *HaltedError
 }
+
+// HaltedError says that Options.Halt stopped a run before it sent
+// Unsent (change ids, in the order they were held back).
+type HaltedError struct {
+	Cause  error
+	Unsent []string
+}
+
+func (e *HaltedError) Error() string {
+	n := len(e.Unsent)
+	shown := strings.Join(e.Unsent[:min(n, 5)], ", ")
+	if n > 5 {
+		shown += fmt.Sprintf(" (and %d more)", n-5)
+	}
+	return fmt.Sprintf("stopped before sending %d change(s) (%v): %s", n, e.Cause, shown)
+}
+
+func (e *HaltedError) Unwrap() error { return e.Cause }
 
 // StaleError refuses a plan whose resources are in neither their planned
 // before- nor after-state on the target. Nothing was sent.
@@ -317,8 +345,15 @@ func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snaps
 		sendLanes(ctx, r, [][]plan.Kind{plan.Kinds}, todo)
 	}
 	r.res.Canceled = ctx.Err() != nil
+	finishErr := r.res.Stopped
+	if len(r.unsent) > 0 {
+		r.res.Halted = &HaltedError{Cause: r.halt, Unsent: r.unsent}
+		if finishErr == nil {
+			finishErr = r.res.Halted
+		}
+	}
 	r.obs.Observe(RunFinished{Time: o.Now(), Succeeded: r.res.Succeeded, Failed: r.res.Failed, Skipped: r.res.Skipped, NotValidated: r.res.NotValidated,
-		Canceled: r.res.Canceled, Err: r.res.Stopped})
+		Canceled: r.res.Canceled, Err: finishErr})
 	return r.res, nil
 }
 
@@ -412,6 +447,8 @@ type runner struct {
 	res     Result
 	batchNo int
 	nextAt  time.Time // rate limiter
+	halt    error     // what Options.Halt answered, once it did
+	unsent  []string  // the changes held back by it
 }
 
 type syncObserver struct {
@@ -492,6 +529,7 @@ func (r *runner) halted(ctx context.Context, cs []*plan.Change) bool {
 	stopped := r.res.Stopped
 	r.mu.Unlock()
 	switch {
+	case r.holdBack(cs):
 	case ctx.Err() != nil:
 		for _, c := range cs {
 			r.skip(c, "canceled", "apply was interrupted before this change was sent")
@@ -502,6 +540,33 @@ func (r *runner) halted(ctx context.Context, cs []*plan.Change) bool {
 		}
 	default:
 		return false
+	}
+	return true
+}
+
+// holdBack asks Options.Halt, and once it has answered an error skips cs
+// (ReasonHalted, named in Result.Halted) and reports true: nothing more
+// is sent.
+func (r *runner) holdBack(cs []*plan.Change) bool {
+	r.mu.Lock()
+	err := r.halt
+	r.mu.Unlock()
+	if err == nil && r.o.Halt != nil {
+		err = r.o.Halt()
+	}
+	if err == nil {
+		return false
+	}
+	r.mu.Lock()
+	if r.halt == nil {
+		r.halt = err
+	}
+	for _, c := range cs {
+		r.unsent = append(r.unsent, c.ID)
+	}
+	r.mu.Unlock()
+	for _, c := range cs {
+		r.skip(c, ReasonHalted, "not sent: "+err.Error())
 	}
 	return true
 }
@@ -586,6 +651,9 @@ func (r *runner) runBatch(ctx context.Context, k *kindSpec, b []*plan.Change) {
 	x := r.rpcs[b[0]]
 	pending := b
 	if !r.o.ValidateOnly && !r.o.NoPreflight && x.validateOnly {
+		if r.holdBack(pending) {
+			return
+		}
 		res, no := r.send(ctx, x, pending, true, 1)
 		var ok []*plan.Change
 		for i, c := range pending {
@@ -599,6 +667,9 @@ func (r *runner) runBatch(ctx context.Context, k *kindSpec, b []*plan.Change) {
 	}
 	backoff := r.o.Backoff
 	for attempt := 1; len(pending) > 0; attempt++ {
+		if r.holdBack(pending) { // checked again after every backoff
+			return
+		}
 		res, no := r.send(ctx, x, pending, r.o.ValidateOnly, attempt)
 		var retry []*plan.Change
 		for i, c := range pending {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,13 +39,13 @@ func SyncText(w io.Writer, r syncer.Round) error {
 		}
 	}
 	switch {
-	case r.Frozen && r.Reason == syncer.ReasonChange && len(r.Changes) > 0:
-		detail("changed after the cut:", r.Changes)
 	case r.Frozen && len(r.Changes) > 0:
-		detail("differs, not applied (frozen):", r.Changes)
+		detail("changed after the cut:", r.AfterCut)
+		detail("differs, not applied (frozen):", notIn(r.Changes, r.AfterCut))
 	default:
 		detail("missed (no notification):", r.Missed)
 		detail("drift (target edited or unfinished):", r.Drift)
+		detail("not sent (frozen while the round ran):", r.Unsent)
 	}
 	for _, b := range r.Blockers {
 		if r.Reason == syncer.ReasonChange {
@@ -52,6 +53,17 @@ func SyncText(w io.Writer, r syncer.Round) error {
 		}
 	}
 	return ew.flush()
+}
+
+// notIn returns the changes of cs that are not in of (by id).
+func notIn(cs, of []plan.Change) []plan.Change {
+	var out []plan.Change
+	for _, c := range cs {
+		if !slices.ContainsFunc(of, func(o plan.Change) bool { return o.ID == c.ID }) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func fieldValue(f plan.Field, v *string) string {
@@ -83,8 +95,11 @@ func syncHeadline(r syncer.Round) string {
 	switch {
 	case r.Err != nil:
 		b.WriteString(": failed")
-	case r.Frozen && r.Reason == syncer.ReasonChange:
-		fmt.Fprintf(&b, ": FROZEN, the source changed after the cut (%s, not applied)", plural(len(r.Changes), "change"))
+	case r.Frozen && len(r.AfterCut) > 0:
+		fmt.Fprintf(&b, ": FROZEN, the source changed after the cut (%s, not applied)", plural(len(r.AfterCut), "change"))
+		if n := len(r.Changes) - len(r.AfterCut); n > 0 {
+			fmt.Fprintf(&b, "; %s the target lacked already", plural(n, "other change"))
+		}
 	case r.Frozen && len(r.Changes) > 0:
 		fmt.Fprintf(&b, ": frozen, %s the target lacks (not applied)", plural(len(r.Changes), "change"))
 	case r.Frozen:
@@ -98,6 +113,9 @@ func syncHeadline(r syncer.Round) string {
 		}
 		if r.Outcome.Unverified > 0 {
 			fmt.Fprintf(&b, ", %d unverified", r.Outcome.Unverified)
+		}
+		if len(r.Unsent) > 0 {
+			fmt.Fprintf(&b, ", %d not sent: FROZEN while the round ran", len(r.Unsent))
 		}
 	}
 	if len(r.Missed) > 0 {
@@ -164,6 +182,8 @@ type syncRoundJSON struct {
 	Phases     *syncPhases    `json:"phases_ms,omitempty"`
 	Frozen     bool           `json:"frozen,omitempty"`
 	Changes    []syncChange   `json:"changes,omitempty"`
+	AfterCut   []string       `json:"after_cut,omitempty"` // ids of the changes the source made after the cut
+	Unsent     []string       `json:"unsent,omitempty"`    // ids of the changes a freeze kept from being sent
 	Missed     []syncChange   `json:"missed,omitempty"`
 	Drift      []syncChange   `json:"drift,omitempty"`
 	Blocked    []plan.Blocker `json:"blocked,omitempty"`
@@ -221,6 +241,12 @@ func SyncJSON(w io.Writer, r syncer.Round) error {
 	j.Phases = phasesJSON(r.Phases)
 	if len(r.Changes) > 0 {
 		j.Changes = syncChanges(r.Changes)
+	}
+	for _, c := range r.AfterCut {
+		j.AfterCut = append(j.AfterCut, c.ID)
+	}
+	for _, c := range r.Unsent {
+		j.Unsent = append(j.Unsent, c.ID)
 	}
 	if len(r.Missed) > 0 {
 		j.Missed = syncChanges(r.Missed)

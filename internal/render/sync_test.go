@@ -33,8 +33,10 @@ func syncRounds() []syncer.Round {
 			Entities: []zkfeed.Entity{{Kind: zkfeed.Topic, Name: "orders"}}, Changes: []plan.Change{cfgChange}, Outcome: syncer.Outcome{Applied: 1}},
 		{N: 3, Reason: syncer.ReasonChange, Started: t0, Finished: t0.Add(3 * time.Second), Entities: []zkfeed.Entity{{Kind: zkfeed.Config, Name: "topics/a"}, {Kind: zkfeed.Config, Name: "topics/b"}, {Kind: zkfeed.Config, Name: "topics/c"}, {Kind: zkfeed.Config, Name: "topics/d"}}},
 		{N: 4, Reason: syncer.ReasonReconcile, Started: t0, Finished: t0.Add(4 * time.Second), Changes: []plan.Change{cfgChange, pwChange}, Missed: []plan.Change{cfgChange}, Drift: []plan.Change{pwChange}, Outcome: syncer.Outcome{Applied: 1, Failed: 1}},
-		{N: 5, Reason: syncer.ReasonChange, Started: t0, Finished: t0.Add(5 * time.Second), Frozen: true, Entities: []zkfeed.Entity{{Kind: zkfeed.Topic, Name: "orders"}}, Changes: []plan.Change{cfgChange, pwChange}},
-		{N: 6, Reason: syncer.ReasonResync, Started: t0, Finished: t0.Add(6 * time.Second), Err: errors.New("reading the target: no answer from 127.0.0.1:29092")},
+		{N: 5, Reason: syncer.ReasonChange, Started: t0, Finished: t0.Add(5 * time.Second), Frozen: true, Entities: []zkfeed.Entity{{Kind: zkfeed.Topic, Name: "orders"}}, Changes: []plan.Change{cfgChange, pwChange}, AfterCut: []plan.Change{cfgChange}},
+		{N: 6, Reason: syncer.ReasonChange, Started: t0, Finished: t0.Add(6 * time.Second), Entities: []zkfeed.Entity{{Kind: zkfeed.Topic, Name: "orders"}}, Changes: []plan.Change{cfgChange, pwChange}, Unsent: []plan.Change{pwChange}, Outcome: syncer.Outcome{Applied: 1, Unsent: []string{pwChange.ID}}},
+		{N: 7, Reason: syncer.ReasonResync, Started: t0, Finished: t0.Add(7 * time.Second), Frozen: true, Changes: []plan.Change{pwChange}},
+		{N: 8, Reason: syncer.ReasonResync, Started: t0, Finished: t0.Add(8 * time.Second), Err: errors.New("reading the target: no answer from 127.0.0.1:29092")},
 	}
 }
 

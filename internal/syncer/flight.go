@@ -79,6 +79,11 @@ func (s *state) scoped(ctx context.Context, b *batch) {
 		s.emit(r)
 		return
 	}
+	if s.frozen() {
+		d := scope.decode().mapBrokers(s.cfg.BrokerIDMap)
+		srcScope, _ := d.reads()
+		s.noteMoved(srcScope.Restrict(s.source), part)
+	}
 	s.source = Patch(s.source, scope, part)
 	q := s.next
 	if q == nil {

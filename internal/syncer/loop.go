@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -29,13 +30,20 @@ type Stages struct {
 	Plan             func(source, target *snapshot.Snapshot) (*plan.Plan, error)
 	// Apply sends p, planned against target, and records the round. It
 	// may leave checking that the target shows what it sent to
-	// Outcome.Verify.
+	// Outcome.Verify. It must ask round.Halt immediately before each
+	// request it sends (apply.Options.Halt) and send nothing more once it
+	// answers an error (sync was frozen), naming the changes it did not
+	// send in Outcome.Unsent.
 	Apply func(ctx context.Context, p *plan.Plan, target *snapshot.Snapshot, round Round) (Outcome, error)
 }
 
 // Outcome is what applying one round's plan did.
 type Outcome struct {
 	Applied, Failed, Unverified int
+	// Unsent are the ids of the changes not sent because Round.Halt
+	// answered an error (apply.Result.Halted): sync was frozen while the
+	// round applied.
+	Unsent []string
 	// Verify, when Apply sets it, re-reads the target until it shows what
 	// was applied, finishes the round's record and returns how many
 	// changes it does not show (they count as Unverified). Run calls it
@@ -170,9 +178,27 @@ type Round struct {
 	Drift    []plan.Change
 	Blockers []plan.Blocker
 	Outcome  Outcome
-	Frozen   bool
-	Err      error
+	// Frozen: sync was frozen when the round began; it sent nothing.
+	Frozen bool
+	// AfterCut are the changes of a frozen round whose entities the
+	// source changed after the cut (the round's read found them changed
+	// since the source was last read, and no frozen round reported them
+	// yet): what --exit-on-change ends sync for. A frozen round that finds
+	// only differences the target had at the cut, or an entity that did
+	// not change, or one outside what sync manages, has none.
+	AfterCut []plan.Change
+	// Unsent are the changes of a round that began before sync was frozen
+	// and that it did not send because the freeze came first: the freeze
+	// is checked immediately before each request.
+	Unsent []plan.Change
+	// Halt is set on the Round given to Stages.Apply only: it answers
+	// ErrFrozen once sync is frozen (apply.Options.Halt).
+	Halt func() error
+	Err  error
 }
+
+// ErrFrozen is what Round.Halt answers once sync is frozen.
+var ErrFrozen = errors.New("sync was frozen: nothing more is sent to the target")
 
 // ErrStopped is returned by Run when its context ends.
 var ErrStopped = errors.New("syncer: stopped")
@@ -283,6 +309,9 @@ type state struct {
 	// read does not cover: the loop runs them before reading the feed again.
 	pending    []zkfeed.Event
 	feedClosed bool // a reconciliation found the feed closed
+	// moved are the source entities that reads made while frozen found
+	// changed and that no frozen round has reported yet.
+	moved decoded
 
 	// flights are the change rounds sent and not yet reported, oldest
 	// first: each reads the target, plans, applies and verifies on its own
@@ -343,10 +372,40 @@ func (s *state) emit(r Round) {
 func (s *state) report(r Round) {
 	r.Finished = s.cfg.Now()
 	r.Outcome.Verify = nil
-	bad := r.Err != nil || r.Outcome.Failed > 0 || r.Outcome.Unverified > 0
-	s.undone = bad && !r.Frozen
+	r.Halt = nil
+	if r.Frozen {
+		s.afterCut(&r)
+	}
+	bad := r.Err != nil || r.Outcome.Failed > 0 || r.Outcome.Unverified > 0 || len(r.Unsent) > 0
+	s.undone = bad && !r.Frozen && !s.frozen()
 	s.clean = !bad
 	s.rounds <- r
+}
+
+// afterCut sets a frozen round's AfterCut: its changes to entities a
+// frozen read found changed, which it then takes off moved (a full
+// round all, a change round those of its scope: a later notification of
+// them that changes nothing is not reported again).
+func (s *state) afterCut(r *Round) {
+	for _, c := range r.Changes {
+		if s.moved.covers(c) {
+			r.AfterCut = append(r.AfterCut, c)
+		}
+	}
+	if r.Reason != ReasonChange {
+		s.moved = decoded{}
+		return
+	}
+	s.moved.remove(NewScope(r.Entities).decode().mapBrokers(s.cfg.BrokerIDMap))
+}
+
+// noteMoved adds to moved what the source changed between two reads,
+// when sync is frozen.
+func (s *state) noteMoved(before, after *snapshot.Snapshot) {
+	if before == nil || !s.frozen() {
+		return
+	}
+	s.moved.add(sourceChanges(before, after).mapBrokers(s.cfg.BrokerIDMap))
 }
 
 func (s *state) read(ctx context.Context, scope *Scope) (*snapshot.Snapshot, error) {
@@ -377,6 +436,9 @@ func (s *state) full(ctx context.Context, reason string) error {
 		}
 		s.emit(r)
 		return r.Err
+	}
+	if r.Frozen {
+		s.noteMoved(before, src)
 	}
 	s.source = src
 	r.Zxid = zxidOf(src)
@@ -584,8 +646,11 @@ func (s *state) planFor(ctx context.Context, src *snapshot.Snapshot, ph *Phases)
 }
 
 // apply sends changes (a subset of p's) unless frozen, and returns the
-// verify Apply left (nil: none, or the apply failed). It touches only r
-// and the stages, so it may run beside the loop.
+// verify Apply left (nil: none, or the apply failed). The freeze is
+// looked at again just before Apply, which looks at it (Round.Halt)
+// before each request: a freeze that comes while the round runs stops
+// it there, and what it did not send is r.Unsent. It touches only r and
+// the stages, so it may run beside the loop.
 func (s *state) apply(ctx context.Context, r *Round, p *plan.Plan, target *snapshot.Snapshot, changes []plan.Change) func(context.Context) int {
 	r.Changes = changes
 	if len(changes) == 0 {
@@ -597,16 +662,35 @@ func (s *state) apply(ctx context.Context, r *Round, p *plan.Plan, target *snaps
 	if r.Frozen {
 		return nil
 	}
+	if s.frozen() {
+		r.Unsent = changes
+		return nil
+	}
 	t := s.cfg.Now()
-	out, err := s.cfg.Stages.Apply(ctx, &sub, target, *r)
+	given := *r
+	given.Halt = s.halt
+	out, err := s.cfg.Stages.Apply(ctx, &sub, target, given)
 	r.Phases.Apply = s.since(t)
 	verify := out.Verify
 	out.Verify = nil
 	r.Outcome = out
+	for _, id := range out.Unsent {
+		if i := slices.IndexFunc(changes, func(c plan.Change) bool { return c.ID == id }); i >= 0 {
+			r.Unsent = append(r.Unsent, changes[i])
+		}
+	}
 	if err != nil {
 		r.Err = fmt.Errorf("applying: %w", err)
 	}
 	return verify
+}
+
+// halt is Round.Halt: ErrFrozen once sync is frozen.
+func (s *state) halt() error {
+	if s.frozen() {
+		return ErrFrozen
+	}
+	return nil
 }
 
 func zxidOf(s *snapshot.Snapshot) int64 {

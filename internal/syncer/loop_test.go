@@ -246,8 +246,8 @@ func TestPollSourceWithoutFeed(t *testing.T) {
 		for _, c := range r.Changes {
 			ids = append(ids, c.ID)
 		}
-		if !slices.Equal(ids, []string{"topic-config:payments"}) {
-			t.Fatalf("keep=%v: frozen poll changes %v; want payments' config only", keep, ids)
+		if !slices.Equal(ids, []string{"topic-config:payments"}) || len(r.AfterCut) != 1 || r.AfterCut[0].ID != ids[0] {
+			t.Fatalf("keep=%v: frozen poll changes %v, after the cut %d; want payments' config only, after the cut", keep, ids, len(r.AfterCut))
 		}
 		if r = next("quiet frozen poll"); !r.Frozen || len(r.Changes)+len(r.Drift) != 0 {
 			t.Fatalf("keep=%v: a frozen poll of an unchanged source reported %+v", keep, r)

@@ -255,6 +255,45 @@ func (s Scope) decode() decoded {
 	return decoded{topics: topics, brokers: dec(s.Brokers, ""), users: dec(s.Users, defaultMark), clients: dec(s.Clients, defaultMark), ips: dec(s.IPs, defaultMark), acls: s.ACLs}
 }
 
+// add puts o's entities in d.
+func (d *decoded) add(o decoded) {
+	into := func(m *map[string]bool, from map[string]bool) {
+		if len(from) == 0 {
+			return
+		}
+		if *m == nil {
+			*m = map[string]bool{}
+		}
+		for k := range from {
+			(*m)[k] = true
+		}
+	}
+	into(&d.topics, o.topics)
+	into(&d.brokers, o.brokers)
+	into(&d.users, o.users)
+	into(&d.clients, o.clients)
+	into(&d.ips, o.ips)
+	into(&d.onTarget, o.onTarget)
+	if len(o.acls) > 0 && d.acls == nil {
+		d.acls = map[aclResource]bool{}
+	}
+	for a := range o.acls {
+		d.acls[a] = true
+	}
+}
+
+// remove takes o's entities out of d.
+func (d *decoded) remove(o decoded) {
+	for _, p := range [][2]map[string]bool{{d.topics, o.topics}, {d.brokers, o.brokers}, {d.users, o.users}, {d.clients, o.clients}, {d.ips, o.ips}, {d.onTarget, o.targetBrokers()}} {
+		for k := range p[1] {
+			delete(p[0], k)
+		}
+	}
+	for a := range o.acls {
+		delete(d.acls, a)
+	}
+}
+
 // defaultMark stands for a <default> quota entity component in decoded names.
 const defaultMark = "\x00default"
 
