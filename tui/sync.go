@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -47,7 +49,7 @@ type syncTickMsg struct{}
 // syncCounts are the running totals over every round.
 type syncCounts struct {
 	rounds, applied, failed, unverified int
-	missed, drift, errors               int
+	missed, drift, errors, skipped      int
 	lastZxid                            int64
 	lastLag, maxLag                     time.Duration
 }
@@ -122,6 +124,11 @@ func (s *syncScreen) Update(msg tea.Msg) tea.Cmd {
 
 func (s *syncScreen) add(r syncer.Round) {
 	c := &s.counts
+	if r.Reason == syncer.ReasonSkipped {
+		c.skipped += len(r.Skipped)
+		s.keep(r)
+		return
+	}
 	c.rounds++
 	c.applied += r.Outcome.Applied
 	c.failed += r.Outcome.Failed
@@ -138,6 +145,11 @@ func (s *syncScreen) add(r syncer.Round) {
 	if r.Frozen {
 		s.frozen = true
 	}
+	s.keep(r)
+}
+
+// keep adds r to the rounds shown.
+func (s *syncScreen) keep(r syncer.Round) {
 	s.rounds = append(s.rounds, r)
 	if len(s.rounds) > syncKeep {
 		s.rounds = append(s.rounds[:0:0], s.rounds[len(s.rounds)-syncKeep:]...)
@@ -180,6 +192,17 @@ func (s *syncScreen) updateKey(k tea.KeyPressMsg) tea.Cmd {
 // changes a frozen round saw, and the drift and missed changes.
 func (s *syncScreen) roundLines(r syncer.Round) []string {
 	st := s.c.Styles
+	if r.Reason == syncer.ReasonSkipped {
+		var lines []string
+		for i, sk := range r.Skipped {
+			if i == 3 {
+				lines = append(lines, st.Warn.Render(fmt.Sprintf("    … and %d more skipped", len(r.Skipped)-3)))
+				break
+			}
+			lines = append(lines, st.Warn.Render("!")+" "+r.Finished.Format("15:04:05.000")+" skipped notification "+oneLine(sk.Path)+": "+oneLine(sk.Err.Error()))
+		}
+		return lines
+	}
 	mark, ms := "✓", st.OK
 	switch {
 	case r.Err != nil || r.Outcome.Failed > 0:
@@ -195,6 +218,16 @@ func (s *syncScreen) roundLines(r syncer.Round) []string {
 	}
 	head := fmt.Sprintf("%s #%-4d %-9s %8s  ", r.Finished.Format("15:04:05.000"), r.N, r.Reason, lag)
 	lines := []string{ms.Render(mark) + " " + head + roundResult(r) + roundEntities(r)}
+	for _, ev := range r.Resyncs {
+		why := string(ev.Cause)
+		if ev.Path != "" {
+			why += " " + ev.Path
+		}
+		if ev.Err != nil {
+			why += ": " + ev.Err.Error()
+		}
+		lines = append(lines, st.Warn.Render("    resync: ")+oneLine(why))
+	}
 	if r.Err != nil {
 		lines = append(lines, st.Error.Render("    error: ")+oneLine(r.Err.Error()))
 	}
@@ -268,7 +301,24 @@ func roundEntities(r syncer.Round) string {
 	return s
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine is s on one line, with control characters escaped: a name or
+// error from a cluster never drives the terminal.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
 
 func (s *syncScreen) View() string {
 	st := s.c.Styles
@@ -312,6 +362,9 @@ func (s *syncScreen) View() string {
 	}
 	if c.unverified > 0 {
 		counts = append(counts[:3], append([]string{st.Warn.Render(fmt.Sprintf("unverified %d", c.unverified))}, counts[3:]...)...)
+	}
+	if c.skipped > 0 {
+		counts = append(counts, st.Warn.Render(fmt.Sprintf("skipped notifications %d", c.skipped)))
 	}
 	lines = append(lines, wrapTokens(counts, st.Subtle.Render(" · "), w)...)
 	lines = append(lines, "", st.Bold.Render(fmt.Sprintf("  %-12s %-5s %-9s %8s  %s", "finished", "round", "reason", "lag", "result")))

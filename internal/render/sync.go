@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/syncer"
+	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
 )
 
 // SyncText writes one line per sync round, and, for a round that saw
@@ -17,7 +21,16 @@ import (
 // Values of sensitive fields never appear (plan.Fields holds references).
 func SyncText(w io.Writer, r syncer.Round) error {
 	ew := &errWriter{w: w}
+	if r.Reason == syncer.ReasonSkipped {
+		for _, sk := range r.Skipped {
+			ew.printf("%s skipped notification %s: %s\n", r.Finished.Format("15:04:05.000"), quoteOdd(sk.Path), quoteOdd(sk.Err.Error()))
+		}
+		return ew.flush()
+	}
 	ew.printf("%s %s\n", r.Finished.Format("15:04:05.000"), syncHeadline(r))
+	for _, ev := range r.Resyncs {
+		ew.printf("  resync: %s\n", resyncWhy(ev))
+	}
 	if r.Err != nil {
 		ew.printf("  error: %v\n", r.Err)
 	}
@@ -55,6 +68,31 @@ func SyncText(w io.Writer, r syncer.Round) error {
 	return ew.flush()
 }
 
+// resyncWhy is one cause of a resync: its kind, the notification it
+// names, and the feed's detail.
+func resyncWhy(ev zkfeed.Event) string {
+	why := string(ev.Cause)
+	if why == "" {
+		why = "unknown"
+	}
+	if ev.Path != "" {
+		why += " " + quoteOdd(ev.Path)
+	}
+	if ev.Err != nil {
+		why += ": " + quoteOdd(ev.Err.Error())
+	}
+	return why
+}
+
+// quoteOdd quotes s when it holds what should not reach a terminal as
+// is (control characters, invalid UTF-8).
+func quoteOdd(s string) string {
+	if strings.ContainsFunc(s, func(r rune) bool { return r == utf8.RuneError || unicode.IsControl(r) }) {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
 // notIn returns the changes of cs that are not in of (by id).
 func notIn(cs, of []plan.Change) []plan.Change {
 	var out []plan.Change
@@ -81,6 +119,17 @@ func fieldValue(f plan.Field, v *string) string {
 func syncHeadline(r syncer.Round) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "round %d %s", r.N, r.Reason)
+	if len(r.Resyncs) > 0 {
+		causes := make([]string, 0, len(r.Resyncs))
+		for _, ev := range r.Resyncs {
+			if c := string(ev.Cause); c != "" && !slices.Contains(causes, c) {
+				causes = append(causes, c)
+			}
+		}
+		if len(causes) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(causes, ", "))
+		}
+	}
 	if len(r.Entities) > 0 {
 		names := make([]string, 0, min(len(r.Entities), 3))
 		for _, e := range r.Entities[:min(len(r.Entities), 3)] {
@@ -145,6 +194,9 @@ type SyncStatus struct {
 
 // Add counts one round.
 func (s *SyncStatus) Add(r syncer.Round) {
+	if r.Reason == syncer.ReasonSkipped {
+		return
+	}
 	s.Rounds++
 	s.Applied += r.Outcome.Applied
 	s.Failed += r.Outcome.Failed
@@ -182,6 +234,7 @@ type syncRoundJSON struct {
 	Phases     *syncPhases    `json:"phases_ms,omitempty"`
 	Frozen     bool           `json:"frozen,omitempty"`
 	Changes    []syncChange   `json:"changes,omitempty"`
+	Resync     []syncResync   `json:"resync,omitempty"`
 	AfterCut   []string       `json:"after_cut,omitempty"` // ids of the changes the source made after the cut
 	Unsent     []string       `json:"unsent,omitempty"`    // ids of the changes a freeze kept from being sent
 	Missed     []syncChange   `json:"missed,omitempty"`
@@ -212,6 +265,21 @@ func phasesJSON(p syncer.Phases) *syncPhases {
 	return &syncPhases{ReadSource: ms(p.ReadSource), ReadTarget: ms(p.ReadTarget), Plan: ms(p.Plan), Wait: ms(p.Wait), Apply: ms(p.Apply), Verify: ms(p.Verify)}
 }
 
+// syncResync is one cause of a resync round.
+type syncResync struct {
+	Cause string `json:"cause"`
+	Path  string `json:"path,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// syncSkippedJSON is a notification the feed skipped, as a JSON line.
+type syncSkippedJSON struct {
+	Event string    `json:"event"` // "skipped"
+	At    time.Time `json:"at"`
+	Path  string    `json:"path"`
+	Error string    `json:"error"`
+}
+
 type syncChange struct {
 	ID     string       `json:"id"`
 	Kind   plan.Kind    `json:"kind"`
@@ -228,8 +296,22 @@ func syncChanges(cs []plan.Change) []syncChange {
 	return out
 }
 
-// SyncJSON writes one round as one line of JSON.
+// SyncJSON writes one round as one line of JSON ({"event":"round"}), or
+// a line per notification a ReasonSkipped report names
+// ({"event":"skipped"}).
 func SyncJSON(w io.Writer, r syncer.Round) error {
+	if r.Reason == syncer.ReasonSkipped {
+		for _, sk := range r.Skipped {
+			b, err := json.Marshal(syncSkippedJSON{Event: "skipped", At: r.Finished.UTC(), Path: sk.Path, Error: sk.Err.Error()})
+			if err != nil {
+				return err
+			}
+			if _, err := w.Write(append(b, '\n')); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	j := syncRoundJSON{Event: "round", N: r.N, Reason: r.Reason, Zxid: r.Zxid, Started: r.Started.UTC(), Finished: r.Finished.UTC(),
 		Frozen: r.Frozen, Applied: r.Outcome.Applied, Failed: r.Outcome.Failed, Unverified: r.Outcome.Unverified}
 	for _, e := range r.Entities {
@@ -241,6 +323,13 @@ func SyncJSON(w io.Writer, r syncer.Round) error {
 	j.Phases = phasesJSON(r.Phases)
 	if len(r.Changes) > 0 {
 		j.Changes = syncChanges(r.Changes)
+	}
+	for _, ev := range r.Resyncs {
+		rs := syncResync{Cause: string(ev.Cause), Path: ev.Path}
+		if ev.Err != nil {
+			rs.Error = ev.Err.Error()
+		}
+		j.Resync = append(j.Resync, rs)
 	}
 	for _, c := range r.AfterCut {
 		j.AfterCut = append(j.AfterCut, c.ID)

@@ -35,7 +35,10 @@ func syncRounds() []syncer.Round {
 		{N: 4, Reason: syncer.ReasonReconcile, Started: t0, Finished: t0.Add(4 * time.Second), Changes: []plan.Change{cfgChange, pwChange}, Missed: []plan.Change{cfgChange}, Drift: []plan.Change{pwChange}, Outcome: syncer.Outcome{Applied: 1, Failed: 1}},
 		{N: 5, Reason: syncer.ReasonChange, Started: t0, Finished: t0.Add(5 * time.Second), Frozen: true, Entities: []zkfeed.Entity{{Kind: zkfeed.Topic, Name: "orders"}}, Changes: []plan.Change{cfgChange, pwChange}, AfterCut: []plan.Change{cfgChange}},
 		{N: 6, Reason: syncer.ReasonChange, Started: t0, Finished: t0.Add(6 * time.Second), Entities: []zkfeed.Entity{{Kind: zkfeed.Topic, Name: "orders"}}, Changes: []plan.Change{cfgChange, pwChange}, Unsent: []plan.Change{pwChange}, Outcome: syncer.Outcome{Applied: 1, Unsent: []string{pwChange.ID}}},
-		{N: 7, Reason: syncer.ReasonResync, Started: t0, Finished: t0.Add(7 * time.Second), Frozen: true, Changes: []plan.Change{pwChange}},
+		{Reason: syncer.ReasonSkipped, Finished: t0.Add(6500 * time.Millisecond), Skipped: []zkfeed.Skipped{{Path: "/config/changes/config_change_0000000003", Err: errors.New("config change notification is not JSON: \x1b[31mjunk")}}},
+		{N: 7, Reason: syncer.ReasonResync, Started: t0, Finished: t0.Add(7 * time.Second), Frozen: true, Changes: []plan.Change{pwChange},
+			Resyncs: []zkfeed.Event{{Resync: true, Cause: zkfeed.CauseReconnected, Err: errors.New("zkfeed: the ZooKeeper watch session ended (zkwire: connection lost: EOF)")},
+				{Resync: true, Cause: zkfeed.CauseUnreadable, Path: "/config/changes/config_change_0000000009", Err: errors.New("deleted before it was read")}}},
 		{N: 8, Reason: syncer.ReasonResync, Started: t0, Finished: t0.Add(8 * time.Second), Err: errors.New("reading the target: no answer from 127.0.0.1:29092")},
 	}
 }
@@ -64,6 +67,9 @@ func TestSyncGolden(t *testing.T) {
 	for _, out := range []string{text.String(), js.String()} {
 		if strings.Contains(out, "hunter2-sync") {
 			t.Fatal("a secret value reached the sync output")
+		}
+		if strings.Contains(out, "\x1b") {
+			t.Fatal("a control character from ZooKeeper reached the sync output")
 		}
 	}
 }

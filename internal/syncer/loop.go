@@ -140,6 +140,9 @@ const (
 	ReasonResync    = "resync" // the feed lost its watches: everything was read again
 	ReasonRetry     = "retry"  // the last round did not finish: everything was read again
 	ReasonPoll      = "poll"   // a source without a change feed was read again on its interval
+	// ReasonSkipped is no round: it reports notifications the feed
+	// skipped (Round.Skipped), with N 0; nothing was read or planned.
+	ReasonSkipped = "skipped"
 )
 
 // Retry bounds: a round that failed or left changes undone is followed by
@@ -191,6 +194,12 @@ type Round struct {
 	// and that it did not send because the freeze came first: the freeze
 	// is checked immediately before each request.
 	Unsent []plan.Change
+	// Resyncs are, for a resync round, the feed's events that asked for
+	// it: each with its Cause (a notification's Path) and Err.
+	Resyncs []zkfeed.Event
+	// Skipped (a ReasonSkipped report) are notifications the feed could
+	// not make sense of and left out, each named once.
+	Skipped []zkfeed.Skipped
 	// Halt is set on the Round given to Stages.Apply only: it answers
 	// ErrFrozen once sync is frozen (apply.Options.Halt).
 	Halt func() error
@@ -278,15 +287,18 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 				return fmt.Errorf("syncer: the change feed stopped")
 			}
 			if ev.Resync {
-				s.full(ctx, ReasonResync)
+				s.resync(ctx, ev)
 				continue
 			}
+			s.skipped(ev)
 			scope, first, zxid, resync := s.gather(ctx, ev)
-			if resync {
-				s.full(ctx, ReasonResync)
+			if resync != nil {
+				s.resync(ctx, *resync)
 				continue
 			}
-			s.scoped(ctx, &batch{scope: scope, first: first, zxid: zxid})
+			if !scope.Empty() {
+				s.scoped(ctx, &batch{scope: scope, first: first, zxid: zxid})
+			}
 		case <-poll:
 			s.full(ctx, ReasonPoll)
 		case <-tick:
@@ -309,6 +321,7 @@ type state struct {
 	// read does not cover: the loop runs them before reading the feed again.
 	pending    []zkfeed.Event
 	feedClosed bool // a reconciliation found the feed closed
+	resyncs    []zkfeed.Event // the next resync round's causes
 	// moved are the source entities that reads made while frozen found
 	// changed and that no frozen round has reported yet.
 	moved decoded
@@ -337,8 +350,8 @@ func (s *state) frozen() bool {
 }
 
 // gather takes the event and whatever follows within the coalescing
-// window into one scope.
-func (s *state) gather(ctx context.Context, ev zkfeed.Event) (scope Scope, first time.Time, zxid int64, resync bool) {
+// window into one scope; a resync event among them is returned instead.
+func (s *state) gather(ctx context.Context, ev zkfeed.Event) (scope Scope, first time.Time, zxid int64, resync *zkfeed.Event) {
 	scope = NewScope(ev.Entities)
 	first, zxid = ev.Seen, ev.Zxid
 	var entities []zkfeed.Entity
@@ -347,19 +360,58 @@ func (s *state) gather(ctx context.Context, ev zkfeed.Event) (scope Scope, first
 	for {
 		select {
 		case more, ok := <-s.cfg.Feed:
-			if !ok || more.Resync {
-				return scope, first, zxid, true
+			if !ok {
+				s.feedClosed = true
+				return scope, first, zxid, &zkfeed.Event{Resync: true, Err: errors.New("the change feed stopped")}
 			}
+			if more.Resync {
+				return scope, first, zxid, &more
+			}
+			s.skipped(more)
 			entities = append(entities, more.Entities...)
 			zxid = max(zxid, more.Zxid)
+			if first.IsZero() {
+				first = more.Seen
+			}
 		case <-timer.C:
 			for _, e := range entities {
 				scope.Add(e)
 			}
-			return scope, first, zxid, false
+			return scope, first, zxid, nil
 		case <-ctx.Done():
-			return scope, first, zxid, false
+			return scope, first, zxid, nil
 		}
+	}
+}
+
+// resync runs one full round for the feed's resync event ev and every
+// other resync already queued behind it: the round's read begins after
+// them, so it covers them and every notification queued with them.
+func (s *state) resync(ctx context.Context, ev zkfeed.Event) {
+	evs := []zkfeed.Event{ev}
+	for queued := !s.feedClosed; queued; {
+		select {
+		case more, ok := <-s.cfg.Feed:
+			switch {
+			case !ok:
+				s.feedClosed, queued = true, false
+			case more.Resync:
+				evs = append(evs, more)
+			default:
+				s.skipped(more)
+			}
+		default:
+			queued = false
+		}
+	}
+	s.resyncs = evs
+	s.full(ctx, ReasonResync)
+}
+
+// skipped reports the notifications ev says the feed skipped.
+func (s *state) skipped(ev zkfeed.Event) {
+	if len(ev.Skipped) > 0 {
+		s.rounds <- Round{Reason: ReasonSkipped, Skipped: ev.Skipped, Started: ev.Seen, Finished: s.cfg.Now()}
 	}
 }
 
@@ -426,6 +478,9 @@ func (s *state) full(ctx context.Context, reason string) error {
 	s.settle() // its verify must not see this round's writes
 	s.n++
 	r := Round{N: s.n, Reason: reason, Started: s.cfg.Now(), Frozen: s.frozen()}
+	if reason == ReasonResync {
+		r.Resyncs, s.resyncs = s.resyncs, nil
+	}
 	before := s.source
 	src, err := s.read(ctx, nil)
 	r.Phases.ReadSource = s.since(r.Started)
@@ -511,6 +566,7 @@ func (s *state) unannounced(ctx context.Context, changes []plan.Change, readZxid
 			s.feedClosed = true
 			return
 		}
+		s.skipped(ev)
 		all = all || ev.Resync
 		for _, e := range ev.Entities {
 			announced.Add(e)
@@ -570,7 +626,7 @@ func (s *state) catchUp(ctx context.Context) {
 	var zxid int64
 	for _, ev := range evs {
 		if ev.Resync {
-			s.full(ctx, ReasonResync)
+			s.resync(ctx, ev)
 			return
 		}
 		entities = append(entities, ev.Entities...)

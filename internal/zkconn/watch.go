@@ -39,6 +39,8 @@ func fired(ch <-chan zk.Event) <-chan error {
 		switch {
 		case !ok:
 			out <- ErrWatchLost
+		case errors.Is(ev.Err, zk.ErrSessionExpired) || ev.State == zk.StateExpired:
+			out <- fmt.Errorf("%w on %s: %w", ErrWatchLost, ev.Path, zkwire.ErrSessionExpired)
 		case ev.Type == zk.EventNotWatching || ev.Err != nil:
 			out <- fmt.Errorf("%w on %s: %v", ErrWatchLost, ev.Path, ev.Err)
 		default:

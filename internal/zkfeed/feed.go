@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
+	"github.com/zkmigrate/zkmigrate/internal/zkwire"
 )
 
 // Conn is what the feed needs of a ZooKeeper connection (zkconn.Conn
@@ -86,9 +87,103 @@ type Event struct {
 	// Seen is when the feed learned of them.
 	Seen time.Time
 	// Resync: the feed may have missed changes (watches lost, or a
-	// notification it could not read): read everything again. Err says why.
+	// notification it could not read): read everything again. Cause says
+	// why, Path names the notification when one could not be read, and
+	// Err tells the detail.
 	Resync bool
+	Cause  Cause
+	Path   string
 	Err    error
+	// Skipped are notifications the feed read and could not make sense
+	// of (not JSON, a form Kafka does not write): each is left out, as
+	// Kafka's own brokers leave it out, and named here once.
+	Skipped []Skipped
+}
+
+// Skipped is a notification left out.
+type Skipped struct {
+	Path string
+	Err  error
+}
+
+// Cause says why the feed asked for everything to be read again.
+type Cause string
+
+// The causes of a resync.
+const (
+	// CauseSessionExpired: ZooKeeper expired the session the watches were
+	// on (one-shot watches).
+	CauseSessionExpired Cause = "session-expired"
+	// CauseReconnected: the watch session's connection ended or was
+	// established again; the watches were set again on a new one.
+	CauseReconnected Cause = "reconnected"
+	// CauseUnreadable: a notification could not be read (deleted before
+	// it was read, or its read failed): Path names it.
+	CauseUnreadable Cause = "unreadable-notification"
+	// CauseOverflow: watch events came faster than they were taken and
+	// the server's were dropped.
+	CauseOverflow Cause = "feed-overflow"
+)
+
+// unreadable is the error of a notification that could not be read.
+type unreadable struct {
+	path string
+	err  error
+}
+
+func (u *unreadable) Error() string { return fmt.Sprintf("zkfeed: notification %s: %v", u.path, u.err) }
+func (u *unreadable) Unwrap() error { return u.err }
+
+// resyncFor is the Resync event for err: its Cause (and Path) from what
+// err wraps.
+func resyncFor(err error) Event {
+	ev := Event{Resync: true, Err: err, Cause: CauseReconnected}
+	var u *unreadable
+	switch {
+	case errors.As(err, &u):
+		ev.Cause, ev.Path = CauseUnreadable, u.path
+	case errors.Is(err, zkwire.ErrEventsOverflow):
+		ev.Cause = CauseOverflow
+	case errors.Is(err, zkwire.ErrSessionExpired):
+		ev.Cause = CauseSessionExpired
+	}
+	return ev
+}
+
+// Reconnection storms: a watch session that ends within stableSession of
+// the one before is renewed only after a wait, 250 ms and doubling up to
+// stormMaxBackoff while it goes on; one that lived longer is renewed at
+// once.
+const (
+	stableSession   = 10 * time.Second
+	stormFirst      = 250 * time.Millisecond
+	stormMaxBackoff = 30 * time.Second
+)
+
+// storm paces renewals of the watches (see stableSession).
+type storm struct {
+	last    time.Time // the last renewal
+	backoff time.Duration
+}
+
+// wait returns once the next renewal may begin (false: ctx ended first).
+func (s *storm) wait(ctx context.Context) bool {
+	if !s.last.IsZero() && time.Since(s.last) < stableSession {
+		if s.backoff == 0 {
+			s.backoff = stormFirst
+		} else {
+			select {
+			case <-ctx.Done():
+				return false
+			case <-time.After(s.backoff):
+			}
+			s.backoff = min(2*s.backoff, stormMaxBackoff)
+		}
+	} else {
+		s.backoff = 0
+	}
+	s.last = time.Now()
+	return true
 }
 
 // The notification queues and the paths the feed watches.
@@ -123,6 +218,8 @@ type Feed struct {
 	topics    map[string]bool  // topics with a data watch armed
 	deletions map[string]bool
 	epoch     int // bumped when watches are lost; fires of older epochs are dropped
+
+	storm storm // renewals of the watches, paced
 }
 
 // fire is one watch firing (or being lost).
@@ -319,11 +416,13 @@ func (f *Feed) runOneShot(ctx context.Context) {
 		case <-reconnected:
 			// The watches re-sent on reconnection are not trusted: arm
 			// everything again, and have everything read again.
-			if !f.rearm(ctx) {
+			if !f.storm.wait(ctx) || !f.rearm(ctx) {
 				return
 			}
+			ev := resyncFor(errReconnected)
+			ev.Seen = time.Now()
 			select {
-			case f.events <- Event{Resync: true, Err: errReconnected, Seen: time.Now()}:
+			case f.events <- ev:
 			case <-ctx.Done():
 				return
 			}
@@ -336,12 +435,12 @@ func (f *Feed) runOneShot(ctx context.Context) {
 				err = fr.err
 			}
 			if err != nil {
-				ev = Event{Resync: true, Err: err}
-				if !f.rearm(ctx) {
+				ev = resyncFor(err)
+				if fr.err != nil && !f.storm.wait(ctx) || !f.rearm(ctx) {
 					return
 				}
 			}
-			if len(ev.Entities) == 0 && !ev.Resync {
+			if len(ev.Entities) == 0 && len(ev.Skipped) == 0 && !ev.Resync {
 				continue
 			}
 			ev.Seen = time.Now()
@@ -437,14 +536,17 @@ func (f *Feed) queue(q string) (Event, error) {
 		if errors.Is(g.err, zktree.ErrNoNode) {
 			// Brokers delete notifications after 15 minutes; one gone
 			// before we read it cannot be known: read everything.
-			return ev, fmt.Errorf("zkfeed: notification %s was deleted before it was read", p)
+			return ev, &unreadable{path: p, err: errors.New("deleted before it was read")}
 		}
 		if g.err != nil {
-			return ev, fmt.Errorf("zkfeed: reading %s: %w", p, g.err)
+			return ev, &unreadable{path: p, err: g.err}
 		}
 		e, err := parseNotification(q, g.data)
 		if err != nil {
-			return ev, fmt.Errorf("zkfeed: %s: %w", p, err)
+			// Kafka's brokers leave such a notification out too.
+			ev.Skipped = append(ev.Skipped, Skipped{Path: p, Err: err})
+			f.lastSeq[q] = seqOf(n)
+			continue
 		}
 		ev.Entities = append(ev.Entities, e)
 		ev.Zxid = max(ev.Zxid, g.st.Czxid)

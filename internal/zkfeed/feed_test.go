@@ -227,12 +227,15 @@ func TestFeedInMemory(t *testing.T) {
 		}
 	}
 
-	// A notification the feed cannot read asks for a resync naming it.
+	// A notification the feed cannot make sense of is skipped, named
+	// once, and asks for no resync; the feed goes on.
 	z.notify(configChanges, "config_change_", `not json`)
 	ev := next(t, f)
-	if !ev.Resync || !strings.Contains(ev.Err.Error(), configChanges+"/config_change_0000000003") {
-		t.Fatalf("bad notification gave %+v, want a resync naming it", ev)
+	if ev.Resync || len(ev.Skipped) != 1 || ev.Skipped[0].Path != configChanges+"/config_change_0000000003" || ev.Skipped[0].Err == nil {
+		t.Fatalf("bad notification gave %+v, want it skipped and named, no resync", ev)
 	}
+	z.notify(configChanges, "config_change_", `{"version":2,"entity_path":"users/alice"}`)
+	expect(t, f, "notification after a skipped one", Entity{Config, "users/alice"})
 
 	cancel()
 	for range f.Events() {

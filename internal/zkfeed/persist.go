@@ -126,9 +126,9 @@ func (f *Feed) runPersistent(ctx context.Context, open func() (session, error)) 
 				}
 				continue
 			}
-			ev = Event{Resync: true, Err: err}
+			ev = resyncFor(err)
 		}
-		if len(ev.Entities) == 0 && !ev.Resync {
+		if len(ev.Entities) == 0 && len(ev.Skipped) == 0 && !ev.Resync {
 			continue
 		}
 		ev.Seen = time.Now()
@@ -145,6 +145,9 @@ func (f *Feed) runPersistent(ctx context.Context, open func() (session, error)) 
 func (f *Feed) renew(ctx context.Context, open func() (session, error), why error) bool {
 	f.sess.Close()
 	f.sess = nil
+	if !f.storm.wait(ctx) {
+		return false
+	}
 	backoff := 50 * time.Millisecond
 	for {
 		s, err := openSession(open)
@@ -167,8 +170,9 @@ func (f *Feed) renew(ctx context.Context, open func() (session, error), why erro
 		}
 		backoff = min(2*backoff, rearmMaxBackoff)
 	}
-	return f.send(ctx, Event{Resync: true, Seen: time.Now(),
-		Err: fmt.Errorf("zkfeed: the ZooKeeper watch session ended (%v): watches set again on a new session, and everything read again", why)})
+	ev := resyncFor(fmt.Errorf("zkfeed: the ZooKeeper watch session ended (%w): watches set again on a new session, and everything read again", why))
+	ev.Seen = time.Now()
+	return f.send(ctx, ev)
 }
 
 func (f *Feed) send(ctx context.Context, ev Event) bool {
@@ -187,6 +191,7 @@ type told struct {
 	zxid   int64
 	read   string // "" for none
 	queue  string // read is a notification of this queue
+	skip   bool   // the notification could not be made sense of
 }
 
 // tell says what a watch event means, false for the events that mean no
@@ -242,6 +247,7 @@ func (f *Feed) persistentBatch(batch []zkwire.WatchEvent) (Event, error) {
 		tolds = append(tolds, t)
 	}
 	res, err := multiRead(f.sess, reads)
+	var skipped []Skipped
 	if err != nil {
 		return Event{}, fmt.Errorf("zkfeed: reading what the watch events tell of: %w", err)
 	}
@@ -251,25 +257,33 @@ func (f *Feed) persistentBatch(batch []zkwire.WatchEvent) (Event, error) {
 		case t.queue != "" && errors.Is(r.Err, zkwire.ErrNoNode):
 			// Brokers delete notifications after 15 minutes; one gone
 			// before we read it cannot be known: read everything.
-			return Event{}, fmt.Errorf("zkfeed: notification %s was deleted before it was read", t.read)
+			return Event{}, &unreadable{path: t.read, err: errors.New("deleted before it was read")}
 		case errors.Is(r.Err, zkwire.ErrNoNode):
 			// A topic deleted after its change: the deletion's own event
 			// follows.
+		case r.Err != nil && t.queue != "":
+			return Event{}, &unreadable{path: t.read, err: r.Err}
 		case r.Err != nil:
 			return Event{}, fmt.Errorf("zkfeed: reading %s: %w", t.read, r.Err)
 		case t.queue != "":
 			e, err := parseNotification(t.queue, r.Data)
 			if err != nil {
-				return Event{}, fmt.Errorf("zkfeed: %s: %w", t.read, err)
+				// Kafka's brokers leave such a notification out too.
+				skipped = append(skipped, Skipped{Path: t.read, Err: err})
+				t.skip = true
+				continue
 			}
 			t.entity, t.zxid = e, r.Stat.Czxid
 		default:
 			t.zxid = r.Stat.Mzxid
 		}
 	}
-	var ev Event
+	ev := Event{Skipped: skipped}
 	seen := map[Entity]bool{}
 	for _, t := range tolds {
+		if t.skip {
+			continue
+		}
 		ev.Zxid = max(ev.Zxid, t.zxid)
 		if !seen[t.entity] {
 			seen[t.entity] = true

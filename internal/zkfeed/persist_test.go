@@ -207,14 +207,14 @@ func TestPersistentFeedInMemory(t *testing.T) {
 	z.remove(deleteTopics + "/old")
 	expect(t, f, "deletion finished", Entity{Topic, "old"})
 
-	// A notification the feed cannot read asks for a resync naming it, and
-	// the feed goes on.
+	// A notification the feed cannot make sense of is skipped and named
+	// once, with no resync, and the feed goes on.
 	z.notify(configChanges, "config_change_", `not json`)
-	if ev := next(t, f); !ev.Resync || !strings.Contains(ev.Err.Error(), configChanges+"/config_change_0000000002") {
-		t.Fatalf("bad notification gave %+v, want a resync naming it", ev)
+	if ev := next(t, f); ev.Resync || len(ev.Skipped) != 1 || ev.Skipped[0].Path != configChanges+"/config_change_0000000002" {
+		t.Fatalf("bad notification gave %+v, want it skipped and named, no resync", ev)
 	}
 	z.notify(configChanges, "config_change_", `{"version":2,"entity_path":"users/alice"}`)
-	expect(t, f, "notification after a resync", Entity{Config, "users/alice"})
+	expect(t, f, "notification after a skipped one", Entity{Config, "users/alice"})
 
 	if n := z.oneShotWatches(); n != 0 {
 		t.Errorf("%d one-shot watches set in persistent mode", n)
@@ -411,5 +411,88 @@ func TestStartFailsWhenNoSession(t *testing.T) {
 	_, err := start(context.Background(), z, func() (session, error) { return nil, errors.New("zkconn: cannot reach ZooKeeper at h:1") })
 	if err == nil || !strings.Contains(err.Error(), "h:1") {
 		t.Fatalf("Start = %v, want the session's error", err)
+	}
+}
+
+// TestJunkNotificationsAskNoResync: a burst of notifications no broker
+// could read (3,000 of them, as an attacker with write access to
+// ZooKeeper could make) is skipped, each named once, with no resync: it
+// used to cost a full round each.
+func TestJunkNotificationsAskNoResync(t *testing.T) {
+	const junk = 3000
+	z := stdZK()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f, err := start(ctx, z, z.open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range junk {
+		z.notify(configChanges, "config_change_", fmt.Sprintf(`{"version":%d}`, 100+i))
+	}
+	z.notify(configChanges, "config_change_", `{"version":2,"entity_path":"topics/orders"}`)
+	skipped := map[string]bool{}
+	for {
+		ev := next(t, f)
+		if ev.Resync {
+			t.Fatalf("a resync (%s: %v) after %d junk notifications", ev.Cause, ev.Err, len(skipped))
+		}
+		for _, s := range ev.Skipped {
+			if skipped[s.Path] {
+				t.Fatalf("%s named twice", s.Path)
+			}
+			skipped[s.Path] = true
+		}
+		if slices.Contains(ev.Entities, Entity{Config, "topics/orders"}) {
+			break
+		}
+	}
+	if len(skipped) != junk {
+		t.Errorf("%d notifications named skipped; want %d", len(skipped), junk)
+	}
+}
+
+// TestResyncNamesItsCause: each resync says why — the watch session
+// ended, its events overflowed, a notification was gone before it was
+// read (naming it) — and a session that keeps ending right after it
+// began is renewed after a growing wait rather than at once.
+func TestResyncNamesItsCause(t *testing.T) {
+	z := stdZK()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f, err := start(ctx, z, z.open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z.endSessions(fmt.Errorf("%w: EOF", zkwire.ErrConnectionLost))
+	if ev := next(t, f); !ev.Resync || ev.Cause != CauseReconnected {
+		t.Fatalf("session ended: %+v; want a resync, cause %s", ev, CauseReconnected)
+	}
+	z.endSessions(fmt.Errorf("%w: %w: too many", zkwire.ErrConnectionLost, zkwire.ErrEventsOverflow))
+	if ev := next(t, f); !ev.Resync || ev.Cause != CauseOverflow {
+		t.Fatalf("events overflowed: %+v; want a resync, cause %s", ev, CauseOverflow)
+	}
+	if f.storm.backoff == 0 {
+		t.Error("a session that ended right after the one before was renewed with no wait planned")
+	}
+	// A notification deleted between its event and its read.
+	z.mu.Lock()
+	gate := make(chan struct{})
+	z.sessions[0].gate = gate
+	z.mu.Unlock()
+	z.notify(configChanges, "config_change_", `{"version":2,"entity_path":"topics/orders"}`)
+	<-gate
+	z.mu.Lock()
+	var gone string
+	for p := range z.data {
+		if strings.HasPrefix(p, configChanges+"/") {
+			gone = p
+		}
+	}
+	z.mu.Unlock()
+	z.remove(gone)
+	gate <- struct{}{}
+	if ev := next(t, f); !ev.Resync || ev.Cause != CauseUnreadable || ev.Path != gone {
+		t.Fatalf("notification gone before its read: %+v; want a resync, cause %s, naming %s", ev, CauseUnreadable, gone)
 	}
 }

@@ -52,6 +52,15 @@ var (
 // caller may dial a new session and send the request again.
 var ErrConnectionLost = errors.New("zkwire: connection lost")
 
+// ErrEventsOverflow is wrapped (with ErrConnectionLost) by the error
+// that ends a connection whose watch events were not taken fast enough:
+// events were dropped, so whatever they covered must be read again.
+var ErrEventsOverflow = errors.New("zkwire: watch events overflowed")
+
+// ErrSessionExpired marks a session the server expired: its watches are
+// gone.
+var ErrSessionExpired = errors.New("zkwire: session expired")
+
 // ErrAuthFailed is returned by Connect when the server rejects the
 // credentials.
 var ErrAuthFailed = errors.New("zkwire: authentication failed")
@@ -274,7 +283,7 @@ func (c *Client) readLoop(br *bufio.Reader) {
 			}
 			ev.Path, ev.Zxid = c.rel(ev.Path), zxid
 			if !c.queueEvent(ev) {
-				err = fmt.Errorf("%w: more than %d watch events were not taken", ErrConnectionLost, maxQueuedEvents)
+				err = fmt.Errorf("%w: %w: more than %d watch events were not taken", ErrConnectionLost, ErrEventsOverflow, maxQueuedEvents)
 				break
 			}
 			continue
