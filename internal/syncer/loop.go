@@ -320,7 +320,7 @@ type state struct {
 	// pending are notifications a reconciliation took off the feed that its
 	// read does not cover: the loop runs them before reading the feed again.
 	pending    []zkfeed.Event
-	feedClosed bool // a reconciliation found the feed closed
+	feedClosed bool           // a reconciliation found the feed closed
 	resyncs    []zkfeed.Event // the next resync round's causes
 	// moved are the source entities that reads made while frozen found
 	// changed and that no frozen round has reported yet.
