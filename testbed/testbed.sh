@@ -662,6 +662,8 @@ export ZKM_TEST_TARGET_CLIENT_PROPS='$TB/target-client.properties'
 export ZKM_TEST_SOURCE_SERVER_PROPS='$CONF/source.properties'
 export ZKM_TEST_ENCODER_SECRET_FILE='$TB/encoder.secret'
 export ZKM_TEST_SCRAM_CREDENTIALS='$TB/scram-credentials.json'
+export ZKM_TEST_LIB39='$LIB39'
+export ZKM_TEST_LIB41='$LIB41'
 EOF
 }
 

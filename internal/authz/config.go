@@ -16,35 +16,60 @@ type Config struct {
 	AllowEveryoneIfNoACLFound bool
 }
 
+// The two properties both authorizers read.
+const (
+	SuperUsersProperty    = "super.users"
+	AllowEveryoneProperty = "allow.everyone.if.no.acl.found"
+)
+
 // ParseZKConfig reads the two properties as ZooKeeper mode's AclAuthorizer.configure
-// does (Kafka 2.4-3.9; SimpleAclAuthorizer before it reads super.users the same
-// way): super.users split on ';' (Java's split: trailing empty pieces
+// does (Kafka 3.6-3.9; before 3.6 allow.everyone.if.no.acl.found was not
+// trimmed): super.users split on ';' (Java's split: trailing empty pieces
 // dropped), each piece trimmed and split at its first ':'; an empty piece
 // before the last non-empty one, a whitespace-only value or a piece without
 // ':' is an error (the broker does not start). allow.everyone.if.no.acl.found
 // is Scala's toBoolean of the trimmed value: "true" or "false" in any case,
-// anything else is an error. An empty string means the property is unset.
+// anything else is an error. An empty string here means the property is
+// unset (ParseZKProperties tells an empty value from an absent one).
 func ParseZKConfig(superUsers, allowEveryone string) (Config, error) {
+	return parseZK(superUsers, allowEveryone, allowEveryone != "")
+}
+
+// ParseZKProperties is ParseZKConfig over a broker's properties, where an
+// allow.everyone.if.no.acl.found present but empty is an error, as in
+// AclAuthorizer.
+func ParseZKProperties(p map[string]string) (Config, error) {
+	ae, set := p[AllowEveryoneProperty]
+	return parseZK(p[SuperUsersProperty], ae, set)
+}
+
+func parseZK(superUsers, allowEveryone string, allowSet bool) (Config, error) {
 	var c Config
 	if superUsers != "" {
 		for i, piece := range javaSplit(superUsers, ';') {
 			p := javaTrim(piece)
 			if err := checkPrincipal(p); err != nil {
-				return Config{}, fmt.Errorf("super.users %q: element %d: %w", superUsers, i+1, err)
+				return Config{}, fmt.Errorf("%s %q: element %d: %w", SuperUsersProperty, superUsers, i+1, err)
 			}
 			c.SuperUsers = append(c.SuperUsers, p)
 		}
 	}
-	if allowEveryone != "" {
+	if allowSet {
 		switch v := javaTrim(allowEveryone); {
 		case strings.EqualFold(v, "true"): // String.equalsIgnoreCase, as Scala's toBoolean
 			c.AllowEveryoneIfNoACLFound = true
 		case strings.EqualFold(v, "false"):
 		default:
-			return Config{}, fmt.Errorf("allow.everyone.if.no.acl.found %q: AclAuthorizer accepts only true or false (it throws IllegalArgumentException)", allowEveryone)
+			return Config{}, fmt.Errorf("%s %q: AclAuthorizer accepts only true or false (it throws IllegalArgumentException)", AllowEveryoneProperty, allowEveryone)
 		}
 	}
 	return c, nil
+}
+
+// ParseKRaftProperties is ParseKRaftConfig over a node's properties (an
+// absent property and an empty one mean the same to StandardAuthorizer).
+func ParseKRaftProperties(p map[string]string) (Config, error) {
+	return ParseKRaftConfig(p[SuperUsersProperty], p[AllowEveryoneProperty])
 }
 
 // ParseKRaftConfig reads the two properties as KRaft's
@@ -61,7 +86,7 @@ func ParseKRaftConfig(superUsers, allowEveryone string) (Config, error) {
 			continue
 		}
 		if err := checkPrincipal(p); err != nil {
-			return Config{}, fmt.Errorf("super.users %q: element %d: %w", superUsers, i+1, err)
+			return Config{}, fmt.Errorf("%s %q: element %d: %w", SuperUsersProperty, superUsers, i+1, err)
 		}
 		c.SuperUsers = append(c.SuperUsers, p)
 	}

@@ -26,6 +26,8 @@ const (
 	EnvTarget1Bootstrap = "ZKM_TEST_TARGET1_BOOTSTRAP" // Kafka 4.1 KRaft node 2 (broker)
 	EnvDir              = "ZKM_TESTBED_DIR"            // the test bed's state dir (client properties, secrets file, logs)
 	EnvZKDataDir        = "ZKM_TEST_ZK_DATA_DIR"       // the source ZooKeeper's dataDir (its snapshots and transaction logs)
+	EnvLib39            = "ZKM_TEST_LIB39"             // the Kafka 3.9.1 jars (testbed.sh fetch)
+	EnvLib41            = "ZKM_TEST_LIB41"             // the Kafka 4.1.1 jars
 )
 
 // The test bed's super user on both clusters. Test values only.
@@ -76,6 +78,14 @@ func TargetBootstrap(t testing.TB) string { t.Helper(); return get(t, EnvTargetB
 
 // Target1Bootstrap returns the address of the Kafka 4.1 target's node 2.
 func Target1Bootstrap(t testing.TB) string { t.Helper(); return get(t, EnvTarget1Bootstrap) }
+
+// Lib39 returns the directory of the Kafka 3.9.1 jars (kafka_2.13 with
+// its runtime classpath: AclAuthorizer, ZooKeeper, StandardAuthorizer
+// 3.9.1), for tests that run Kafka's own classes in a JVM.
+func Lib39(t testing.TB) string { t.Helper(); return get(t, EnvLib39) }
+
+// Lib41 returns the directory of the Kafka 4.1.1 jars.
+func Lib41(t testing.TB) string { t.Helper(); return get(t, EnvLib41) }
 
 // Dir returns the test bed's state dir.
 func Dir(t testing.TB) string { t.Helper(); return get(t, EnvDir) }
