@@ -23,11 +23,28 @@ import (
 // when rounds is closed or ctx ends. It only reads values: the sync itself
 // runs in the caller.
 func RunSync(ctx context.Context, title string, rounds <-chan syncer.Round, freeze func(), o Options) error {
-	if rounds == nil {
+	return RunSyncView(ctx, SyncView{Title: title, Rounds: rounds, Freeze: freeze}, o)
+}
+
+// SyncView is what the sync screen shows and can do.
+type SyncView struct {
+	Title  string
+	Rounds <-chan syncer.Round
+	Freeze func() // f asks, then calls it (once)
+	// State, when set, is the sync's state (syncer.Tracker.State): the
+	// banner says it as the status line and /readyz do. Without it the
+	// banner judges by the last round.
+	State func() syncer.State
+}
+
+// RunSyncView is RunSync of v.
+func RunSyncView(ctx context.Context, v SyncView, o Options) error {
+	if v.Rounds == nil {
 		return errors.New("tui: no rounds")
 	}
 	c := common(o)
-	s := newSyncScreen(c, title, rounds, freeze)
+	s := newSyncScreen(c, v.Title, v.Rounds, v.Freeze)
+	s.state = v.State
 	m := &root{c: c, ctx: ctx, state: stateSync, sync: s}
 	_, err := program(ctx, m, o).Run()
 	return runErr(ctx, err)
@@ -63,6 +80,7 @@ type syncScreen struct {
 	freeze func()
 	now    func() time.Time
 	since  time.Time
+	state  func() syncer.State // nil: judged by the last round
 
 	rounds   []syncer.Round // newest last, at most syncKeep
 	counts   syncCounts
@@ -329,6 +347,8 @@ func (s *syncScreen) View() string {
 	}
 	lines := []string{st.Title.Render(trunc("Sync "+s.title, w-14)) + st.Subtle.Render(" · up "+fmtDur(up))}
 	switch {
+	case s.state != nil && !s.closed:
+		lines = append(lines, s.stateBanner(s.state()))
 	case s.frozen:
 		lines = append(lines, st.Cursor.Render(st.Error.Render(fit(" ■ FROZEN: nothing is written to the target; source changes are reported, not applied", w))))
 	case s.asked:
@@ -406,6 +426,24 @@ func (s *syncScreen) View() string {
 	}
 	lines = append(lines, footer)
 	return block(lines, w, h)
+}
+
+// stateBanner is the banner of the sync's state.
+func (s *syncScreen) stateBanner(state syncer.State) string {
+	st, w := s.c.Styles, s.c.Width
+	switch state.Phase {
+	case syncer.Frozen:
+		return st.Cursor.Render(st.Error.Render(fit(" ■ FROZEN: nothing is written to the target; source changes are reported, not applied", w)))
+	case syncer.Freezing:
+		return st.Cursor.Render(st.Warn.Render(fit(" ■ FREEZING: the rounds in flight send nothing more", w)))
+	case syncer.InStep:
+		how := " · following ZooKeeper's change feed"
+		if n := len(s.rounds); n > 0 && s.rounds[n-1].Reason == syncer.ReasonPoll {
+			how = " · polling the source through its brokers"
+		}
+		return st.OK.Render("● IN STEP") + st.Subtle.Render(how)
+	}
+	return st.Error.Render("● " + oneLine(state.Describe(s.now())))
 }
 
 func (s *syncScreen) ShortHelp() []key.Binding {

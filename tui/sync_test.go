@@ -233,3 +233,27 @@ func TestSyncStateNamesHowItFollows(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncBannerFromState: given the sync's state, the banner says what
+// the status line and /readyz say (BEHIND with what is pending, though
+// the last round went well; IN STEP; FREEZING), not what the last round
+// alone suggests.
+func TestSyncBannerFromState(t *testing.T) {
+	for _, tc := range []struct {
+		state syncer.State
+		want  string
+	}{
+		{syncer.State{Phase: syncer.Behind, Started: true, Pending: 2, Failed: 1, Oldest: syncT0.Add(9 * time.Minute)}, "BEHIND: 2 pending, 1 failed, oldest 1m0s"},
+		{syncer.State{Phase: syncer.Behind}, "BEHIND (the first round is not done)"},
+		{syncer.State{Phase: syncer.InStep, Started: true}, "IN STEP"},
+		{syncer.State{Phase: syncer.Freezing, Started: true}, "FREEZING"},
+	} {
+		var froze int
+		rs := syncRounds()[:1] // the last round shown went well
+		m := newSyncRoot(100, 30, &froze, rs...)
+		m.sync.state = func() syncer.State { return tc.state }
+		if got := ansi.Strip(view(m)); !strings.Contains(got, tc.want) {
+			t.Errorf("state %s: the view lacks %q:\n%s", tc.state.Phase, tc.want, got)
+		}
+	}
+}

@@ -184,6 +184,10 @@ func syncHeadline(r syncer.Round) string {
 
 // SyncStatus is the periodic status line of a sync without a terminal.
 type SyncStatus struct {
+	// State is the sync's state (syncer.Tracker) when the caller has it:
+	// the line leads with it. Without it the line says only in step or
+	// frozen.
+	State                   syncer.State
 	Since                   time.Time
 	Rounds, Applied, Failed int
 	Missed, Drift           int
@@ -211,14 +215,30 @@ func (s *SyncStatus) Add(r syncer.Round) {
 
 // SyncStatusText writes the status line.
 func SyncStatusText(w io.Writer, now time.Time, s SyncStatus) error {
-	state := "in step"
+	state := "in step for"
 	if s.Frozen {
-		state = "frozen"
+		state = "frozen for"
 	}
-	_, err := fmt.Fprintf(w, "%s status: %s for %s; %d rounds, %d applied, %d failed, %d missed, %d drift; lag last %s max %s; zxid 0x%x\n",
+	if s.State.Phase != "" {
+		state = s.State.Describe(now)
+		if len(s.State.Names) > 0 {
+			state += " (" + quoteOdd(nameList(s.State.Names, 5)) + ")"
+		}
+		state += "; up"
+	}
+	_, err := fmt.Fprintf(w, "%s status: %s %s; %d rounds, %d applied, %d failed, %d missed, %d drift; lag last %s max %s; zxid 0x%x\n",
 		now.Format("15:04:05.000"), state, now.Sub(s.Since).Round(time.Second), s.Rounds, s.Applied, s.Failed, s.Missed, s.Drift,
 		s.LastLag.Round(time.Millisecond), s.MaxLag.Round(time.Millisecond), s.LastZxid)
 	return err
+}
+
+// nameList is the first most names and how many more there are.
+func nameList(names []string, most int) string {
+	out := strings.Join(names[:min(len(names), most)], ", ")
+	if len(names) > most {
+		out += fmt.Sprintf(" and %d more", len(names)-most)
+	}
+	return out
 }
 
 // syncRoundJSON is one round as a JSON line.
@@ -359,9 +379,18 @@ func SyncJSON(w io.Writer, r syncer.Round) error {
 
 // SyncStatusJSON writes the status as one line of JSON.
 func SyncStatusJSON(w io.Writer, now time.Time, s SyncStatus) error {
+	var oldest float64
+	if s.State.Pending > 0 {
+		oldest = s.State.OldestAge(now).Seconds()
+	}
 	b, err := json.Marshal(struct {
 		Event     string    `json:"event"` // "status"
 		At        time.Time `json:"at"`
+		State     string    `json:"state,omitempty"` // IN STEP, BEHIND, FREEZING, FROZEN
+		Pending   int       `json:"pending,omitempty"`
+		Failing   int       `json:"pending_failed,omitempty"`
+		OldestS   float64   `json:"oldest_pending_s,omitempty"`
+		Names     []string  `json:"pending_names,omitempty"`
 		Frozen    bool      `json:"frozen,omitempty"`
 		Rounds    int       `json:"rounds"`
 		Applied   int       `json:"applied"`
@@ -372,7 +401,7 @@ func SyncStatusJSON(w io.Writer, now time.Time, s SyncStatus) error {
 		MaxLagMS  float64   `json:"max_lag_ms"`
 		LastZxid  int64     `json:"zxid,omitempty"`
 		UpSeconds float64   `json:"up_seconds"`
-	}{"status", now.UTC(), s.Frozen, s.Rounds, s.Applied, s.Failed, s.Missed, s.Drift,
+	}{"status", now.UTC(), string(s.State.Phase), s.State.Pending, s.State.Failed, oldest, s.State.Names, s.Frozen, s.Rounds, s.Applied, s.Failed, s.Missed, s.Drift,
 		float64(s.LastLag.Microseconds()) / 1000, float64(s.MaxLag.Microseconds()) / 1000, s.LastZxid, now.Sub(s.Since).Seconds()})
 	if err != nil {
 		return err

@@ -62,6 +62,18 @@ func TestSyncGolden(t *testing.T) {
 	if err := render.SyncStatusJSON(&js, st.Since.Add(time.Minute), st); err != nil {
 		t.Fatal(err)
 	}
+	// With the tracker's state: the phase leads, with what is pending.
+	st.State = syncer.State{Phase: syncer.Behind, Started: true, Pending: 2, Failed: 1, Oldest: st.Since.Add(50 * time.Second), Names: []string{"topic orders", "topic-config:payments"}}
+	if err := render.SyncStatusText(&text, st.Since.Add(time.Minute), st); err != nil {
+		t.Fatal(err)
+	}
+	if err := render.SyncStatusJSON(&js, st.Since.Add(time.Minute), st); err != nil {
+		t.Fatal(err)
+	}
+	st.State = syncer.State{Phase: syncer.InStep, Started: true}
+	if err := render.SyncStatusText(&text, st.Since.Add(time.Minute), st); err != nil {
+		t.Fatal(err)
+	}
 	golden(t, filepath.Join("testdata", "sync.txt"), text.String())
 	golden(t, filepath.Join("testdata", "sync.jsonl"), js.String())
 	for _, out := range []string{text.String(), js.String()} {

@@ -28,7 +28,10 @@ const DefaultMaxInFlight = 1
 type batch struct {
 	scope Scope
 	first time.Time // the first notification seen
-	zxid  int64
+	// written is when ZooKeeper wrote the earliest of its notifications,
+	// when the feed knows it (zero otherwise).
+	written time.Time
+	zxid    int64
 }
 
 // flight is a change round on its way: launched by the loop with its part
@@ -36,6 +39,7 @@ type batch struct {
 type flight struct {
 	r             Round // the goroutine's until done is closed
 	first         time.Time
+	written       time.Time
 	scope         decoded       // every resource the round may change
 	applied       chan struct{} // closed once the round has applied (or failed)
 	done          chan struct{} // closed once it has also been verified
@@ -85,17 +89,16 @@ func (s *state) scoped(ctx context.Context, b *batch) {
 		s.noteMoved(srcScope.Restrict(s.source), part)
 	}
 	s.source = Patch(s.source, scope, part)
+	s.cfg.Tracker.take(scope.Entities(), b.first, s.cfg.BrokerIDMap)
 	q := s.next
 	if q == nil {
-		q = &queued{b: batch{scope: NewScope(nil), first: b.first}}
+		q = &queued{b: batch{scope: NewScope(nil), first: b.first, written: b.written}}
 		s.next = q
 	}
 	for _, e := range scope.Entities() {
 		q.b.scope.Add(e)
 	}
-	if !b.first.IsZero() && (q.b.first.IsZero() || b.first.Before(q.b.first)) {
-		q.b.first = b.first
-	}
+	q.b.first, q.b.written = earliest(q.b.first, b.first), earliest(q.b.written, b.written)
 	q.b.zxid = max(q.b.zxid, b.zxid, zxidOf(part))
 	q.readFor += s.since(started)
 	s.dispatch(ctx)
@@ -133,7 +136,7 @@ func (s *state) dispatch(ctx context.Context) {
 				}
 			}
 		case len(met) > 0:
-			s.held = append(s.held, &heldEntity{e: e, d: d, after: met, first: q.b.first, since: s.cfg.Now(), zxid: q.b.zxid, readFor: q.readFor})
+			s.held = append(s.held, &heldEntity{e: e, d: d, after: met, first: q.b.first, written: q.b.written, since: s.cfg.Now(), zxid: q.b.zxid, readFor: q.readFor})
 			if s.cfg.waiting != nil {
 				s.cfg.waiting()
 			}
@@ -142,7 +145,7 @@ func (s *state) dispatch(ctx context.Context) {
 		}
 	}
 	if !free.Empty() {
-		s.launch(ctx, &batch{scope: free, first: q.b.first, zxid: q.b.zxid}, q.readFor, 0)
+		s.launch(ctx, &batch{scope: free, first: q.b.first, written: q.b.written, zxid: q.b.zxid}, q.readFor, 0)
 	}
 }
 
@@ -155,6 +158,7 @@ type heldEntity struct {
 	d       decoded
 	after   []*flight // the rounds in flight it meets
 	first   time.Time // its first notification
+	written time.Time
 	since   time.Time // when it was held
 	zxid    int64
 	readFor time.Duration
@@ -192,9 +196,7 @@ func (s *state) launchHeld(ctx context.Context) bool {
 	for _, h := range ready {
 		b.scope.Add(h.e)
 		b.zxid = max(b.zxid, h.zxid)
-		if b.first.IsZero() || h.first.Before(b.first) {
-			b.first = h.first
-		}
+		b.first, b.written = earliest(b.first, h.first), earliest(b.written, h.written)
 		if since.IsZero() || h.since.Before(since) {
 			since = h.since
 		}
@@ -225,7 +227,8 @@ func (s *state) meeting(d decoded) []*flight {
 // meets it.
 func (s *state) launch(ctx context.Context, b *batch, readFor, waited time.Duration) {
 	s.n++
-	r := Round{N: s.n, Reason: ReasonChange, Started: s.cfg.Now(), Frozen: s.frozen(), Zxid: b.zxid, Entities: b.scope.Entities()}
+	r := Round{N: s.n, Reason: ReasonChange, Started: s.cfg.Now(), Frozen: s.frozen(), Zxid: b.zxid, Entities: b.scope.Entities(), tracked: true}
+	s.cfg.Tracker.begun()
 	r.Phases.ReadSource, r.Phases.Wait = readFor, waited
 	d := b.scope.decode().mapBrokers(s.cfg.BrokerIDMap)
 	srcScope, tgtScope := d.reads()
@@ -234,7 +237,7 @@ func (s *state) launch(ctx context.Context, b *batch, readFor, waited time.Durat
 	// The plan stage may add to these (static configs, findings): the
 	// round's own copies, not the model's.
 	src.StaticConfigs, src.Findings = slices.Clone(src.StaticConfigs), slices.Clone(src.Findings)
-	f := &flight{r: r, first: b.first, scope: d, applied: make(chan struct{}), done: make(chan struct{}), targetBrokers: -1}
+	f := &flight{r: r, first: b.first, written: b.written, scope: d, applied: make(chan struct{}), done: make(chan struct{}), targetBrokers: -1}
 	s.flights = append(s.flights, f)
 	go s.fly(ctx, f, src, tgtScope)
 }
@@ -291,6 +294,9 @@ func (s *state) fly(ctx context.Context, f *flight, src *snapshot.Snapshot, tgtS
 	if !f.first.IsZero() {
 		r.Lag = s.since(f.first)
 	}
+	if !f.written.IsZero() {
+		r.WriteLag = s.since(f.written)
+	}
 }
 
 // settle runs the held entities' round, waits for every round in flight
@@ -327,6 +333,7 @@ func (s *state) reap() {
 		}
 		s.flights = s.flights[1:]
 		if f.dropped {
+			s.cfg.Tracker.ended()
 			continue
 		}
 		if f.r.Err == nil && f.targetBrokers >= 0 {
@@ -377,4 +384,12 @@ func (d decoded) meets(o decoded) bool {
 		}
 	}
 	return false
+}
+
+// earliest is the earlier of two times, a zero one counting as none.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || !b.IsZero() && b.Before(a) {
+		return b
+	}
+	return a
 }

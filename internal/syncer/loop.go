@@ -40,6 +40,10 @@ type Stages struct {
 // Outcome is what applying one round's plan did.
 type Outcome struct {
 	Applied, Failed, Unverified int
+	// FailedIDs and UnverifiedIDs name the changes counted in Failed and
+	// Unverified (the state then names them as pending; a round that
+	// counts more than it names leaves all its changes pending).
+	FailedIDs, UnverifiedIDs []string
 	// Unsent are the ids of the changes not sent because Round.Halt
 	// answered an error (apply.Result.Halted): sync was frozen while the
 	// round applied.
@@ -119,11 +123,17 @@ type Config struct {
 	MaxInFlight int
 	// Now returns the time (time.Now when nil).
 	Now func() time.Time
+	// Tracker, when set, is kept up to date with the sync's State.
+	Tracker *Tracker
 
 	tick <-chan struct{} // tests: a reconciliation on demand
 	// tests: called when a round waits for rounds in flight before it
 	waiting func()
 }
+
+// HeartbeatEvery is the longest the loop goes without turning while it
+// waits (State.LastTurn).
+const HeartbeatEvery = 5 * time.Second
 
 // DefaultCoalesce gathers notifications that arrive together.
 const DefaultCoalesce = 20 * time.Millisecond
@@ -162,9 +172,13 @@ type Round struct {
 	Finished time.Time
 	// Lag is from the feed seeing the first notification of the round to
 	// the round's verify ending (change rounds).
-	Lag     time.Duration
-	Changes []plan.Change // planned and sent (or, frozen, what would be)
-	Phases  Phases
+	Lag time.Duration
+	// WriteLag is from ZooKeeper writing the earliest notification of the
+	// round (its ctime, when the feed read it) to the round's verify
+	// ending: zero when the feed knows no write time.
+	WriteLag time.Duration
+	Changes  []plan.Change // planned and sent (or, frozen, what would be)
+	Phases   Phases
 	// TargetScope is what a change round read of the target (nil: all of
 	// it), so that verifying its apply needs to read no more.
 	TargetScope *kread.Scope
@@ -204,6 +218,8 @@ type Round struct {
 	// ErrFrozen once sync is frozen (apply.Options.Halt).
 	Halt func() error
 	Err  error
+
+	tracked bool // counted by Tracker.begun
 }
 
 // ErrFrozen is what Round.Halt answers once sync is frozen.
@@ -243,6 +259,10 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 		defer t.Stop()
 		tick = t.C
 	}
+	// The loop turns at least every HeartbeatEvery, so that
+	// State.LastTurn says it is alive while nothing happens.
+	beat := time.NewTicker(HeartbeatEvery)
+	defer beat.Stop()
 	var poll <-chan time.Time
 	if cfg.PollEvery > 0 {
 		t := time.NewTicker(cfg.PollEvery)
@@ -250,6 +270,7 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 		poll = t.C
 	}
 	for {
+		cfg.Tracker.turn(cfg.Now())
 		if s.undone {
 			retry.Reset(backoff)
 			backoff = min(2*backoff, RetryMax)
@@ -291,14 +312,15 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 				continue
 			}
 			s.skipped(ev)
-			scope, first, zxid, resync := s.gather(ctx, ev)
+			b, resync := s.gather(ctx, ev)
 			if resync != nil {
 				s.resync(ctx, *resync)
 				continue
 			}
-			if !scope.Empty() {
-				s.scoped(ctx, &batch{scope: scope, first: first, zxid: zxid})
+			if !b.scope.Empty() {
+				s.scoped(ctx, b)
 			}
+		case <-beat.C:
 		case <-poll:
 			s.full(ctx, ReasonPoll)
 		case <-tick:
@@ -351,9 +373,8 @@ func (s *state) frozen() bool {
 
 // gather takes the event and whatever follows within the coalescing
 // window into one scope; a resync event among them is returned instead.
-func (s *state) gather(ctx context.Context, ev zkfeed.Event) (scope Scope, first time.Time, zxid int64, resync *zkfeed.Event) {
-	scope = NewScope(ev.Entities)
-	first, zxid = ev.Seen, ev.Zxid
+func (s *state) gather(ctx context.Context, ev zkfeed.Event) (b *batch, resync *zkfeed.Event) {
+	b = &batch{scope: NewScope(ev.Entities), first: ev.Seen, written: ev.Written, zxid: ev.Zxid}
 	var entities []zkfeed.Entity
 	timer := time.NewTimer(s.cfg.Coalesce)
 	defer timer.Stop()
@@ -362,24 +383,22 @@ func (s *state) gather(ctx context.Context, ev zkfeed.Event) (scope Scope, first
 		case more, ok := <-s.cfg.Feed:
 			if !ok {
 				s.feedClosed = true
-				return scope, first, zxid, &zkfeed.Event{Resync: true, Err: errors.New("the change feed stopped")}
+				return b, &zkfeed.Event{Resync: true, Err: errors.New("the change feed stopped")}
 			}
 			if more.Resync {
-				return scope, first, zxid, &more
+				return b, &more
 			}
 			s.skipped(more)
 			entities = append(entities, more.Entities...)
-			zxid = max(zxid, more.Zxid)
-			if first.IsZero() {
-				first = more.Seen
-			}
+			b.zxid = max(b.zxid, more.Zxid)
+			b.first, b.written = earliest(b.first, more.Seen), earliest(b.written, more.Written)
 		case <-timer.C:
 			for _, e := range entities {
-				scope.Add(e)
+				b.scope.Add(e)
 			}
-			return scope, first, zxid, nil
+			return b, nil
 		case <-ctx.Done():
-			return scope, first, zxid, nil
+			return b, nil
 		}
 	}
 }
@@ -428,6 +447,8 @@ func (s *state) report(r Round) {
 	if r.Frozen {
 		s.afterCut(&r)
 	}
+	s.cfg.Tracker.done(r, r.tracked, s.cfg.BrokerIDMap)
+	r.tracked = false
 	bad := r.Err != nil || r.Outcome.Failed > 0 || r.Outcome.Unverified > 0 || len(r.Unsent) > 0
 	s.undone = bad && !r.Frozen && !s.frozen()
 	s.clean = !bad
@@ -477,7 +498,8 @@ func (s *state) read(ctx context.Context, scope *Scope) (*snapshot.Snapshot, err
 func (s *state) full(ctx context.Context, reason string) error {
 	s.settle() // its verify must not see this round's writes
 	s.n++
-	r := Round{N: s.n, Reason: reason, Started: s.cfg.Now(), Frozen: s.frozen()}
+	r := Round{N: s.n, Reason: reason, Started: s.cfg.Now(), Frozen: s.frozen(), tracked: true}
+	s.cfg.Tracker.begun()
 	if reason == ReasonResync {
 		r.Resyncs, s.resyncs = s.resyncs, nil
 	}
@@ -487,6 +509,7 @@ func (s *state) full(ctx context.Context, reason string) error {
 	if err != nil {
 		r.Err = fmt.Errorf("reading the source: %w", err)
 		if stopping(ctx, before) {
+			s.cfg.Tracker.ended()
 			return ErrStopped
 		}
 		s.emit(r)
@@ -501,6 +524,7 @@ func (s *state) full(ctx context.Context, reason string) error {
 	if err != nil {
 		r.Err = err
 		if stopping(ctx, before) {
+			s.cfg.Tracker.ended()
 			return ErrStopped
 		}
 		s.emit(r)
@@ -621,22 +645,20 @@ func (s *state) unannounced(ctx context.Context, changes []plan.Change, readZxid
 func (s *state) catchUp(ctx context.Context) {
 	evs := s.pending
 	s.pending = nil
-	var entities []zkfeed.Entity
-	var first time.Time
-	var zxid int64
+	b := &batch{scope: NewScope(nil)}
 	for _, ev := range evs {
 		if ev.Resync {
 			s.resync(ctx, ev)
 			return
 		}
-		entities = append(entities, ev.Entities...)
-		if first.IsZero() || ev.Seen.Before(first) {
-			first = ev.Seen
+		for _, e := range ev.Entities {
+			b.scope.Add(e)
 		}
-		zxid = max(zxid, ev.Zxid)
+		b.first, b.written = earliest(b.first, ev.Seen), earliest(b.written, ev.Written)
+		b.zxid = max(b.zxid, ev.Zxid)
 	}
-	if len(entities) > 0 {
-		s.scoped(ctx, &batch{scope: NewScope(entities), first: first, zxid: zxid})
+	if !b.scope.Empty() {
+		s.scoped(ctx, b)
 	}
 }
 

@@ -86,6 +86,11 @@ type Event struct {
 	Zxid int64
 	// Seen is when the feed learned of them.
 	Seen time.Time
+	// Written is when ZooKeeper wrote the earliest of the notifications
+	// the feed read for them (their ctime, by the ZooKeeper server's
+	// clock); zero when it read none (a topic's own events, one-shot
+	// watches).
+	Written time.Time
 	// Resync: the feed may have missed changes (watches lost, or a
 	// notification it could not read): read everything again. Cause says
 	// why, Path names the notification when one could not be read, and

@@ -248,6 +248,7 @@ func (f *Feed) persistentBatch(batch []zkwire.WatchEvent) (Event, error) {
 	}
 	res, err := multiRead(f.sess, reads)
 	var skipped []Skipped
+	var written time.Time
 	if err != nil {
 		return Event{}, fmt.Errorf("zkfeed: reading what the watch events tell of: %w", err)
 	}
@@ -274,11 +275,16 @@ func (f *Feed) persistentBatch(batch []zkwire.WatchEvent) (Event, error) {
 				continue
 			}
 			t.entity, t.zxid = e, r.Stat.Czxid
+			if r.Stat.Ctime > 0 {
+				if w := time.UnixMilli(r.Stat.Ctime); written.IsZero() || w.Before(written) {
+					written = w
+				}
+			}
 		default:
 			t.zxid = r.Stat.Mzxid
 		}
 	}
-	ev := Event{Skipped: skipped}
+	ev := Event{Skipped: skipped, Written: written}
 	seen := map[Entity]bool{}
 	for _, t := range tolds {
 		if t.skip {
