@@ -39,7 +39,7 @@ step() {
 
 install_missing() {
 	local pkgs=()
-	command -v java >/dev/null || pkgs+=(default-jre-headless)
+	command -v javac >/dev/null || pkgs+=(default-jdk-headless) # the Java source launcher needs the JDK
 	command -v mvn >/dev/null || pkgs+=(maven)
 	command -v make >/dev/null || pkgs+=(make)
 	command -v gcc >/dev/null || pkgs+=(gcc libc6-dev) # cgo: mattn/go-sqlite3
