@@ -99,6 +99,8 @@ const (
 	IDDelegationToken          = "delegation-token"
 	IDLegacyReassignment       = "legacy-reassignment"
 	IDOutOfScopeOffsets        = "out-of-scope-offsets"
+	IDPrincipalMapUnmapped     = "principal-map-unmapped"
+	IDPrincipalMapMerge        = "principal-map-merge"
 	IDPolicyViolation          = "POLICY-VIOLATION" // also a check id: `migrate policy check` reports it
 	IDBlockTieredStorageTopic  = "tiered-storage-topic"
 	IDBlockConfigInvalidOnTgt  = "config-invalid-on-target"
@@ -111,6 +113,7 @@ const (
 	IDBlockSecretUnknown       = "secret-unknown"
 	IDBlockScramNoPassword     = "scram-no-password"
 	IDBlockPruneOwnCredential  = "prune-own-credential"
+	IDBlockPrincipalMapClash   = "principal-map-collision"
 )
 
 // Findings returns the whole vocabulary in documentation order: check's

@@ -170,6 +170,14 @@ var planFindings = []Finding{
 		Title: "Old-consumer groups keep offsets in ZooKeeper (/consumers); message data and offsets are out of scope.",
 		Why:   "Nothing migrates them.",
 		Fix:   "Move data and offsets with MirrorMaker 2."},
+	{ID: IDPrincipalMapUnmapped, Category: CatPlan, Severity: SeverityWarning,
+		Title: "A source principal of a kind the principal map (--principal-map) maps has no mapping: no rule applies, the rule fails in Kafka, or the tool cannot evaluate it exactly; its ACLs, quotas and SCRAM user are carried unchanged.",
+		Why:   "On the target that client authenticates as another principal (or not at all), so the rights carried under the old name reach nobody.",
+		Fix:   "Add a rule that covers it, or a zkmigrate.map pair (docs/principal-map.md); a pair to itself keeps it deliberately."},
+	{ID: IDPrincipalMapMerge, Category: CatPlan, Severity: SeverityWarning,
+		Title: "The principal map (--principal-map) maps two or more source principals onto one target principal: their ACLs and quotas merge.",
+		Why:   "The one target principal gets the rights of all of them; a DENY of one applies to the others.",
+		Fix:   "Nothing, if they are one client; else give them distinct target principals with zkmigrate.map pairs."},
 }
 
 // blockerFindings are the reasons plan.Build blocks a change: the change
@@ -219,4 +227,8 @@ var blockerFindings = []Finding{
 		Title: "--prune would delete a SCRAM credential of the user this tool authenticates to the target as.",
 		Why:   "The rest of the apply, and every later run, would be locked out of the target.",
 		Fix:   "Add the credential to the source, leave the user out with --principals, or run as another user."},
+	{ID: IDBlockPrincipalMapClash, Category: CatBlockers, Severity: SeverityError,
+		Title: "The principal map (--principal-map) maps two source SCRAM users, or two user quota entities with different values, onto one target user.",
+		Why:   "One user has one password per mechanism and one quota: the tool cannot choose whose to keep, so it sets neither.",
+		Fix:   "Give the source users distinct target names (zkmigrate.map pairs), or set the target user's password or quota by hand."},
 }
