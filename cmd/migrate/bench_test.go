@@ -108,7 +108,7 @@ func BenchmarkApplyRealKafka(b *testing.B) {
 	})
 
 	b.Run("cli-sample", func(b *testing.B) {
-		lib := filepath.Join(testbed.Dir(b), "lib39", "*")
+		lib := filepath.Join(testbed.Lib39(b), "*")
 		const sample = 5
 		for b.Loop() {
 			prefix := next()
