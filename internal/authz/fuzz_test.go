@@ -156,3 +156,43 @@ func sortedACLs(as []ACL) []ACL {
 	slices.SortFunc(as, compareStandard)
 	return slices.Compact(as)
 }
+
+// FuzzKRaftFastPath holds StandardAuthorizer's Authorize, which looks the
+// ACLs in scope up by name where the walk can neither throw nor loop, to
+// the walk itself, step for step, on names with "*" and characters below
+// it, empty names, and principals without ':'.
+func FuzzKRaftFastPath(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17})
+	f.Add([]byte("*g1 with a literal star, !b below it, and alice without a colon"))
+	f.Add([]byte{1, 9, 0, 3, 0, 1, 1, 3, 4, 2, 9, 0, 0, 0, 7, 1, 3, 0, 0, 0})
+	names := []string{"*", "*f", "f*", "f", "fo", "foo", "foob", "", "!", "!a", "!ab", "#", "hardcode", "h", "*g"}
+	principals := []string{"User:alice", "User:bob", "User:*", "Group:alice", "alice"}
+	hosts := []string{"*", "1.2.3.4", "10.0.0.1"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		i := 0
+		next := func(n int) int {
+			if i >= len(data) {
+				return 0
+			}
+			i++
+			return int(data[i-1]) % n
+		}
+		cfg := Config{AllowEveryoneIfNoACLFound: next(2) == 1}
+		var acls []ACL
+		for range next(10) {
+			acls = append(acls, ACL{Type: ResourceGroup, Name: names[next(len(names))], Pattern: PatternType(3 + next(2)),
+				Principal: principals[next(len(principals))], Host: hosts[next(len(hosts))], Operation: Operation(2 + next(13)),
+				Permission: Permission(1 + next(3))})
+		}
+		k := NewKRaft(acls, cfg).(*kraftAuthorizer)
+		t1 := &k.types[ResourceGroup]
+		for i < len(data) {
+			r := Request{Principal: principals[next(4)], Host: hosts[1+next(2)], Operation: Operation(2 + next(13)), Type: ResourceGroup,
+				Name: names[next(len(names))] + []string{"", "a", "1"}[next(3)]}
+			got, want := k.Authorize(r), k.walk(t1.entries, &r)
+			if got.Allowed != want.Allowed || got.Reason != want.Reason || got.Exception != want.Exception {
+				t.Fatalf("%s over %v: Authorize %s, the walk %s", r, acls, got, want)
+			}
+		}
+	})
+}

@@ -1,7 +1,6 @@
 package authz
 
 import (
-	"slices"
 	"sync"
 )
 
@@ -11,16 +10,14 @@ type kraftAuthorizer struct {
 	cfg           Config
 	super         map[string]struct{}
 	allowEveryone bool
-	// types holds each resource type's ACLs in StandardAcl order (name
-	// reversed in Java's order, then pattern type, operation, principal,
-	// host, permission): the order its walk and acls() follow.
-	types [numTypes][]entry
+	// types holds each resource type's ACLs in StandardAcl order: the
+	// order its walk and acls() follow.
+	types [numTypes]typeACLs
 	// byPrincipal indexes each type's ACLs by principal string (ascending
-	// positions in types), for the default authorizeByResourceType, which
-	// only looks at the asker's and User:*'s ACLs; colonless lists those
-	// whose principal it cannot parse (they throw, whoever asks).
+	// positions), for the default authorizeByResourceType, which only
+	// looks at the asker's and User:*'s ACLs (and throws on any whose
+	// principal has no ':', whoever asks: typeACLs.colonless).
 	byPrincipal [numTypes]map[string][]int32
-	colonless   [numTypes][]int32
 	scratch     sync.Pool // *byTypeScratch
 }
 
@@ -37,21 +34,11 @@ func NewKRaft(acls []ACL, cfg Config) Authorizer {
 	k.scratch.New = func() any {
 		return &byTypeScratch{denyLit: map[string]*entry{}, denyPre: map[string]*entry{}}
 	}
-	sorted := slices.Clone(acls)
-	slices.SortFunc(sorted, compareStandard)
-	sorted = slices.Compact(sorted)
-	for _, a := range sorted {
-		if ti, ok := typeIndex(a.Type); ok {
-			k.types[ti] = append(k.types[ti], newEntry(a))
-		}
-	}
+	k.types = buildTypes(acls)
 	for ti := range k.types {
 		k.byPrincipal[ti] = map[string][]int32{}
-		for i := range k.types[ti] {
-			e := &k.types[ti][i]
-			if e.colonless {
-				k.colonless[ti] = append(k.colonless[ti], int32(i))
-			} else {
+		for i := range k.types[ti].entries {
+			if e := &k.types[ti].entries[i]; !e.colonless {
 				k.byPrincipal[ti][e.Principal] = append(k.byPrincipal[ti][e.Principal], int32(i))
 			}
 		}
@@ -73,35 +60,40 @@ type ruleBuilder struct {
 // stopping at the first matching DENY, and over the LITERAL "*" section;
 // a DENY denies, an ALLOW allows, no ACL in scope gives the default
 // (allow.everyone.if.no.acl.found), else denied.
+//
+// The walk is taken step for step only where it can throw or loop: when
+// the type has an ACL principal without ':', or the name starts with a
+// character below "*" and some ACL name of the type does too. Elsewhere the
+// walk reaches exactly the ACLs typeACLs.scope lists (FuzzKRaftFastPath
+// holds the two to the same decisions), so those are looked up by name.
 func (k *kraftAuthorizer) Authorize(r Request) Decision {
 	if _, ok := k.super[r.Principal]; ok {
 		return Decision{Allowed: true, Reason: SuperUser}
 	}
-	var acls []entry
-	if ti, ok := typeIndex(r.Type); ok {
-		acls = k.types[ti]
+	ti, ok := typeIndex(r.Type)
+	if !ok {
+		return ruleDecision(false, nil, nil, k.allowEveryone)
 	}
+	t := &k.types[ti]
+	if len(t.colonless) > 0 || (r.Name != "" && r.Name[0] < '*' && t.belowStar) {
+		return k.walk(t.entries, &r)
+	}
+	any, allow, deny := t.decide(&r, true)
+	return ruleDecision(any, allow, deny, k.allowEveryone)
+}
+
+// walk is StandardAuthorizerData.findAclRule, step for step.
+func (k *kraftAuthorizer) walk(acls []entry, r *Request) Decision {
 	var b ruleBuilder
-	if d, stop := checkSection(acls, &r, r.Name, PatternUnknown, &b, nil); stop {
+	if d, stop := checkSection(acls, r, r.Name, PatternUnknown, &b, nil); stop {
 		return d
 	}
 	if b.deny == nil {
-		if d, stop := checkSection(acls, &r, WildcardResource, PatternLiteral, &b, nil); stop {
+		if d, stop := checkSection(acls, r, WildcardResource, PatternLiteral, &b, nil); stop {
 			return d
 		}
 	}
-	switch {
-	case b.deny != nil:
-		return Decision{Reason: DenyACL, ACL: &b.deny.ACL}
-	case b.allow != nil:
-		return Decision{Allowed: true, Reason: AllowACL, ACL: &b.allow.ACL}
-	case !b.hasResourceAcls:
-		if k.allowEveryone {
-			return Decision{Allowed: true, Reason: NoACLAllowEveryone}
-		}
-		return Decision{Reason: NoACLDeny}
-	}
-	return Decision{Reason: NoMatchingAllow}
+	return ruleDecision(b.hasResourceAcls, b.allow, b.deny, k.allowEveryone)
 }
 
 // checkSection is StandardAuthorizerData.checkSection, step for step: from
@@ -253,7 +245,7 @@ func (k *kraftAuthorizer) AuthorizeByResourceType(principal, host string, op Ope
 		return probe
 	}
 	ti, _ := typeIndex(t)
-	acls := k.types[ti]
+	acls := k.types[ti].entries
 	lists := [2][]int32{k.byPrincipal[ti][principal]}
 	if principal != WildcardPrincipal {
 		lists[1] = k.byPrincipal[ti][WildcardPrincipal]
@@ -264,7 +256,7 @@ func (k *kraftAuthorizer) AuthorizeByResourceType(principal, host string, op Ope
 	// The walk's first stop, in order: an unparsable principal (throws) or
 	// a matching LITERAL "*" DENY (denies).
 	stop := -1
-	for _, i := range k.colonless[ti] {
+	for _, i := range k.types[ti].colonless {
 		if e := &acls[i]; e.wildHost || e.Host == host {
 			stop = int(i)
 			break
@@ -340,7 +332,7 @@ func (k *kraftAuthorizer) InScope(t ResourceType, name string) []ACL {
 	if !ok {
 		return nil
 	}
-	acls := k.types[ti]
+	acls := k.types[ti].entries
 	seen := map[int]bool{}
 	var out []ACL
 	collect := func(i int) {

@@ -1,7 +1,5 @@
 package authz
 
-import "slices"
-
 // zkAuthorizer is kafka.security.authorizer.AclAuthorizer (ZooKeeper mode,
 // Kafka 2.4-3.9), and SimpleAclAuthorizer (0.11-2.3) with legacy set.
 type zkAuthorizer struct {
@@ -14,20 +12,11 @@ type zkAuthorizer struct {
 	// the broker does not start and no request is decided.
 	broken    *ACL
 	brokenExc string
-	entries   []entry // grouped by resource pattern, each group a span
-	types     [numTypes]zkType
+	types     [numTypes]typeACLs
 	// byType is AclAuthorizer's resourceCache: for each (principal, host,
 	// operation, permission, type, pattern type), the names with such an
 	// ACL, each with one of its ACLs.
 	byType map[byTypeKey]*nameSet
-}
-
-type span struct{ lo, hi int32 }
-
-type zkType struct {
-	literal   map[string]span // LITERAL ACLs by name ("*" included)
-	prefixed  map[string]span // PREFIXED ACLs by name
-	maxPrefix int             // the longest PREFIXED name, in bytes
 }
 
 type byTypeKey struct {
@@ -71,55 +60,33 @@ func NewZKLegacy(acls []ACL, cfg Config, v Version) Authorizer {
 func newZK(acls []ACL, cfg Config, kind string, prefixed bool) *zkAuthorizer {
 	z := &zkAuthorizer{cfg: cfg, kind: kind, super: superSet(cfg.SuperUsers), allowEveryone: cfg.AllowEveryoneIfNoACLFound,
 		byType: map[byTypeKey]*nameSet{}}
-	sorted := make([]ACL, 0, len(acls))
+	kept := make([]ACL, 0, len(acls))
 	for _, a := range acls {
 		if a.Pattern == PatternPrefixed && !prefixed {
 			continue
 		}
-		sorted = append(sorted, a)
+		kept = append(kept, a)
 	}
-	slices.SortFunc(sorted, compareStandard)
-	sorted = slices.Compact(sorted)
-	z.entries = make([]entry, len(sorted))
-	for i := range z.types {
-		z.types[i] = zkType{literal: map[string]span{}, prefixed: map[string]span{}}
-	}
-	for i, a := range sorted {
-		z.entries[i] = newEntry(a)
-		e := &z.entries[i]
-		if z.broken == nil {
-			switch {
-			case e.colonless:
-				z.broken, z.brokenExc = &e.ACL, "IllegalArgumentException"
-			case a.Operation == OpAny || a.Permission == PermissionAny || a.Type == ResourceAny:
+	z.types = buildTypes(kept)
+	for ti := range z.types {
+		for i := range z.types[ti].entries {
+			e := &z.types[ti].entries[i]
+			if z.broken == nil && (e.colonless || e.Operation == OpAny || e.Permission == PermissionAny) {
 				z.broken, z.brokenExc = &e.ACL, "IllegalArgumentException"
 			}
-		}
-		ti, ok := typeIndex(a.Type)
-		if !ok || (a.Pattern != PatternLiteral && a.Pattern != PatternPrefixed) {
-			continue // never consulted
-		}
-		t := &z.types[ti]
-		m := t.literal
-		if a.Pattern == PatternPrefixed {
-			m = t.prefixed
-			t.maxPrefix = max(t.maxPrefix, len(a.Name))
-		}
-		// sorted groups each resource pattern's ACLs together
-		if sp, ok := m[a.Name]; ok && sp.hi == int32(i) {
-			m[a.Name] = span{sp.lo, int32(i + 1)}
-		} else {
-			m[a.Name] = span{int32(i), int32(i + 1)}
-		}
-		k := byTypeKey{a.Principal, a.Host, a.Operation, a.Permission, a.Type, a.Pattern}
-		ns := z.byType[k]
-		if ns == nil {
-			ns = &nameSet{byName: map[string]*entry{}}
-			z.byType[k] = ns
-		}
-		if _, ok := ns.byName[a.Name]; !ok {
-			ns.byName[a.Name] = e
-			ns.order = append(ns.order, a.Name)
+			if e.Pattern != PatternLiteral && e.Pattern != PatternPrefixed {
+				continue
+			}
+			k := byTypeKey{e.Principal, e.Host, e.Operation, e.Permission, e.Type, e.Pattern}
+			ns := z.byType[k]
+			if ns == nil {
+				ns = &nameSet{byName: map[string]*entry{}}
+				z.byType[k] = ns
+			}
+			if _, ok := ns.byName[e.Name]; !ok {
+				ns.byName[e.Name] = e
+				ns.order = append(ns.order, e.Name)
+			}
 		}
 	}
 	return z
@@ -130,31 +97,6 @@ func (z *zkAuthorizer) Config() Config { return z.cfg }
 
 func (z *zkAuthorizer) brokenDecision() Decision {
 	return Decision{Reason: Broken, Exception: z.brokenExc, ACL: z.broken}
-}
-
-// scope calls f on each span of ACLs AclAuthorizer's matchingAcls collects
-// for t:name, in its order (PREFIXED from the longest prefix, then the
-// LITERAL "*", then the LITERAL name), until f returns false.
-func (z *zkAuthorizer) scope(ti int, name string, f func(span) bool) {
-	t := &z.types[ti]
-	if len(t.prefixed) > 0 {
-		if name == "" {
-			if sp, ok := t.prefixed[""]; ok && !f(sp) {
-				return
-			}
-		}
-		for i := min(len(name), t.maxPrefix); i >= 1; i-- {
-			if sp, ok := t.prefixed[name[:i]]; ok && !f(sp) {
-				return
-			}
-		}
-	}
-	if sp, ok := t.literal[WildcardResource]; ok && !f(sp) {
-		return
-	}
-	if sp, ok := t.literal[name]; ok {
-		f(sp)
-	}
 }
 
 // Authorize is AclAuthorizer.authorizeAction: a super user is allowed; no
@@ -170,49 +112,10 @@ func (z *zkAuthorizer) Authorize(r Request) Decision {
 	}
 	ti, ok := typeIndex(r.Type)
 	if !ok {
-		return z.noACL()
+		return ruleDecision(false, nil, nil, z.allowEveryone)
 	}
-	var any bool
-	var allow, deny *entry
-	allowSet, denySet := allowOps(r.Operation), denyOps(r.Operation)
-	z.scope(ti, r.Name, func(sp span) bool {
-		any = true
-		for i := sp.lo; i < sp.hi; i++ {
-			e := &z.entries[i]
-			if !e.matches(r.Principal, r.Host) {
-				continue
-			}
-			bit := opBit(e.Operation)
-			switch e.Permission {
-			case Deny:
-				if bit&denySet != 0 {
-					deny = e
-					return false
-				}
-			case Allow:
-				if allow == nil && bit&allowSet != 0 {
-					allow = e
-				}
-			}
-		}
-		return true
-	})
-	switch {
-	case !any:
-		return z.noACL()
-	case deny != nil:
-		return Decision{Reason: DenyACL, ACL: &deny.ACL}
-	case allow != nil:
-		return Decision{Allowed: true, Reason: AllowACL, ACL: &allow.ACL}
-	}
-	return Decision{Reason: NoMatchingAllow}
-}
-
-func (z *zkAuthorizer) noACL() Decision {
-	if z.allowEveryone {
-		return Decision{Allowed: true, Reason: NoACLAllowEveryone}
-	}
-	return Decision{Reason: NoACLDeny}
+	any, allow, deny := z.types[ti].decide(&r, false)
+	return ruleDecision(any, allow, deny, z.allowEveryone)
 }
 
 // AuthorizeByResourceType is AclAuthorizer's own override (not the
@@ -361,17 +264,7 @@ func (z *zkAuthorizer) InScope(t ResourceType, name string) []ACL {
 	if !ok {
 		return nil
 	}
-	var out []ACL
-	z.scope(ti, name, func(sp span) bool {
-		for i := sp.lo; i < sp.hi; i++ {
-			out = append(out, z.entries[i].ACL)
-		}
-		return true
-	})
-	if name == WildcardResource { // the literal "*" is both the wildcard and the name
-		out = slices.CompactFunc(out, func(a, b ACL) bool { return a == b })
-	}
-	return out
+	return z.types[ti].inScope(name, false)
 }
 
 // compareStandard is StandardAcl.compareTo: resource type, name (reversed,
