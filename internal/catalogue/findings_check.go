@@ -250,6 +250,13 @@ var checkFindings = []Finding{
 		Fix:   "Delete whichever entry is wrong; if the deny is meant for other principals, narrow it to them.",
 		Ref:   "kafka-zk-model §2.2",
 	},
+	{
+		ID: "ACL-PRINCIPAL-MAP", Category: CatACL, Severity: SeverityWarning, SeverityNote: "error for principal-map-collision",
+		Title: "With --principal-map, a source principal has no mapping (principal-map-unmapped), several map onto one (principal-map-merge), or SCRAM users or differing quotas collide (principal-map-collision); the plan's finding id is in the message.",
+		Why:   "The clients authenticate as the mapped principals on the target: what is not mapped reaches nobody there, and what is merged is shared.",
+		Fix:   "Extend the map (docs/principal-map.md): a rule or a zkmigrate.map pair for each principal named.",
+		Ref:   "docs/principal-map.md",
+	},
 
 	// Topic health.
 	{

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zkmigrate/zkmigrate/internal/principalmap"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -317,6 +318,19 @@ var cases = []struct {
 			mkACL("TRANSACTIONAL_ID", "tx", "LITERAL", "User:bob", "*", "WRITE", "Allow"),
 			mkACL("User", "User:bob", "LITERAL", "User:bob", "*", "CreateTokens", "Allow"))
 	}, 0, "", "", ""},
+	{"principal map leaves a DN unmapped", "ACL-PRINCIPAL-MAP", Options{}, func(s *snapshot.Snapshot) {
+		s.ACLs = append(s.ACLs, mkACL("Topic", "orders", "LITERAL", "User:CN=x,O=corp", "*", "Read", "Allow"))
+		mapWith(s, "ssl.principal.mapping.rules=RULE:^CN=([^,]+),OU=eng$/$1/\n")
+	}, 1, "warning", "User:CN=x,O=corp", "principal-map-unmapped: principal \"User:CN=x,O=corp\": no rule applies"},
+	{"principal map collides two SCRAM users", "ACL-PRINCIPAL-MAP", Options{}, func(s *snapshot.Snapshot) {
+		s.ScramUsers = append(s.ScramUsers, snapshot.ScramUser{Name: "CN=bob,OU=eng", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-256", Iterations: 4096}}},
+			snapshot.ScramUser{Name: "bob", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-512", Iterations: 4096}}})
+		mapWith(s, "ssl.principal.mapping.rules=RULE:^CN=([^,]+),OU=eng$/$1/\n")
+	}, 2, "error", "User:bob", "principal-map-collision"}, // and principal-map-merge
+	{"principal map covering every principal", "ACL-PRINCIPAL-MAP", Options{}, func(s *snapshot.Snapshot) {
+		s.ACLs = append(s.ACLs, mkACL("Topic", "orders", "LITERAL", "User:CN=x,OU=eng", "*", "Read", "Allow"))
+		mapWith(s, "ssl.principal.mapping.rules=RULE:^CN=([^,]+),OU=eng$/$1/\n")
+	}, 0, "", "", ""},
 	{"deny shadows allow, same principal", "ACL-DENY-SHADOWS-ALLOW", Options{}, func(s *snapshot.Snapshot) {
 		s.ACLs = append(s.ACLs, mkACL("Topic", "orders", "LITERAL", "User:alice", "*", "Write", "Deny"))
 	}, 1, "warning", "acl:Topic:LITERAL:orders", "cancelled by Deny User:alice Write"},
@@ -576,4 +590,18 @@ func TestOrderAndConversion(t *testing.T) {
 	if len(sf) != len(fs) || sf[0].ID != fs[0].ID || sf[0].Fix != fs[0].Fix || sf[0].Severity != "error" {
 		t.Fatalf("conversion lost fields: %+v", sf[0])
 	}
+}
+
+// mapWith maps s with a principal map file as plan and check do
+// (principalmap.ApplySnapshot), collisions included as findings.
+func mapWith(s *snapshot.Snapshot, file string) {
+	m, err := principalmap.Parse(strings.NewReader(file), "map.properties")
+	if err != nil {
+		panic(err)
+	}
+	out, res := m.ApplySnapshot(s)
+	for _, c := range res.Collisions {
+		out.Findings = append(out.Findings, c.Finding)
+	}
+	*s = *out
 }

@@ -19,6 +19,11 @@ func checkReadFindings(c *run) {
 			c.add("KRAFT-PENDING-NOTIFICATIONS", "znode:"+f.Resource, f.Message, "")
 			continue
 		}
+		// A source mapped with --principal-map (principalmap.ApplySnapshot).
+		if f.ID == catalogue.IDPrincipalMapUnmapped || f.ID == catalogue.IDPrincipalMapMerge || f.ID == catalogue.IDBlockPrincipalMapClash {
+			c.addSev("ACL-PRINCIPAL-MAP", f.Severity, f.Resource, f.ID+": "+f.Message, f.Fix)
+			continue
+		}
 		// An admin-protocol read names each SCRAM user and broker password
 		// it could not read; CARRY-SCRAM and KRAFT-PASSWORD-NO-SECRET
 		// report the same items with the audit's options applied.
