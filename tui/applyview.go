@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/termsafe"
 )
 
 // applyEventsMsg carries the apply events observed since the last one;
@@ -189,7 +190,7 @@ func (a *applyScreen) observe(e apply.Event) {
 		}
 		a.skipped++
 		if e.Reason == "stale" {
-			a.problems = append(a.problems, problem{mark: "!", what: changeLabel(e.Change), msg: "skipped, stale: " + e.Detail})
+			a.problems = append(a.problems, problem{mark: "!", what: changeLabel(e.Change), msg: "skipped, stale: " + termsafe.Line(e.Detail)})
 		}
 	case apply.BatchSent:
 		s := fmt.Sprintf("batch %d %s", e.Batch, e.RPC)
@@ -206,7 +207,7 @@ func (a *applyScreen) observe(e apply.Event) {
 		a.batch = s
 	case apply.BatchDone:
 		if e.Err != nil {
-			a.problems = append(a.problems, problem{mark: "✗", what: fmt.Sprintf("batch %d %s", e.Batch, e.RPC), msg: e.Err.Error()})
+			a.problems = append(a.problems, problem{mark: "✗", what: fmt.Sprintf("batch %d %s", e.Batch, e.RPC), msg: termsafe.Line(e.Err.Error())})
 		}
 	case apply.ResourceResult:
 		if e.ValidateOnly {
@@ -236,7 +237,7 @@ func (a *applyScreen) observe(e apply.Event) {
 			a.ended = e.Time
 		}
 		if e.Err != nil {
-			a.problems = append(a.problems, problem{mark: "✗", what: "run", msg: e.Err.Error()})
+			a.problems = append(a.problems, problem{mark: "✗", what: "run", msg: termsafe.Line(e.Err.Error())})
 		}
 	}
 }
@@ -258,7 +259,7 @@ func resultMessage(e apply.ResourceResult) string {
 	} else if e.Err != nil {
 		parts = append(parts, e.Err.Error())
 	}
-	return strings.Join(parts, ": ")
+	return termsafe.Line(strings.Join(parts, ": "))
 }
 
 // result is what Session returns.
@@ -303,7 +304,7 @@ func (a *applyScreen) View() string {
 	if a.finished {
 		lines = append(lines, a.endHeader()...)
 	} else {
-		title := fmt.Sprintf("Applying %d changes to %s", a.total, endpoint(a.p.Target))
+		title := fmt.Sprintf("Applying %s to %s", plural(a.total, "change"), endpoint(a.p.Target))
 		lines = append(lines, st.Title.Render(trunc(title, w-16))+st.Subtle.Render(" · elapsed "+fmtDur(el)))
 	}
 	barW := min(max(w-52, 10), 40)
@@ -366,14 +367,35 @@ func (a *applyScreen) problemLines(room int) []string {
 		return nil
 	}
 	out := []string{st.Error.Render(fmt.Sprintf("Errors (%d):", len(a.problems)))}
-	n := room - 1
-	from := max(len(a.problems)-n, 0)
+	// Newest last while running (as many as fit, whole); scrolled by
+	// problem on the end screen.
+	lines := func(p problem) []string {
+		prefix := "  " + p.mark + " "
+		ls := hang(prefix, p.what+": "+p.msg, a.c.Width)
+		for i := range ls {
+			ls[i] = st.Error.Render(ls[i])
+		}
+		return ls
+	}
+	from := 0
 	if a.finished {
-		from = min(a.errOffset, max(len(a.problems)-n, 0))
+		from = min(a.errOffset, max(len(a.problems)-1, 0))
+	} else {
+		used := 0
+		for from = len(a.problems); from > 0; from-- {
+			n := len(lines(a.problems[from-1]))
+			if used+n > room-1 && from < len(a.problems) {
+				break
+			}
+			used += n
+		}
 	}
 	for i := from; i < len(a.problems) && len(out) < room; i++ {
-		p := a.problems[i]
-		out = append(out, st.Error.Render("  "+p.mark+" "+p.what+": ")+p.msg)
+		for _, l := range lines(a.problems[i]) {
+			if len(out) < room {
+				out = append(out, l)
+			}
+		}
 	}
 	return out
 }
@@ -394,7 +416,7 @@ func (a *applyScreen) endHeader() []string {
 	lines := []string{hs.Render(head) + fmt.Sprintf(": %d succeeded · %d failed · %d skipped", r.Succeeded, r.Failed, r.Skipped) +
 		st.Subtle.Render(" · "+fmtDur(a.elapsed()))}
 	if a.runErr != nil {
-		lines = append(lines, st.Error.Render("error: "+a.runErr.Error()))
+		lines = append(lines, st.Error.Render("error: "+termsafe.Line(a.runErr.Error())))
 	}
 	if a.auditRunID > 0 {
 		show := fmt.Sprintf("migrate audit show %d", a.auditRunID)

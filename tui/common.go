@@ -148,3 +148,34 @@ func cursorStyle(noColor bool) lipgloss.Style {
 	}
 	return lipgloss.NewStyle().Bold(true).Background(lipgloss.Color("237")).Foreground(lipgloss.Color("15"))
 }
+
+// keyPage lays out every key of groups as "key  what it does" entries in
+// as many columns as fit w cells, for `?`.
+func (c *Common) keyPage(groups [][]key.Binding, w int) []string {
+	s := c.Styles
+	var entries []key.Help
+	for _, g := range groups {
+		for _, b := range g {
+			if h := b.Help(); h.Key != "" {
+				entries = append(entries, h)
+			}
+		}
+	}
+	kw, dw := 0, 0
+	for _, e := range entries {
+		kw, dw = max(kw, lenCells(e.Key)), max(dw, lenCells(e.Desc))
+	}
+	colW := kw + 1 + dw + 3
+	cols := max(min(w/colW, len(entries)), 1)
+	rows := (len(entries) + cols - 1) / cols
+	lines := make([]string, rows)
+	for i, e := range entries {
+		r := i % rows
+		cell := s.HelpKey.Render(pad(e.Key, kw)) + " " + s.HelpDesc.Render(e.Desc)
+		if i/rows < cols-1 {
+			cell = pad(cell, colW)
+		}
+		lines[r] += cell
+	}
+	return lines
+}

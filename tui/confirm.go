@@ -6,8 +6,10 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/termsafe"
 )
 
 // confirmMsg is sent by the confirmation screen: yes goes on, no goes back
@@ -18,18 +20,26 @@ type confirmMsg struct{ yes bool }
 type confirmScreen struct {
 	navigator
 	c        *Common
-	p        *plan.Plan // the selection
-	purpose  string     // "apply" or "save"
-	excluded int        // selectable changes the user excluded
-	blocked  int        // changes never selectable
-	offset   int
-	kinds    []string // per-kind counts, computed once (the selection can hold 100,000 changes)
+	p        *plan.Plan        // the selection
+	purpose  string            // "apply" or "save"
+	excluded int               // selectable changes the user excluded
+	blocked  int               // changes never selectable
+	offset   int               // first change shown
+	kinds    []string          // per-kind counts, computed once (the selection can hold 100,000 changes)
+	labelW   map[plan.Kind]int // the widest label of each kind selected, in cells
+	listH    int               // list height of the last frame
 }
 
 func newConfirm(c *Common, r *reviewScreen) *confirmScreen {
 	s := &confirmScreen{c: c, p: r.selectedPlan(), purpose: r.purpose,
 		excluded: r.selectable - r.selected, blocked: len(r.items) - r.selectable}
 	s.kinds = kindCounts(c.Styles, s.p)
+	s.labelW = map[plan.Kind]int{}
+	for _, it := range r.items {
+		if it.selected {
+			s.labelW[it.ch.Kind] = max(s.labelW[it.ch.Kind], lenCells(displayName(it.ch)))
+		}
+	}
 	return s
 }
 
@@ -58,9 +68,65 @@ func kindCounts(st Styles, p *plan.Plan) []string {
 	return kinds
 }
 
-func (s *confirmScreen) SetSize(w, h int) {}
+func (s *confirmScreen) SetSize(w, h int) { s.listH = 0 }
 
-func (s *confirmScreen) listHeight() int { return max(s.c.Height-7, 1) }
+// header is the title, the counts per kind and what is left out.
+func (s *confirmScreen) header() []string {
+	st := s.c.Styles
+	w := s.c.Width
+	n := len(s.p.Changes)
+	title := fmt.Sprintf("Apply these %s to %s?", plural(n, "change"), termsafe.Line(endpoint(s.p.Target)))
+	if s.purpose != "apply" {
+		title = fmt.Sprintf("Keep this selection of %s?", plural(n, "change"))
+	}
+	lines := []string{st.Title.Render(trunc(title, w))}
+	lines = append(lines, limitLines(wrapTokens(s.kinds, st.Subtle.Render(" · "), w), 2)...)
+	lines = append(lines, st.Subtle.Render(trunc(fmt.Sprintf("not in the selection: %d excluded by you · %d blocked or denied by policy", s.excluded, s.blocked), w)))
+	return append(lines, st.Subtle.Render(strings.Repeat("─", w)))
+}
+
+// listHeight is the lines the list of changes has.
+func (s *confirmScreen) listHeight() int {
+	if s.listH == 0 {
+		s.listH = max(s.c.Height-len(s.header())-2, 1)
+	}
+	return s.listH
+}
+
+// changeLines is one change as it will be sent: action, kind, its label
+// whole (wrapped in its column) and its fields beside it.
+func (s *confirmScreen) changeLines(c *plan.Change) []string {
+	st := s.c.Styles
+	w := s.c.Width - 1
+	const kindW = 14
+	lead := 2 + kindW + 1 // "~ " kind " "
+	nameW := min(max(s.labelW[c.Kind], 16), max((w-lead)/2, 8))
+	parts, keys := summaryParts(c)
+	if len(parts) == 0 {
+		nameW = w - lead // nothing beside it (an ACL): the label takes the row
+	}
+	sumW := max(w-lead-nameW-1, 8)
+	names := wrapCells(displayName(c), nameW)
+	sums := listParts(parts, keys, sumW, max(len(names), 2))
+	as := st.action(c.Action)
+	head := as.Render(actionSymbol(c.Action) + " " + pad(string(c.Kind), kindW))
+	rows := columns(" ", []int{lead - 1, nameW}, []string{head}, paintAll(as, names), paintAll(st.Subtle, sums))
+	for i := range rows {
+		rows[i] = " " + rows[i]
+	}
+	return rows
+}
+
+// paintAll styles every line.
+func paintAll(st lipgloss.Style, lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = st.Render(l)
+	}
+	return out
+}
+
+func (s *confirmScreen) height(i int) int { return len(s.changeLines(&s.p.Changes[i])) }
 
 func (s *confirmScreen) Update(msg tea.Msg) tea.Cmd {
 	k, ok := msg.(tea.KeyPressMsg)
@@ -68,6 +134,7 @@ func (s *confirmScreen) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	km := s.c.KeyMap
+	lh := s.listHeight()
 	switch {
 	case key.Matches(k, km.Yes):
 		s.navigate(confirmMsg{yes: true})
@@ -83,11 +150,15 @@ func (s *confirmScreen) Update(msg tea.Msg) tea.Cmd {
 	case key.Matches(k, km.Down):
 		s.offset++
 	case key.Matches(k, km.PageUp):
-		s.offset -= s.listHeight()
+		s.offset -= lh
 	case key.Matches(k, km.PageDown):
-		s.offset += s.listHeight()
+		s.offset += lh
+	case key.Matches(k, km.Top):
+		s.offset = 0
+	case key.Matches(k, km.Bottom):
+		s.offset = len(s.p.Changes)
 	}
-	s.offset = max(min(s.offset, len(s.p.Changes)-s.listHeight()), 0)
+	s.offset = max(min(s.offset, lastOffset(len(s.p.Changes), lh, s.height)), 0)
 	return nil
 }
 
@@ -95,27 +166,22 @@ func (s *confirmScreen) View() string {
 	st := s.c.Styles
 	w := s.c.Width
 	n := len(s.p.Changes)
-	title := fmt.Sprintf("Apply these %d changes to %s?", n, endpoint(s.p.Target))
-	if s.purpose != "apply" {
-		title = fmt.Sprintf("Keep this selection of %d changes?", n)
-	}
-	lines := []string{st.Title.Render(trunc(title, w))}
-	kl := limitLines(wrapTokens(s.kinds, st.Subtle.Render(" · "), w), 2)
-	lines = append(lines, kl...)
-	lines = append(lines, st.Subtle.Render(trunc(fmt.Sprintf("not in the selection: %d excluded by you · %d blocked or denied by policy", s.excluded, s.blocked), w)))
-	lines = append(lines, st.Subtle.Render(strings.Repeat("─", w)))
-	lh := s.c.Height - len(lines) - 2
-	nameW := min(max((w-20)*2/5, 12), 40)
-	for i := 0; i < lh; i++ {
-		j := s.offset + i
-		if j >= n {
-			lines = append(lines, "")
-			continue
+	lines := s.header()
+	lh := s.listHeight()
+	used, last := 0, s.offset
+	for j := s.offset; j < n && used < lh; j++ {
+		for _, l := range s.changeLines(&s.p.Changes[j]) {
+			if used < lh {
+				lines = append(lines, l)
+				used++
+			}
 		}
-		c := &s.p.Changes[j]
-		lines = append(lines, trunc(" "+st.action(c.Action).Render(actionSymbol(c.Action)+" "+fit(string(c.Kind), 14)+" "+fit(displayName(c), nameW))+" "+st.Subtle.Render(summary(c)), w))
+		last = j
 	}
-	pos := fmt.Sprintf("%d–%d of %d", min(s.offset+1, n), min(s.offset+lh, n), n)
+	for ; used < lh; used++ {
+		lines = append(lines, "")
+	}
+	pos := fmt.Sprintf("changes %d–%d of %d", min(s.offset+1, n), min(last+1, n), n)
 	lines = append(lines, st.Subtle.Render(pos))
 	lines = append(lines, s.c.helpView(s, false))
 	return block(lines, w, s.c.Height)
@@ -148,7 +214,8 @@ func (s *confirmScreen) ShortHelp() []key.Binding {
 	if s.purpose != "apply" {
 		yes = "keep selection"
 	}
-	return []key.Binding{withHelp(km.Yes, yes), withHelp(km.No, "back to review"), km.Up, km.Down, km.Quit}
+	return []key.Binding{withHelp(km.Yes, yes), withHelp(km.No, "back to review"),
+		shortKey(km.Down, "↑↓ pgup pgdn", "scroll"), shortKey(km.Quit, "q", "quit")}
 }
 
 func (s *confirmScreen) FullHelp() [][]key.Binding { return [][]key.Binding{s.ShortHelp()} }

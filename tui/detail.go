@@ -6,6 +6,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/render"
+	"github.com/zkmigrate/zkmigrate/internal/termsafe"
 )
 
 // detailLines renders the detail pane for the row under the cursor.
@@ -19,27 +20,32 @@ func (r *reviewScreen) detailLines() []string {
 	case rowGroup:
 		g := &r.groups[rw.g]
 		return []string{
-			s.Group.Render(g.title) + fmt.Sprintf(": %d changes (%s)", len(g.items), r.actionCounts(g.actions)),
-			fmt.Sprintf("selected %d of %d selectable", g.selected, g.selectable),
+			s.Group.Render(g.title) + fmt.Sprintf(": %s (%s)", plural(len(g.items), "change"), r.actionCounts(g.actions)),
+			fmt.Sprintf("selected %d of %d selectable: %s", g.selected, g.selectable, r.groupCounts(g)),
 			"sent with " + strings.Join(g.rpcs, ", "),
 			s.Subtle.Render("x or space includes/excludes the whole group"),
 		}
 	case rowSection:
 		switch rw.g {
-		case -1:
+		case secBlockers:
 			return []string{"Blockers are wanted changes the tool will not or cannot make;", "each names the reason and the fix. They are never applied."}
-		case -2:
+		case secFindings:
 			return []string{"Findings are facts worth knowing before the migration."}
+		case secNotes:
+			return []string{"Notes about this run: what it left out or changed, and why."}
 		}
 		return []string{"Policy notes are not verdicts on one change (for example legacy", "policy classes, which the target's controllers enforce)."}
 	case rowNote:
-		return r.wrap("[policy] " + r.p.PolicyNotes[rw.i])
+		if rw.g == secPolicy {
+			return r.wrap("[policy] " + r.noteText(rw))
+		}
+		return r.wrap(r.noteText(rw))
 	case rowBlocker:
 		b := &r.p.Blockers[rw.i]
-		out := []string{s.Blocked.Render("✗ blocker "+b.ID) + " · " + string(b.Kind) + " " + b.Resource}
-		out = append(out, r.wrap("reason: "+b.Reason)...)
+		out := []string{s.Blocked.Render("✗ blocker "+b.ID) + " · " + string(b.Kind) + " " + termsafe.Name(b.Resource)}
+		out = append(out, r.wrap("reason: "+termsafe.Line(b.Reason))...)
 		if b.Fix != "" {
-			out = append(out, r.wrap("fix: "+b.Fix)...)
+			out = append(out, r.wrap("fix: "+termsafe.Line(b.Fix))...)
 		}
 		if b.Change != nil {
 			out = append(out, "blocked change:")
@@ -48,10 +54,10 @@ func (r *reviewScreen) detailLines() []string {
 		return out
 	case rowFinding:
 		f := &r.p.Findings[rw.i]
-		out := []string{severityMark(f.Severity) + " " + f.ID + " · " + f.Resource}
-		out = append(out, r.wrap(f.Message)...)
+		out := []string{severityMark(f.Severity) + " " + f.ID + " · " + termsafe.Name(f.Resource)}
+		out = append(out, r.wrap(termsafe.Line(f.Message))...)
 		if f.Fix != "" {
-			out = append(out, r.wrap("fix: "+f.Fix)...)
+			out = append(out, r.wrap("fix: "+termsafe.Line(f.Fix))...)
 		}
 		return out
 	}
@@ -59,10 +65,10 @@ func (r *reviewScreen) detailLines() []string {
 	c := it.ch
 	st := s.action(c.Action)
 	out := []string{st.Render(actionSymbol(c.Action)+" "+string(c.Action)+" "+string(c.Kind)+" "+displayName(c)) +
-		s.Subtle.Render(" · "+rpcOf(c)+" · id "+c.ID)}
+		s.Subtle.Render(" · "+rpcOf(c)+" · id "+termsafe.Line(c.ID))}
 	switch {
 	case !it.selectable:
-		for _, l := range r.wrap("[!] not selectable: " + it.reason) {
+		for _, l := range r.wrap("[!] not selectable: " + termsafe.Line(it.reason)) {
 			out = append(out, s.Blocked.Render(l))
 		}
 	case it.selected:
@@ -71,11 +77,11 @@ func (r *reviewScreen) detailLines() []string {
 		out = append(out, s.Subtle.Render("[ ] excluded (space includes)"))
 	}
 	if v := c.Verdict; v != nil && v.Allowed {
-		out = append(out, s.Subtle.Render("policy: allowed"+ruleSuffix(v.Rule)))
+		out = append(out, s.Subtle.Render("policy: allowed"+ruleSuffix(termsafe.Line(v.Rule))))
 	}
 	out = append(out, changeDetail(s, c)...)
 	for _, n := range c.Notes {
-		for _, l := range r.wrap("note: " + n) {
+		for _, l := range r.wrap("note: " + termsafe.Line(n)) {
 			out = append(out, s.Subtle.Render(l))
 		}
 	}
@@ -95,7 +101,7 @@ func ruleSuffix(rule string) string {
 func changeDetail(s Styles, c *plan.Change) []string {
 	fields, err := plan.Fields(c)
 	if err != nil {
-		return []string{s.Blocked.Render("error: " + err.Error())}
+		return []string{s.Blocked.Render("error: " + termsafe.Line(err.Error()))}
 	}
 	out := make([]string, 0, len(fields))
 	for _, f := range fields {
@@ -108,9 +114,16 @@ func changeDetail(s Styles, c *plan.Change) []string {
 		case "~":
 			st = s.Update
 		}
-		out = append(out, st.Render(render.FieldText(f, "→")))
+		out = append(out, st.Render(termsafe.Line(render.FieldText(fieldEscaped(f), "→"))))
 	}
 	return out
+}
+
+// fieldEscaped is f with its key escaped (its values render.FieldValue
+// quotes when they need it).
+func fieldEscaped(f plan.Field) plan.Field {
+	f.Key = termsafe.Name(f.Key)
+	return f
 }
 
 // wrap word-wraps prose (reasons, messages, notes) to the screen width;

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/termsafe"
 )
 
 // actionSymbol is the one-character mark of an action; it carries the
@@ -139,7 +140,7 @@ func endpoint(e plan.Endpoint) string {
 	if s == "" {
 		s = "?"
 	}
-	return s
+	return termsafe.Line(s)
 }
 
 func lenCells(s string) int { return ansi.StringWidth(s) }

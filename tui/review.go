@@ -10,6 +10,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/termsafe"
 )
 
 // reviewDoneMsg is sent by the review screen when the user asks to go on
@@ -27,7 +28,15 @@ const (
 	rowSection
 	rowBlocker
 	rowFinding
-	rowNote // a plan-wide policy note
+	rowNote // a plan-wide policy note (g -3) or a note about the run (g -4)
+)
+
+// Section rows: their g.
+const (
+	secBlockers = -1
+	secFindings = -2
+	secPolicy   = -3
+	secNotes    = -4
 )
 
 // row is one line of the review list. The list holds every row once; a
@@ -57,8 +66,10 @@ type group struct {
 	items      []int32 // item indexes
 	selectable int
 	selected   int
-	actions    map[plan.Action]int
+	actions    map[plan.Action]int // planned, per action
+	sel        map[plan.Action]int // selected, per action
 	rpcs       []string
+	labelW     int // the widest label of its items, in cells
 }
 
 var filterActions = []plan.Action{"", plan.ActionCreate, plan.ActionUpdate, plan.ActionDelete}
@@ -95,24 +106,28 @@ type reviewScreen struct {
 	status     string
 
 	selectable, selected, denied int
-	actions                      map[plan.Action]int
+	actions                      map[plan.Action]int // planned, per action
+	sel                          map[plan.Action]int // selected, per action
+	notes                        []string            // notes about the run (Options.Notes)
+
+	detailOff int // first line of the full detail shown
 }
 
 func newReview(c *Common, p *plan.Plan, purpose string) *reviewScreen {
-	r := &reviewScreen{c: c, p: p, purpose: purpose, kindF: -1, actions: map[plan.Action]int{}}
+	r := &reviewScreen{c: c, p: p, purpose: purpose, kindF: -1, actions: map[plan.Action]int{}, sel: map[plan.Action]int{}}
 	gi := map[plan.Kind]int32{}
-	for _, k := range plan.Kinds {
+	newGroup := func(k plan.Kind) {
 		gi[k] = int32(len(r.groups))
-		r.groups = append(r.groups, group{title: string(k), kind: k, actions: map[plan.Action]int{}})
+		r.groups = append(r.groups, group{title: string(k), kind: k, actions: map[plan.Action]int{}, sel: map[plan.Action]int{}})
+	}
+	for _, k := range plan.Kinds {
+		newGroup(k)
 	}
 	groupOf := func(k plan.Kind) int32 {
-		g, ok := gi[k]
-		if !ok {
-			g = int32(len(r.groups))
-			gi[k] = g
-			r.groups = append(r.groups, group{title: string(k), kind: k, actions: map[plan.Action]int{}})
+		if _, ok := gi[k]; !ok {
+			newGroup(k)
 		}
-		return g
+		return gi[k]
 	}
 	r.items = make([]item, 0, len(p.Changes))
 	for i := range p.Changes {
@@ -153,11 +168,14 @@ func newReview(c *Common, p *plan.Plan, purpose string) *reviewScreen {
 		if it.selected {
 			g.selected++
 			r.selected++
+			g.sel[it.ch.Action]++
+			r.sel[it.ch.Action]++
 		}
 		if i < len(p.Changes) && it.ch.Action != plan.ActionNoOp {
 			g.actions[it.ch.Action]++
 			r.actions[it.ch.Action]++
 		}
+		g.labelW = max(g.labelW, lenCells(displayName(it.ch)))
 		if rpc := rpcOf(it.ch); !contains(g.rpcs, rpc) {
 			g.rpcs = append(g.rpcs, rpc)
 		}
@@ -176,27 +194,49 @@ func newReview(c *Common, p *plan.Plan, purpose string) *reviewScreen {
 		}
 	}
 	if len(p.Blockers) > 0 {
-		r.rows = append(r.rows, row{t: rowSection, g: -1})
+		r.rows = append(r.rows, row{t: rowSection, g: secBlockers})
 		for i, b := range p.Blockers {
-			r.rows = append(r.rows, row{t: rowBlocker, g: -1, i: int32(i),
+			r.rows = append(r.rows, row{t: rowBlocker, g: secBlockers, i: int32(i),
 				lower: strings.ToLower(strings.Join([]string{string(b.Kind), b.ID, b.Resource, b.Reason}, " "))})
 		}
 	}
 	if len(p.Findings) > 0 {
-		r.rows = append(r.rows, row{t: rowSection, g: -2})
+		r.rows = append(r.rows, row{t: rowSection, g: secFindings})
 		for i, f := range p.Findings {
-			r.rows = append(r.rows, row{t: rowFinding, g: -2, i: int32(i),
+			r.rows = append(r.rows, row{t: rowFinding, g: secFindings, i: int32(i),
 				lower: strings.ToLower(strings.Join([]string{f.ID, f.Severity, f.Resource, f.Message}, " "))})
 		}
 	}
 	if len(p.PolicyNotes) > 0 {
-		r.rows = append(r.rows, row{t: rowSection, g: -3})
+		r.rows = append(r.rows, row{t: rowSection, g: secPolicy})
 		for i, n := range p.PolicyNotes {
-			r.rows = append(r.rows, row{t: rowNote, g: -3, i: int32(i), lower: strings.ToLower(n)})
+			r.rows = append(r.rows, row{t: rowNote, g: secPolicy, i: int32(i), lower: strings.ToLower(n)})
 		}
 	}
 	r.refilter()
 	return r
+}
+
+// setNotes puts notes about the run (what a demo left out, and why) at the
+// top of the list, where they are read before anything is chosen.
+func (r *reviewScreen) setNotes(notes []string) {
+	if len(notes) == 0 {
+		return
+	}
+	r.notes = notes
+	head := []row{{t: rowSection, g: secNotes}}
+	for i, n := range notes {
+		head = append(head, row{t: rowNote, g: secNotes, i: int32(i), lower: strings.ToLower(n)})
+	}
+	r.rows = append(head, r.rows...)
+	r.filtered = false
+	r.refilter()
+	// The cursor starts on the first change group, below the notes.
+	r.cursor, r.offset = 0, 0
+	if len(r.heads) > 1 {
+		r.cursor = r.heads[1]
+	}
+	r.clampOffset()
 }
 
 func contains(ss []string, s string) bool {
@@ -356,21 +396,25 @@ func (r *reviewScreen) headerLines() []string {
 	if r.purpose == "apply" {
 		title = "Plan review before apply"
 	}
-	lines := []string{s.Title.Render(trunc(title+" · "+endpoint(r.p.Source)+" → "+endpoint(r.p.Target), w))}
-	total := 0
-	for _, n := range r.actions {
-		total += n
+	lines := limitLines(wrapTokens([]string{title, "·", termsafe.Line(endpoint(r.p.Source)), "→", termsafe.Line(endpoint(r.p.Target))}, " ", w), 2)
+	for i := range lines {
+		lines[i] = s.Title.Render(lines[i])
 	}
+	// The counts follow the selection: what is selected, per action, and
+	// what is left out.
 	counts := []string{
-		fmt.Sprintf("%d changes:", total),
-		s.Create.Render(fmt.Sprintf("+%d create", r.actions[plan.ActionCreate])),
-		s.Update.Render(fmt.Sprintf("~%d update", r.actions[plan.ActionUpdate])),
-		s.Delete.Render(fmt.Sprintf("-%d delete", r.actions[plan.ActionDelete])),
-		s.Bold.Render(fmt.Sprintf("· %d/%d selected", r.selected, r.selectable)),
-		s.Blocked.Render(fmt.Sprintf("· %d blockers", len(r.p.Blockers))),
-		s.Blocked.Render(fmt.Sprintf("· %d denied by policy", r.denied)),
-		fmt.Sprintf("· %d findings", len(r.p.Findings)),
+		fmt.Sprintf("%d of %s selected:", r.selected, plural(r.selectable, "change")),
+		s.Create.Render(fmt.Sprintf("+%d create", r.sel[plan.ActionCreate])),
+		s.Update.Render(fmt.Sprintf("~%d update", r.sel[plan.ActionUpdate])),
+		s.Delete.Render(fmt.Sprintf("-%d delete", r.sel[plan.ActionDelete])),
 	}
+	if n := r.selectable - r.selected; n > 0 {
+		counts = append(counts, s.Bold.Render(fmt.Sprintf("· %d excluded", n)))
+	}
+	counts = append(counts,
+		s.Blocked.Render("· "+plural(len(r.p.Blockers), "blocker")),
+		s.Blocked.Render(fmt.Sprintf("· %d denied by policy", r.denied)),
+		"· "+plural(len(r.p.Findings), "finding"))
 	lines = append(lines, limitLines(wrapTokens(counts, " ", w), 2)...)
 	var kinds []string
 	for gi := range r.groups {
@@ -378,9 +422,9 @@ func (r *reviewScreen) headerLines() []string {
 		if len(g.items) == 0 {
 			continue
 		}
-		kinds = append(kinds, g.title+" "+r.actionCounts(g.actions))
+		kinds = append(kinds, g.title+" "+r.groupCounts(g))
 	}
-	lines = append(lines, limitLines(wrapTokens(kinds, s.Subtle.Render(" · "), w), 2)...)
+	lines = append(lines, limitLines(wrapTokens(kinds, s.Subtle.Render(" · "), w), 3)...)
 	return lines
 }
 
@@ -390,6 +434,22 @@ func limitLines(l []string, n int) []string {
 		l[n-1] += "…"
 	}
 	return l
+}
+
+// groupCounts is a group's selected changes per action, and how many of
+// its selectable changes are excluded: "+21 (9 excluded)".
+func (r *reviewScreen) groupCounts(g *group) string {
+	out := r.actionCounts(g.sel)
+	if n := g.selectable - g.selected; n > 0 {
+		if out != "" {
+			out += " "
+		}
+		out += r.c.Styles.Bold.Render(fmt.Sprintf("(%d excluded)", n))
+	}
+	if out == "" {
+		out = r.c.Styles.Subtle.Render("none selectable")
+	}
+	return out
 }
 
 func (r *reviewScreen) actionCounts(m map[plan.Action]int) string {
@@ -404,10 +464,11 @@ func (r *reviewScreen) actionCounts(m map[plan.Action]int) string {
 }
 
 func (r *reviewScreen) footerLines() []string {
-	return strings.Split(r.c.helpView(r, r.showHelp), "\n")
+	return []string{r.c.helpView(r, false)}
 }
 
-// layout returns the heights of the list and of the detail pane.
+// layout returns the header and footer lines and the heights of the list
+// and of the detail pane (the key help takes the list's place).
 func (r *reviewScreen) layout() (header, footer []string, listH, detailH int) {
 	header = r.headerLines()
 	footer = r.footerLines()
@@ -435,6 +496,13 @@ func (r *reviewScreen) listHeight() int {
 	return r.listH
 }
 
+// rowHeight is the number of lines visible row i takes.
+func (r *reviewScreen) rowHeight(i int) int {
+	return len(r.rowLines(&r.rows[r.vis[i]], false, r.c.Width))
+}
+
+// clampOffset keeps the cursor in the list and its row whole on screen,
+// looking only at the rows around it.
 func (r *reviewScreen) clampOffset() {
 	if r.cursor >= len(r.vis) {
 		r.cursor = len(r.vis) - 1
@@ -442,19 +510,13 @@ func (r *reviewScreen) clampOffset() {
 	if r.cursor < 0 {
 		r.cursor = 0
 	}
-	h := r.listHeight()
-	if r.cursor < r.offset {
-		r.offset = r.cursor
-	}
-	if r.cursor >= r.offset+h {
-		r.offset = r.cursor - h + 1
-	}
-	if r.offset > len(r.vis)-h {
-		r.offset = len(r.vis) - h
-	}
-	if r.offset < 0 {
+	if len(r.vis) == 0 {
 		r.offset = 0
+		return
 	}
+	h := r.listHeight()
+	r.offset = keepVisible(r.offset, r.cursor, h, r.rowHeight)
+	r.offset = max(min(r.offset, lastOffset(len(r.vis), h, r.rowHeight)), 0)
 }
 
 // Update.
@@ -469,6 +531,39 @@ func (r *reviewScreen) Update(msg tea.Msg) tea.Cmd {
 	}
 	r.status = ""
 	km := r.c.KeyMap
+	if r.showHelp { // the key help is open: ? or esc closes it
+		switch {
+		case key.Matches(k, km.Quit):
+			r.navigate(quitMsg{})
+		case key.Matches(k, km.Help), key.Matches(k, km.Back):
+			r.showHelp = false
+		}
+		return nil
+	}
+	if r.detailFull { // the full detail scrolls; d or esc goes back
+		switch {
+		case key.Matches(k, km.Quit):
+			r.navigate(quitMsg{})
+		case key.Matches(k, km.Detail), key.Matches(k, km.Back):
+			r.detailFull = false
+		case key.Matches(k, km.Up):
+			r.detailOff--
+		case key.Matches(k, km.Down):
+			r.detailOff++
+		case key.Matches(k, km.PageUp):
+			r.detailOff -= r.c.Height / 2
+		case key.Matches(k, km.PageDown):
+			r.detailOff += r.c.Height / 2
+		case key.Matches(k, km.Top):
+			r.detailOff = 0
+		case key.Matches(k, km.Bottom):
+			r.detailOff = 1 << 30
+		case key.Matches(k, km.Help):
+			r.showHelp = true
+		}
+		r.detailOff = max(r.detailOff, 0) // the view clamps the end
+		return nil
+	}
 	switch {
 	case key.Matches(k, km.Quit):
 		r.navigate(quitMsg{})
@@ -510,14 +605,12 @@ func (r *reviewScreen) Update(msg tea.Msg) tea.Cmd {
 		r.verdictF = (r.verdictF + 1) % len(verdictNames)
 		r.refilter()
 	case key.Matches(k, km.ClearFilter):
-		if r.detailFull {
-			r.detailFull = false
-		} else if r.filtering() {
+		if r.filtering() {
 			r.query, r.kindF, r.actionF, r.verdictF = "", -1, 0, 0
 			r.refilter()
 		}
 	case key.Matches(k, km.Detail):
-		r.detailFull = !r.detailFull
+		r.detailFull, r.detailOff = true, 0
 	case key.Matches(k, km.Help):
 		r.showHelp = !r.showHelp
 	case key.Matches(k, km.Confirm):
@@ -614,8 +707,11 @@ func (r *reviewScreen) setItem(ii int32, sel bool) {
 	if !sel {
 		d = -1
 	}
-	r.groups[it.group].selected += d
+	g := &r.groups[it.group]
+	g.selected += d
 	r.selected += d
+	g.sel[it.ch.Action] += d
+	r.sel[it.ch.Action] += d
 }
 
 func (r *reviewScreen) toggleCurrent() {
@@ -689,11 +785,17 @@ func (r *reviewScreen) selectedPlan() *plan.Plan {
 
 func (r *reviewScreen) ShortHelp() []key.Binding {
 	km := r.c.KeyMap
-	if r.editing {
+	switch {
+	case r.editing:
 		return []key.Binding{
 			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep filter")),
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear")),
 		}
+	case r.showHelp:
+		return []key.Binding{shortKey(km.Help, "?/esc", "close the key help"), shortKey(km.Quit, "q", "quit")}
+	case r.detailFull:
+		return []key.Binding{shortKey(km.Up, "↑/↓", "scroll"), shortKey(km.PageDown, "pgup/pgdn", "page"),
+			shortKey(km.Detail, "d/esc", "back to the list"), shortKey(km.Quit, "q", "quit"), km.Help}
 	}
 	// What fits 80 columns; the rest (search, filters, detail, ...) is
 	// under "?".
@@ -708,10 +810,11 @@ func (r *reviewScreen) confirmVerb() string {
 	return "keep selection"
 }
 
+// FullHelp is every key of the review, as `?` shows it.
 func (r *reviewScreen) FullHelp() [][]key.Binding {
 	km := r.c.KeyMap
 	return [][]key.Binding{
-		{km.Up, km.Down, km.PageUp, km.PageDown, km.Top, km.Bottom, km.NextGroup},
+		{km.Up, km.Down, km.PageUp, km.PageDown, km.Top, km.Bottom, km.NextGroup, km.PrevGroup},
 		{km.Toggle, km.ToggleGroup, km.IncludeMatching, km.ExcludeMatching, km.Detail},
 		{km.Search, km.KindFilter, km.ActionFilter, km.VerdictFilter, km.ClearFilter},
 		{withHelp(km.Confirm, r.confirmVerb()), km.Quit, km.Help},

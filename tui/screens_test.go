@@ -15,7 +15,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/tui/internal/fixture"
 )
 
-var sizes = []struct{ w, h int }{{80, 24}, {120, 40}}
+var sizes = []struct{ w, h int }{{80, 24}, {120, 35}, {200, 50}}
 
 // press turns key names into key press messages: "space", "enter",
 // "ctrl+c", "esc", "tab", "down", or text such as "x" or "/pay".
@@ -207,17 +207,25 @@ func (fakeHistory) Runs(context.Context) ([]RunRow, error) {
 
 func (fakeHistory) Run(_ context.Context, id int64) (RunDetail, error) {
 	runs, _ := fakeHistory{}.Runs(context.Background())
+	dnACL := "Allow User:" + fixture.LongDN + " Read on Topic:LITERAL:" + fixture.LongTopic + " from *"
 	for _, r := range runs {
 		if r.ID == id {
 			return RunDetail{Run: r,
 				Changes: []ChangeRow{
-					{Kind: "topic", Action: "create", Resource: "orders", Status: "ok"},
+					{Kind: "topic", Action: "create", Resource: "orders", Status: "succeeded"},
+					{Kind: "topic", Action: "create", Resource: fixture.LongTopic, Status: "succeeded"},
+					{Kind: "topic", Action: "create", Resource: fixture.LongTopic3, Status: "excluded"},
 					{Kind: "topic-config", Action: "update", Resource: "payments", Status: "failed", Error: "POLICY_VIOLATION: reserved name"},
-					{Kind: "acl", Action: "create", Resource: "Topic:orders", Status: "ok"},
+					{Kind: "acl", Action: "create", Resource: dnACL, Status: "succeeded"},
+					{Kind: "acl", Action: "create", Resource: strings.Replace(dnACL, " Read ", " Write ", 1), Status: "succeeded"},
+					{Kind: "scram-user", Action: "create", Resource: "alice/SCRAM-SHA-256", Status: "succeeded"},
+					{Kind: "scram-user", Action: "create", Resource: "alice/SCRAM-SHA-512", Status: "succeeded"},
 				},
 				RPCs: []RPCRow{
-					{API: "CreateTopics", Broker: 1, Started: "2026-11-29 12:00:02", DurationMS: 35, Resources: 2, Result: "ok"},
-					{API: "IncrementalAlterConfigs", Broker: 1, Started: "2026-11-29 12:00:03", DurationMS: 12, Resources: 1, Result: "1 failed"},
+					{Batch: 1, Attempt: 1, API: "CreateTopics", ValidateOnly: true, Broker: 1, Started: "12:00:02", DurationMS: 20, Resources: 2, Result: "ok"},
+					{Batch: 1, Attempt: 1, API: "CreateTopics", Broker: 1, Started: "12:00:02", DurationMS: 35, Resources: 2, Result: "ok"},
+					{Batch: 2, Attempt: 1, API: "IncrementalAlterConfigs", Broker: 1, Started: "12:00:03", DurationMS: 12, Resources: 1, Result: "error"},
+					{Batch: 2, Attempt: 2, API: "IncrementalAlterConfigs", Broker: 1, Started: "12:00:04", DurationMS: 11, Resources: 1, Result: "error"},
 				}}, nil
 		}
 	}

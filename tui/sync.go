@@ -11,9 +11,11 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/syncer"
+	"github.com/zkmigrate/zkmigrate/internal/termsafe"
 )
 
 // RunSync shows a running sync: a live list of its rounds (newest first)
@@ -235,7 +237,17 @@ func (s *syncScreen) roundLines(r syncer.Round) []string {
 		lag = r.Lag.Round(time.Millisecond).String()
 	}
 	head := fmt.Sprintf("%s #%-4d %-9s %8s  ", r.Finished.Format("15:04:05.000"), r.N, r.Reason, lag)
-	lines := []string{ms.Render(mark) + " " + head + roundResult(r) + roundEntities(r)}
+	w := s.c.Width
+	lines := hang("  ", head+roundResult(r)+roundEntities(r), w)
+	lines[0] = ms.Render(mark) + " " + strings.TrimPrefix(lines[0], "  ")
+	hangStyled := func(prefix string, style lipgloss.Style, text string) {
+		for i, l := range hang(prefix, text, w) {
+			if i == 0 {
+				l = style.Render(prefix) + strings.TrimPrefix(l, prefix)
+			}
+			lines = append(lines, l)
+		}
+	}
 	for _, ev := range r.Resyncs {
 		why := string(ev.Cause)
 		if ev.Path != "" {
@@ -244,27 +256,27 @@ func (s *syncScreen) roundLines(r syncer.Round) []string {
 		if ev.Err != nil {
 			why += ": " + ev.Err.Error()
 		}
-		lines = append(lines, st.Warn.Render("    resync: ")+oneLine(why))
+		hangStyled("    resync: ", st.Warn, termsafe.Line(oneLine(why)))
 	}
 	if r.Err != nil {
-		lines = append(lines, st.Error.Render("    error: ")+oneLine(r.Err.Error()))
+		hangStyled("    error: ", st.Error, termsafe.Line(oneLine(r.Err.Error())))
 	}
-	detail := func(what string, style func(...string) string, cs []plan.Change) {
+	detail := func(what string, cs []plan.Change) {
 		const most = 3
 		for i := range cs[:min(len(cs), most)] {
-			lines = append(lines, style("    "+what+" ")+string(cs[i].Action)+" "+changeLabel(&cs[i]))
+			hangStyled("    "+what+" ", st.Warn, string(cs[i].Action)+" "+changeLabel(&cs[i]))
 		}
 		if len(cs) > most {
-			lines = append(lines, style(fmt.Sprintf("    … and %d more", len(cs)-most)))
+			lines = append(lines, st.Warn.Render(fmt.Sprintf("    and %d more", len(cs)-most)))
 		}
 	}
-	detail("changed after the cut:", st.Warn.Render, r.AfterCut)
-	detail("not sent (frozen):", st.Warn.Render, r.Unsent)
-	detail("missed:", st.Warn.Render, r.Missed)
-	detail("drift:", st.Warn.Render, r.Drift)
+	detail("changed after the cut:", r.AfterCut)
+	detail("not sent (frozen):", r.Unsent)
+	detail("missed:", r.Missed)
+	detail("drift:", r.Drift)
 	if r.Reason == syncer.ReasonChange {
 		for _, b := range r.Blockers {
-			lines = append(lines, st.Blocked.Render("    blocked: ")+fmt.Sprintf("%s %s: %s", b.Kind, b.Resource, b.Reason))
+			hangStyled("    blocked: ", st.Blocked, fmt.Sprintf("%s %s: %s", b.Kind, termsafe.Name(b.Resource), termsafe.Line(b.Reason)))
 		}
 	}
 	return lines
@@ -310,7 +322,7 @@ func roundEntities(r syncer.Round) string {
 	}
 	names := make([]string, 0, 2)
 	for _, e := range r.Entities[:min(len(r.Entities), 2)] {
-		names = append(names, e.String())
+		names = append(names, termsafe.Name(e.String()))
 	}
 	s := " · " + strings.Join(names, ", ")
 	if len(r.Entities) > 2 {
@@ -345,7 +357,7 @@ func (s *syncScreen) View() string {
 	if up < 0 {
 		up = 0
 	}
-	lines := []string{st.Title.Render(trunc("Sync "+s.title, w-14)) + st.Subtle.Render(" · up "+fmtDur(up))}
+	lines := []string{st.Title.Render(trunc("Sync "+termsafe.Line(s.title), w-14)) + st.Subtle.Render(" · up "+fmtDur(up))}
 	switch {
 	case s.state != nil && !s.closed:
 		lines = append(lines, s.stateBanner(s.state()))
@@ -443,7 +455,7 @@ func (s *syncScreen) stateBanner(state syncer.State) string {
 		}
 		return st.OK.Render("● IN STEP") + st.Subtle.Render(how)
 	}
-	return st.Error.Render("● " + oneLine(state.Describe(s.now())))
+	return st.Error.Render("● " + termsafe.Line(oneLine(state.Describe(s.now()))))
 }
 
 func (s *syncScreen) ShortHelp() []key.Binding {

@@ -24,6 +24,10 @@ type Options struct {
 	// screen's hint (nil: "migrate audit show RUN"); it names the audit
 	// database when the run is not in the default one.
 	AuditShow func(run int64) string
+	// Notes are shown at the top of the plan review: what the run left
+	// out or changed, and why (the demo's notes about its in-process
+	// target).
+	Notes []string
 }
 
 // ApplyFunc runs an apply of p, sending every event to obs, honouring ctx
@@ -61,17 +65,22 @@ type RunDetail struct {
 	RPCs    []RPCRow
 }
 
-// ChangeRow is one change of a past run.
+// ChangeRow is one change of a past run. Resource names the change whole
+// (a SCRAM credential with its mechanism), so no two rows read alike.
 type ChangeRow struct{ Kind, Action, Resource, Status, Error string }
 
 // RPCRow is one admin RPC of a past run.
 type RPCRow struct {
-	API        string
-	Broker     int32
-	Started    string
-	DurationMS int64
-	Resources  int
-	Result     string
+	Batch, Attempt int
+	API            string
+	// ValidateOnly marks a preflight: a validate_only request that
+	// changed nothing.
+	ValidateOnly bool
+	Broker       int32
+	Started      string
+	DurationMS   int64
+	Resources    int
+	Result       string
 }
 
 func program(ctx context.Context, m tea.Model, o Options) *tea.Program {
@@ -128,6 +137,7 @@ func review(ctx context.Context, p *plan.Plan, o Options, purpose string) (*plan
 		return nil, false, errors.New("tui: no plan")
 	}
 	m := newReviewRoot(ctx, common(o), p, purpose)
+	m.review.setNotes(o.Notes)
 	if _, err := program(ctx, m, o).Run(); err != nil {
 		return nil, false, runErr(ctx, err)
 	}
@@ -151,6 +161,7 @@ func Session(ctx context.Context, p *plan.Plan, run ApplyFunc, auditRunID int64,
 		return Result{}, errors.New("tui: no plan or no apply function")
 	}
 	m := newReviewRoot(ctx, common(o), p, "apply")
+	m.review.setNotes(o.Notes)
 	m.run, m.auditRunID, m.auditShow = run, auditRunID, o.AuditShow
 	_, perr := program(ctx, m, o).Run()
 	if m.apply == nil {

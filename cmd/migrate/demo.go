@@ -5,7 +5,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -117,7 +116,7 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, text rende
 	if err != nil {
 		return exitError, err
 	}
-	adaptForKfake(src, w)
+	notes := adaptForKfake(src)
 
 	cluster, err := kfake.NewCluster(kfake.NumBrokers(brokers), kfake.ClusterID("zkmigrate-demo"))
 	if err != nil {
@@ -132,7 +131,11 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, text rende
 	fmt.Fprintf(w, "Source: %s (cluster %s): %d topics, %d ACLs, %d quota entities, %d SCRAM users\n",
 		src.Address, src.ClusterID, len(src.Topics), len(src.ACLs), len(src.Quotas), len(src.ScramUsers))
 	fmt.Fprintf(w, "Target: in-process Kafka (kfake) with %d brokers at %s\n", brokers, strings.Join(cluster.ListenAddrs(), ","))
-	fmt.Fprintf(w, "(demo: --placement target: the in-process Kafka places replicas itself; a real Kafka target keeps the source's replica lists)\n\n")
+	notes = append(notes, "demo: --placement target: the in-process Kafka places replicas itself (\"placed by the target\"); a real Kafka target keeps the source's replica lists")
+	for _, n := range notes {
+		fmt.Fprintf(w, "(%s)\n", n)
+	}
+	fmt.Fprintln(w)
 
 	creds, err := demoCredentials()
 	if err != nil {
@@ -161,7 +164,7 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, text rende
 			_, err := pl.Apply(ctx, p, apply.Options{}, apply.Observers{obs, rec.observer()})
 			return err
 		}
-		res, err := sessionInteractive(ctx, e, p, run, rec.id())
+		res, err := sessionInteractive(ctx, e, p, run, rec.id(), notes...)
 		if err != nil {
 			return exitError, err
 		}
@@ -208,9 +211,10 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, text rende
 	return code, nil
 }
 
-// adaptForKfake drops what the in-process Kafka cannot hold (see
-// docs: kfake has no User or DelegationToken ACL resources) and says so.
-func adaptForKfake(s *snapshot.Snapshot, w io.Writer) {
+// adaptForKfake drops what the in-process Kafka cannot hold (kfake has no
+// User or DelegationToken ACL resources, and keeps one config map for all
+// brokers) and returns notes saying so, for the text output and the TUI.
+func adaptForKfake(s *snapshot.Snapshot) (notes []string) {
 	kept := s.ACLs[:0]
 	dropped := 0
 	for _, a := range s.ACLs {
@@ -222,7 +226,7 @@ func adaptForKfake(s *snapshot.Snapshot, w io.Writer) {
 	}
 	s.ACLs = kept
 	if dropped > 0 {
-		fmt.Fprintf(w, "(demo: %d ACL(s) on User/DelegationToken resources left out: the in-process Kafka cannot store them)\n", dropped)
+		notes = append(notes, fmt.Sprintf("demo: %s on User/DelegationToken resources left out: the in-process Kafka cannot store them", pluralWord(dropped, "ACL")))
 	}
 	// kfake keeps one broker config map for all brokers: keep one broker's.
 	var kept1 []snapshot.BrokerConfig
@@ -235,12 +239,23 @@ func adaptForKfake(s *snapshot.Snapshot, w io.Writer) {
 		left++
 	}
 	if left > 0 {
-		fmt.Fprintf(w, "(demo: dynamic configs of %d broker entries (the cluster default and other brokers) left out: the in-process Kafka keeps one config map for all brokers)\n", left)
+		notes = append(notes, fmt.Sprintf("demo: dynamic configs of %s (the cluster default and other brokers) left out: the in-process Kafka keeps one config map for all brokers", pluralWord(left, "broker entry")))
 	}
-	perBroker := kept1
-	s.BrokerConfigs = perBroker
+	s.BrokerConfigs = kept1
+	return notes
 }
 
 func demoCredentials() ([]plan.Credential, error) {
 	return migration.ParseCredentials("bundled SCRAM credentials", demoScram)
+}
+
+// pluralWord is "1 ACL", "3 ACLs", "2 broker entries".
+func pluralWord(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	if strings.HasSuffix(word, "y") && !strings.HasSuffix(word, "ey") {
+		return strconv.Itoa(n) + " " + word[:len(word)-1] + "ies"
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }

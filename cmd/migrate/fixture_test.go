@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +30,7 @@ func fixtureSource(t testing.TB) *snapshot.Snapshot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	adaptForKfake(src, io.Discard)
+	adaptForKfake(src)
 	src.Sort()
 	return src
 }

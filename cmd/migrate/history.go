@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/audit"
@@ -51,17 +52,28 @@ func (h historySource) Run(ctx context.Context, id int64) (tui.RunDetail, error)
 		if c.ErrorName != "" {
 			msg = c.ErrorName + ": " + msg
 		}
-		d.Changes = append(d.Changes, tui.ChangeRow{Kind: c.Kind, Action: c.Action, Resource: c.Resource, Status: c.Status, Error: msg})
+		d.Changes = append(d.Changes, tui.ChangeRow{Kind: c.Kind, Action: c.Action, Resource: changeName(c), Status: c.Status, Error: msg})
 	}
 	rpcs, err := h.s.RPCs(ctx, id)
 	if err != nil {
 		return d, err
 	}
 	for _, r := range rpcs {
-		d.RPCs = append(d.RPCs, tui.RPCRow{API: r.API, Broker: int32(r.Broker), Started: r.Started.Format(time.TimeOnly),
+		d.RPCs = append(d.RPCs, tui.RPCRow{Batch: r.Batch, Attempt: r.Attempt, API: r.API, ValidateOnly: r.ValidateOnly,
+			Broker: int32(r.Broker), Started: r.Started.Format(time.TimeOnly),
 			DurationMS: r.Duration.Milliseconds(), Resources: r.Resources, Result: r.Result})
 	}
 	return d, nil
+}
+
+// changeName names a recorded change whole: its change id's key (the
+// resource, with the mechanism of a SCRAM credential), so that no two rows
+// of a run read alike.
+func changeName(c audit.ChangeRecord) string {
+	if key, ok := strings.CutPrefix(c.ChangeID, c.Kind+":"); ok && key != "" {
+		return key
+	}
+	return c.Resource
 }
 
 // auditBrowse opens the history browser: `migrate audit` on a terminal.

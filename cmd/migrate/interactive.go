@@ -27,12 +27,15 @@ func reviewInteractive(ctx context.Context, e *env, p *plan.Plan) (*plan.Plan, b
 	return tui.Review(ctx, p, tuiOptions(e))
 }
 
-// sessionInteractive reviews, selects, confirms and applies in the TUI.
-func sessionInteractive(ctx context.Context, e *env, p *plan.Plan, run tui.ApplyFunc, auditRun int64) (tui.Result, error) {
+// sessionInteractive reviews, selects, confirms and applies in the TUI;
+// notes about the run are shown at the top of the review.
+func sessionInteractive(ctx context.Context, e *env, p *plan.Plan, run tui.ApplyFunc, auditRun int64, notes ...string) (tui.Result, error) {
 	if !e.tty {
 		return tui.Result{}, errNoTerminal
 	}
-	return tui.Session(ctx, p, run, auditRun, tuiOptions(e))
+	o := tuiOptions(e)
+	o.Notes = notes
+	return tui.Session(ctx, p, run, auditRun, o)
 }
 
 // stepWriter turns progress lines into loading-screen steps.
