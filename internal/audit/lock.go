@@ -38,8 +38,11 @@ func (e *LockError) Unwrap() error { return ErrLocked }
 //
 // A held lock is stale, and reclaimed (recorded as a "lock-reclaimed" event
 // on runID), when its holder's run has finished, when the holder ran on
-// this host and its process is gone, or when its heartbeat (refreshed with
-// every RPC the holder's Observer records) is older than LockStaleAfter.
+// this host and its process is gone, or when the holder runs on another
+// host (or on a platform where a process cannot be looked for) and its
+// heartbeat (refreshed with every RPC the holder's Observer records, and
+// by Run.Heartbeat) is older than LockStaleAfter. A live process's lock
+// on this host is never reclaimed.
 //
 // release deletes the lock; it is safe to call more than once.
 func (s *Store) AcquireTargetLock(ctx context.Context, target string, runID int64) (release func(), err error) {
@@ -75,7 +78,10 @@ func (s *Store) AcquireTargetLock(ctx context.Context, target string, runID int6
 				reason = fmt.Sprintf("run %d finished without releasing it", holder)
 			case host == s.hostname && !processAlive(pid):
 				reason = fmt.Sprintf("run %d's process %d on %s is gone", holder, pid, host)
-			case host == s.hostname && pid == s.pid:
+			case host == s.hostname && (pid == s.pid || processKnown):
+				// A live process on this host keeps its lock however old
+				// its heartbeat: a sync between two rounds sends nothing
+				// for hours.
 				reason = ""
 			case now.Sub(parseTime(beat)) > s.lockStaleAfter():
 				reason = fmt.Sprintf("run %d's last heartbeat was at %s, more than %s ago", holder, beat, s.lockStaleAfter())
@@ -134,4 +140,17 @@ func (s *Store) lockStaleAfter() time.Duration {
 		return s.LockStaleAfter
 	}
 	return DefaultLockStaleAfter
+}
+
+// Heartbeat refreshes the heartbeat of the target lock r holds (none:
+// nothing to do), so that the lock of a run alive on another host does
+// not go stale while it sends nothing: a sync session between rounds.
+func (r *Run) Heartbeat(ctx context.Context) error {
+	_, err := r.s.write(ctx, nil, func(w *writer) error {
+		if _, err := w.exec(`UPDATE target_locks SET heartbeat = ? WHERE run_id = ?`, timestamp(r.s.now()), r.id); err != nil {
+			return fmt.Errorf("audit: lock heartbeat of run %d: %v", r.id, err)
+		}
+		return nil
+	})
+	return err
 }

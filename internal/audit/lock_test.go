@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -85,6 +86,12 @@ func TestStaleTargetLocks(t *testing.T) {
 		{"holder process gone", func(t *testing.T, s *Store, holder *Run) {
 			mustExec(t, s.w, `UPDATE target_locks SET pid = ?`, deadPID(t))
 		}, true},
+		{"holder alive on this host, heartbeat old", func(t *testing.T, s *Store, holder *Run) {
+			// Another live process (this test's parent), silent for 7 h: a
+			// sync between rounds. It used to be reclaimed.
+			mustExec(t, s.w, `UPDATE target_locks SET pid = ?, heartbeat = ?`, os.Getppid(), timestamp(time.Now().Add(-7*time.Hour)))
+			s.now = time.Now
+		}, false},
 		{"holder on another host, heartbeat fresh", func(t *testing.T, s *Store, holder *Run) {
 			mustExec(t, s.w, `UPDATE target_locks SET host = 'elsewhere', pid = 1`)
 		}, false},
@@ -126,5 +133,25 @@ func TestStaleTargetLocks(t *testing.T) {
 				t.Errorf("events of the new run = %+v; want lock-reclaimed from run %d first", x.Events, holder.ID())
 			}
 		})
+	}
+}
+
+// TestRunHeartbeat: Run.Heartbeat refreshes the heartbeat of the lock the
+// run holds, so that a silent run on another host keeps its lock.
+func TestRunHeartbeat(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t)
+	holder := beginApply(t, s, "dst-id")
+	if _, err := s.AcquireTargetLock(ctx, "dst-id", holder.ID()); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, s.w, `UPDATE target_locks SET host = 'elsewhere', pid = 1, heartbeat = ?`, timestamp(time.Now().Add(-7*time.Hour)))
+	s.now = time.Now
+	if err := holder.Heartbeat(ctx); err != nil {
+		t.Fatal(err)
+	}
+	next := beginApply(t, s, "dst-id")
+	if _, err := s.AcquireTargetLock(ctx, "dst-id", next.ID()); !errors.Is(err, ErrLocked) {
+		t.Fatalf("AcquireTargetLock after the holder's heartbeat = %v; want ErrLocked", err)
 	}
 }

@@ -89,6 +89,15 @@ const (
 // the same way, and a broker no longer listed then is not waited for; the
 // last failure is named in the error.
 func Verify(ctx context.Context, reads Reads, applied []*plan.Change, timeout time.Duration) ([]string, error) {
+	return VerifyEach(ctx, reads, applied, timeout, nil)
+}
+
+// VerifyEach is Verify that also calls shown (when not nil) with each
+// change's id as soon as every broker has shown that change (a broker
+// that left the cluster counts as having shown it): sync frees the
+// change's resource for the next round then, not when the last change
+// of the round shows.
+func VerifyEach(ctx context.Context, reads Reads, applied []*plan.Change, timeout time.Duration, shown func(id string)) ([]string, error) {
 	deadline := time.Now().Add(timeout)
 	vctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
@@ -102,6 +111,7 @@ func Verify(ctx context.Context, reads Reads, applied []*plan.Change, timeout ti
 	// Each broker's last read that counts, and whether it showed all.
 	last := make([]kread.BrokerRead, len(brokers))
 	done := make([]bool, len(brokers))
+	tally := newShownTally(applied, len(brokers), shown)
 	var wg sync.WaitGroup
 	for i, b := range brokers {
 		last[i] = kread.BrokerRead{Broker: b.Broker, Addr: b.Addr, Err: errors.New("not read")}
@@ -114,12 +124,16 @@ func Verify(ctx context.Context, reads Reads, applied []*plan.Change, timeout ti
 					return
 				}
 				last[i] = r
+				if r.Err == nil {
+					tally.read(i, r.Snapshot)
+				}
 				if r.Err == nil && showsAll(r.Snapshot, applied) {
 					done[i] = true
 					return
 				}
 				if r.Err != nil && gone(vctx, reads, b) {
 					done[i] = true // the broker left the cluster
+					tally.all(i)
 					return
 				}
 				select {
@@ -142,6 +156,61 @@ func Verify(ctx context.Context, reads Reads, applied []*plan.Change, timeout ti
 	}
 	missing, behind, failed := unshown(lagging, applied)
 	return verifyFailed(timeout, applied, missing, behind, failed)
+}
+
+// shownTally counts, per change, the brokers that have shown it, and
+// calls shown once all have.
+type shownTally struct {
+	mu      sync.Mutex
+	applied []*plan.Change
+	by      []map[int]bool // per change: the brokers (by index) that showed it
+	brokers int
+	shown   func(id string)
+}
+
+func newShownTally(applied []*plan.Change, brokers int, shown func(string)) *shownTally {
+	t := &shownTally{applied: applied, brokers: brokers, shown: shown, by: make([]map[int]bool, len(applied))}
+	for i := range t.by {
+		t.by[i] = map[int]bool{}
+	}
+	return t
+}
+
+// read notes what broker i's read s shows.
+func (t *shownTally) read(i int, s *snapshot.Snapshot) {
+	if t.shown == nil || s == nil {
+		return
+	}
+	ix := plan.NewTarget(s)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k, c := range t.applied {
+		if !t.by[k][i] && ix.Shows(c) {
+			t.mark(k, i)
+		}
+	}
+}
+
+// all notes that broker i is out of the count (it left the cluster).
+func (t *shownTally) all(i int) {
+	if t.shown == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k := range t.applied {
+		if !t.by[k][i] {
+			t.mark(k, i)
+		}
+	}
+}
+
+// mark counts broker i for change k; t.mu is held.
+func (t *shownTally) mark(k, i int) {
+	t.by[k][i] = true
+	if len(t.by[k]) == t.brokers {
+		t.shown(t.applied[k].ID)
+	}
 }
 
 // listBrokers lists the brokers, retrying with Verify's delays until vctx

@@ -205,3 +205,36 @@ func TestApplied(t *testing.T) {
 		t.Errorf("Applied = %v, want topic:orders only", got)
 	}
 }
+
+// TestVerifyEachCallsShownPerChange: shown is called for a change as
+// soon as every broker has shown it, though another change of the same
+// verify never shows on one broker (it is then the one named missing).
+func TestVerifyEachCallsShownPerChange(t *testing.T) {
+	p := build(t, source(), target(), plan.Options{Include: []plan.Kind{plan.KindTopic}})
+	if len(p.Changes) < 2 {
+		t.Fatalf("want two changes to verify, got %d", len(p.Changes))
+	}
+	a, b := &p.Changes[0], &p.Changes[1]
+	all := target()
+	all.Topics = append(all.Topics, source().Topics...)
+	onlyA := target()
+	for _, tp := range source().Topics {
+		if tp.Name == a.Resource.Name {
+			onlyA.Topics = append(onlyA.Topics, tp)
+		}
+	}
+	f := &fakeReads{brokers: [][]*snapshot.Snapshot{{all}, {target(), onlyA}}, reads: make([]int, 2)}
+	var mu sync.Mutex
+	var shown []string
+	missing, err := VerifyEach(context.Background(), f.Reads(), []*plan.Change{a, b}, 300*time.Millisecond, func(id string) {
+		mu.Lock()
+		shown = append(shown, id)
+		mu.Unlock()
+	})
+	if err == nil || !reflect.DeepEqual(missing, []string{b.ID}) {
+		t.Fatalf("VerifyEach = %v, %v; want %s missing", missing, err, b.ID)
+	}
+	if !reflect.DeepEqual(shown, []string{a.ID}) {
+		t.Errorf("shown %v; want %s alone, once", shown, a.ID)
+	}
+}

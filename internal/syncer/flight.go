@@ -32,6 +32,7 @@ type batch struct {
 	// when the feed knows it (zero otherwise).
 	written time.Time
 	zxid    int64
+	reason  string // ReasonChange, or ReasonRetry for a retry of what failed
 }
 
 // flight is a change round on its way: launched by the loop with its part
@@ -45,6 +46,60 @@ type flight struct {
 	done          chan struct{} // closed once it has also been verified
 	targetBrokers int           // how many brokers its read of the target listed (-1: no read)
 	dropped       bool          // sync's stop cut its reads short: not reported
+
+	// What it holds: its scope until it has applied, then the resources
+	// of the changes it applied that some broker does not show yet
+	// (released one by one as they show), nothing once done. all: a full
+	// round's verify that holds everything until done.
+	mu      sync.Mutex
+	all     bool
+	waiting map[string]plan.Change // nil: the scope (or all)
+}
+
+// meets reports whether the flight still holds a resource of d.
+func (f *flight) meets(d decoded) bool {
+	select {
+	case <-f.done:
+		return false
+	default:
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case f.all:
+		return true
+	case f.waiting == nil:
+		return f.scope.meets(d)
+	}
+	for _, c := range f.waiting {
+		if decodedOf(c).meets(d) {
+			return true
+		}
+	}
+	return false
+}
+
+// await sets what the flight holds once it has applied: the resources
+// of changes, until each shows (shown).
+func (f *flight) await(changes []plan.Change) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.all = false
+	f.waiting = map[string]plan.Change{}
+	for _, c := range changes {
+		f.waiting[c.ID] = c
+	}
+}
+
+// shown releases a change's resource (once no other change of the
+// flight waiting on it is left) and wakes the loop.
+func (f *flight) shown(s *state) func(id string) {
+	return func(id string) {
+		f.mu.Lock()
+		delete(f.waiting, id)
+		f.mu.Unlock()
+		s.signal()
+	}
 }
 
 // scoped re-reads the scope's entities, patches the source and queues the
@@ -74,7 +129,11 @@ func (s *state) scoped(ctx context.Context, b *batch) {
 	part, err := s.read(ctx, &scope)
 	if err != nil {
 		s.n++
-		r := Round{N: s.n, Reason: ReasonChange, Started: started, Frozen: s.frozen(), Zxid: b.zxid, Entities: scope.Entities()}
+		reason := b.reason
+		if reason == "" {
+			reason = ReasonChange
+		}
+		r := Round{N: s.n, Reason: reason, Scoped: true, Started: started, Frozen: s.frozen(), Zxid: b.zxid, Entities: scope.Entities()}
 		r.Phases.ReadSource = s.since(started)
 		r.Err = fmt.Errorf("re-reading %d changed entities: %w", scope.Size(), err)
 		if stopping(ctx, s.source) {
@@ -92,7 +151,7 @@ func (s *state) scoped(ctx context.Context, b *batch) {
 	s.cfg.Tracker.take(scope.Entities(), b.first, s.cfg.BrokerIDMap)
 	q := s.next
 	if q == nil {
-		q = &queued{b: batch{scope: NewScope(nil), first: b.first, written: b.written}}
+		q = &queued{b: batch{scope: NewScope(nil), first: b.first, written: b.written, reason: b.reason}}
 		s.next = q
 	}
 	for _, e := range scope.Entities() {
@@ -145,7 +204,7 @@ func (s *state) dispatch(ctx context.Context) {
 		}
 	}
 	if !free.Empty() {
-		s.launch(ctx, &batch{scope: free, first: q.b.first, written: q.b.written, zxid: q.b.zxid}, q.readFor, 0)
+		s.launch(ctx, &batch{scope: free, first: q.b.first, written: q.b.written, zxid: q.b.zxid, reason: q.b.reason}, q.readFor, 0)
 	}
 }
 
@@ -164,12 +223,12 @@ type heldEntity struct {
 	readFor time.Duration
 }
 
-// ready reports whether every round h waits for is done.
+// ready reports whether no round h waits for holds its resource any
+// more: each has released it (its change shows on every broker) or is
+// done.
 func (h *heldEntity) ready() bool {
 	for _, f := range h.after {
-		select {
-		case <-f.done:
-		default:
+		if f.meets(h.d) {
 			return false
 		}
 	}
@@ -210,12 +269,7 @@ func (s *state) launchHeld(ctx context.Context) bool {
 func (s *state) meeting(d decoded) []*flight {
 	var out []*flight
 	for _, f := range s.flights {
-		select {
-		case <-f.done:
-			continue
-		default:
-		}
-		if f.scope.meets(d) {
+		if f.meets(d) {
 			out = append(out, f)
 		}
 	}
@@ -227,7 +281,11 @@ func (s *state) meeting(d decoded) []*flight {
 // meets it.
 func (s *state) launch(ctx context.Context, b *batch, readFor, waited time.Duration) {
 	s.n++
-	r := Round{N: s.n, Reason: ReasonChange, Started: s.cfg.Now(), Frozen: s.frozen(), Zxid: b.zxid, Entities: b.scope.Entities(), tracked: true}
+	reason := b.reason
+	if reason == "" {
+		reason = ReasonChange
+	}
+	r := Round{N: s.n, Reason: reason, Scoped: true, Started: s.cfg.Now(), Frozen: s.frozen(), Zxid: b.zxid, Entities: b.scope.Entities(), tracked: true}
 	s.cfg.Tracker.begun()
 	r.Phases.ReadSource, r.Phases.Wait = readFor, waited
 	d := b.scope.decode().mapBrokers(s.cfg.BrokerIDMap)
@@ -246,15 +304,9 @@ func (s *state) launch(ctx context.Context, b *batch, readFor, waited time.Durat
 // launchHeld see to that): it reads its part of the target, plans,
 // applies and verifies. It touches only f and the stages.
 func (s *state) fly(ctx context.Context, f *flight, src *snapshot.Snapshot, tgtScope kread.Scope) {
-	signal := func() {
-		select {
-		case s.wake <- struct{}{}:
-		default: // the loop has a wake-up pending: it looks at every round
-		}
-	}
-	defer signal()
+	defer s.signal()
 	defer close(f.done)
-	applied := sync.OnceFunc(func() { close(f.applied); signal() })
+	applied := sync.OnceFunc(func() { close(f.applied); s.signal() })
 	defer applied()
 	r := &f.r
 	t := s.cfg.Now()
@@ -285,10 +337,13 @@ func (s *state) fly(ctx context.Context, f *flight, src *snapshot.Snapshot, tgtS
 	}
 	r.Blockers = p.Blockers
 	verify := s.apply(ctx, r, p, tgt, changes)
+	if verify.each != nil {
+		f.await(sentOf(*r))
+	}
 	applied()
-	if verify != nil {
+	if verify.ok() {
 		t = s.cfg.Now()
-		r.Outcome.Unverified = verify(ctx)
+		verify.run(ctx, r, f.shown(s))
 		r.Phases.Verify = s.since(t)
 	}
 	if !f.first.IsZero() {
@@ -392,4 +447,43 @@ func earliest(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// signal wakes the loop: a round applied, released a resource or is done.
+func (s *state) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default: // the loop has a wake-up pending: it looks at every round
+	}
+}
+
+// sentOf are the changes of r the target was sent and accepted: not
+// failed, not held back by a freeze.
+func sentOf(r Round) []plan.Change {
+	var out []plan.Change
+	for _, c := range r.Changes {
+		if !slices.Contains(r.Outcome.FailedIDs, c.ID) && !slices.ContainsFunc(r.Unsent, func(u plan.Change) bool { return u.ID == c.ID }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// verifier is the verify an Apply left: per change (Outcome.VerifyEach)
+// or for the round as a whole (Outcome.Verify).
+type verifier struct {
+	each  func(ctx context.Context, shown func(id string)) []string
+	whole func(ctx context.Context) int
+}
+
+func (v verifier) ok() bool { return v.each != nil || v.whole != nil }
+
+// run verifies and sets r's unverified count and ids.
+func (v verifier) run(ctx context.Context, r *Round, shown func(string)) {
+	if v.each != nil {
+		ids := v.each(ctx, shown)
+		r.Outcome.Unverified, r.Outcome.UnverifiedIDs = len(ids), ids
+		return
+	}
+	r.Outcome.Unverified = v.whole(ctx)
 }

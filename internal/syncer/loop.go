@@ -58,6 +58,12 @@ type Outcome struct {
 	// Verify returns; rounds are reported in order. Run clears it in the
 	// Round it reports.
 	Verify func(ctx context.Context) (unverified int)
+	// VerifyEach, preferred to Verify when set, is Verify that calls
+	// shown with each change's id as soon as every broker shows it (and
+	// returns the ids of those some broker never showed): the change's
+	// resource is free for the next round then, whatever the rest of the
+	// round's verify does.
+	VerifyEach func(ctx context.Context, shown func(id string)) (unverified []string)
 }
 
 // Phases says where a round's time went: each is zero when the phase did
@@ -148,7 +154,7 @@ const (
 	ReasonChange    = "change"
 	ReasonReconcile = "reconcile"
 	ReasonResync    = "resync" // the feed lost its watches: everything was read again
-	ReasonRetry     = "retry"  // the last round did not finish: everything was read again
+	ReasonRetry     = "retry"  // a round did not finish: what it left undone (or, when that is not known, everything) was read again
 	ReasonPoll      = "poll"   // a source without a change feed was read again on its interval
 	// ReasonSkipped is no round: it reports notifications the feed
 	// skipped (Round.Skipped), with N 0; nothing was read or planned.
@@ -156,7 +162,10 @@ const (
 )
 
 // Retry bounds: a round that failed or left changes undone is followed by
-// a full round after RetryFirst, doubling up to RetryMax while it fails.
+// a retry after RetryFirst, doubling up to RetryMax while it fails: a
+// round for the resources of the changes it left undone (failed,
+// unverified), or a full round when that is not known (a full round that
+// failed, a source read through its brokers).
 const (
 	RetryFirst = time.Second
 	RetryMax   = 30 * time.Second
@@ -164,8 +173,11 @@ const (
 
 // Round is one pass: what started it, what it planned and what it did.
 type Round struct {
-	N        int
-	Reason   string
+	N      int
+	Reason string
+	// Scoped: the round read and planned just Entities (a change round,
+	// or a retry of what failed); otherwise it read everything.
+	Scoped   bool
 	Entities []zkfeed.Entity // the notified entities (change rounds)
 	Zxid     int64           // the source transaction the round reflects
 	Started  time.Time
@@ -275,7 +287,7 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 			retry.Reset(backoff)
 			backoff = min(2*backoff, RetryMax)
 			s.undone = false
-		} else if s.clean {
+		} else if s.clean && !s.retryAll && s.retryScope.Empty() {
 			backoff = RetryFirst
 		}
 		// Notifications a reconciliation took off the feed are run at once.
@@ -301,7 +313,7 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 		case <-s.wake:
 			s.reap()
 		case <-retry.C:
-			s.full(ctx, ReasonRetry)
+			s.retry(ctx)
 		case ev, ok := <-cfg.Feed:
 			if !ok {
 				s.settle()
@@ -344,6 +356,9 @@ type state struct {
 	pending    []zkfeed.Event
 	feedClosed bool           // a reconciliation found the feed closed
 	resyncs    []zkfeed.Event // the next resync round's causes
+	// What the next retry covers: retryScope's entities, or everything.
+	retryScope Scope
+	retryAll   bool
 	// moved are the source entities that reads made while frozen found
 	// changed and that no frozen round has reported yet.
 	moved decoded
@@ -442,7 +457,7 @@ func (s *state) emit(r Round) {
 
 func (s *state) report(r Round) {
 	r.Finished = s.cfg.Now()
-	r.Outcome.Verify = nil
+	r.Outcome.Verify, r.Outcome.VerifyEach = nil, nil
 	r.Halt = nil
 	if r.Frozen {
 		s.afterCut(&r)
@@ -450,9 +465,57 @@ func (s *state) report(r Round) {
 	s.cfg.Tracker.done(r, r.tracked, s.cfg.BrokerIDMap)
 	r.tracked = false
 	bad := r.Err != nil || r.Outcome.Failed > 0 || r.Outcome.Unverified > 0 || len(r.Unsent) > 0
-	s.undone = bad && !r.Frozen && !s.frozen()
+	if bad && !r.Frozen && !s.frozen() {
+		s.undone = true
+		s.retryOf(r)
+	}
 	s.clean = !bad
 	s.rounds <- r
+}
+
+// retryOf adds what r left undone to the next retry: its entities when a
+// scoped round failed as a whole; the resources of the changes it names
+// failed or unverified; everything when it cannot tell (a full round
+// that failed, changes counted and not named, no ZooKeeper to re-read
+// entities from).
+func (s *state) retryOf(r Round) {
+	if s.retryScope.Topics == nil {
+		s.retryScope = NewScope(nil)
+	}
+	switch {
+	case s.cfg.Source == nil:
+		s.retryAll = true
+	case r.Err != nil && r.Scoped:
+		for _, e := range r.Entities {
+			s.retryScope.Add(e)
+		}
+	case r.Err != nil || len(r.Outcome.FailedIDs) < r.Outcome.Failed || len(r.Outcome.UnverifiedIDs) < r.Outcome.Unverified:
+		s.retryAll = true
+	default:
+		undone := append(slices.Clone(r.Outcome.FailedIDs), r.Outcome.UnverifiedIDs...)
+		for _, c := range r.Changes {
+			if !slices.Contains(undone, c.ID) {
+				continue
+			}
+			e, ok := entityOf(c, s.cfg.BrokerIDMap)
+			if !ok {
+				s.retryAll = true
+				return
+			}
+			s.retryScope.Add(e)
+		}
+	}
+}
+
+// retry runs the retry: a full round, or a round for what failed.
+func (s *state) retry(ctx context.Context) {
+	if s.retryAll || s.retryScope.Empty() {
+		s.full(ctx, ReasonRetry)
+		return
+	}
+	b := &batch{scope: s.retryScope, reason: ReasonRetry}
+	s.retryScope = NewScope(nil)
+	s.scoped(ctx, b)
 }
 
 // afterCut sets a frozen round's AfterCut: its changes to entities a
@@ -465,7 +528,7 @@ func (s *state) afterCut(r *Round) {
 			r.AfterCut = append(r.AfterCut, c)
 		}
 	}
-	if r.Reason != ReasonChange {
+	if !r.Scoped {
 		s.moved = decoded{}
 		return
 	}
@@ -496,7 +559,8 @@ func (s *state) read(ctx context.Context, scope *Scope) (*snapshot.Snapshot, err
 // finds are missed (the source changed, nothing announced it) or drift; a
 // poll's changes the source explains are plain changes, the rest drift.
 func (s *state) full(ctx context.Context, reason string) error {
-	s.settle() // its verify must not see this round's writes
+	s.settle()                                      // its verify must not see this round's writes
+	s.retryAll, s.retryScope = false, NewScope(nil) // it covers everything
 	s.n++
 	r := Round{N: s.n, Reason: reason, Started: s.cfg.Now(), Frozen: s.frozen(), tracked: true}
 	s.cfg.Tracker.begun()
@@ -553,18 +617,34 @@ func (s *state) full(ctx context.Context, reason string) error {
 		s.emit(r)
 		return ErrDeclined
 	}
-	if verify := s.apply(ctx, &r, p, tgt, changes); verify != nil {
-		t := s.cfg.Now()
-		r.Outcome.Unverified = verify(ctx)
-		r.Phases.Verify = s.since(t)
-	}
+	verify := s.apply(ctx, &r, p, tgt, changes)
 	if r.Err == nil {
 		r.Err = s.brokersMissing(len(tgt.Brokers), p.Blockers)
 	}
 	if reason == ReasonReconcile {
 		r.Missed = s.unannounced(ctx, r.Missed, src.Read.StartZxid)
 	}
-	s.emit(r)
+	if !verify.ok() {
+		s.emit(r)
+		return r.Err
+	}
+	// The verify runs beside what follows, holding each applied change's
+	// resource until every broker shows it (all of them, when Apply left
+	// a verify of the round as a whole); the round is reported, in order,
+	// once it is done.
+	f := &flight{r: r, applied: make(chan struct{}), done: make(chan struct{}), targetBrokers: -1, all: verify.each == nil}
+	close(f.applied)
+	if verify.each != nil {
+		f.await(sentOf(r))
+	}
+	s.flights = append(s.flights, f)
+	go func() {
+		defer s.signal()
+		defer close(f.done)
+		t := s.cfg.Now()
+		verify.run(ctx, &f.r, f.shown(s))
+		f.r.Phases.Verify = s.since(t)
+	}()
 	return r.Err
 }
 
@@ -729,28 +809,28 @@ func (s *state) planFor(ctx context.Context, src *snapshot.Snapshot, ph *Phases)
 // before each request: a freeze that comes while the round runs stops
 // it there, and what it did not send is r.Unsent. It touches only r and
 // the stages, so it may run beside the loop.
-func (s *state) apply(ctx context.Context, r *Round, p *plan.Plan, target *snapshot.Snapshot, changes []plan.Change) func(context.Context) int {
+func (s *state) apply(ctx context.Context, r *Round, p *plan.Plan, target *snapshot.Snapshot, changes []plan.Change) verifier {
 	r.Changes = changes
 	if len(changes) == 0 {
-		return nil
+		return verifier{}
 	}
 	sub := *p
 	sub.Changes = changes
 	r.Plan = &sub
 	if r.Frozen {
-		return nil
+		return verifier{}
 	}
 	if s.frozen() {
 		r.Unsent = changes
-		return nil
+		return verifier{}
 	}
 	t := s.cfg.Now()
 	given := *r
 	given.Halt = s.halt
 	out, err := s.cfg.Stages.Apply(ctx, &sub, target, given)
 	r.Phases.Apply = s.since(t)
-	verify := out.Verify
-	out.Verify = nil
+	verify := verifier{each: out.VerifyEach, whole: out.Verify}
+	out.Verify, out.VerifyEach = nil, nil
 	r.Outcome = out
 	for _, id := range out.Unsent {
 		if i := slices.IndexFunc(changes, func(c plan.Change) bool { return c.ID == id }); i >= 0 {

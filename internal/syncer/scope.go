@@ -485,3 +485,57 @@ func (s Scope) Entities() []zkfeed.Entity {
 	}
 	return out
 }
+
+// entityOf is the source entity whose notification a change answers, as
+// the feed names it (ZooKeeper's sanitized names), so that a retry can
+// re-read it; false for a change no entity names. A target broker's
+// configs come from the source broker the broker-id map sends there.
+func entityOf(c plan.Change, brokers map[int32]int32) (zkfeed.Entity, bool) {
+	r := c.Resource
+	config := func(typ, name string) (zkfeed.Entity, bool) {
+		return zkfeed.Entity{Kind: zkfeed.Config, Name: typ + "/" + name}, true
+	}
+	switch r.Type {
+	case "topic":
+		return zkfeed.Entity{Kind: zkfeed.Topic, Name: r.Name}, true
+	case "user":
+		return config("users", zkread.Sanitize(r.Name))
+	case "quota":
+		if len(r.Entity) == 0 {
+			return zkfeed.Entity{}, false
+		}
+		e := r.Entity[0]
+		name := zkread.DefaultEntity
+		if !e.Default {
+			name = zkread.Sanitize(e.Name)
+		}
+		switch e.Type {
+		case snapshot.EntityUser:
+			return config("users", name)
+		case snapshot.EntityClientID:
+			return config("clients", name)
+		case snapshot.EntityIP:
+			if !e.Default {
+				name = e.Name
+			}
+			return config("ips", name)
+		}
+	case "acl":
+		if r.ACL != nil {
+			return zkfeed.Entity{Kind: zkfeed.ACL, Name: r.ACL.ResourceType + ":" + r.ACL.PatternType + ":" + r.ACL.ResourceName}, true
+		}
+	case "broker":
+		if r.Name == "" {
+			return config("brokers", zkread.DefaultEntity)
+		}
+		if len(brokers) == 0 {
+			return config("brokers", r.Name)
+		}
+		for from, to := range brokers {
+			if strconv.Itoa(int(to)) == r.Name {
+				return config("brokers", strconv.Itoa(int(from)))
+			}
+		}
+	}
+	return zkfeed.Entity{}, false
+}

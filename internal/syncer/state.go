@@ -209,7 +209,7 @@ func (t *Tracker) done(r Round, launched bool, brokers map[int32]int32) {
 		return at
 	}
 	oldest := r.Started
-	full := r.Reason != ReasonChange
+	full := !r.Scoped
 	var scope decoded
 	if !full {
 		scope = NewScope(r.Entities).decode().mapBrokers(brokers)
