@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"text/tabwriter"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -119,6 +120,11 @@ type lagResult struct {
 	observerRequests int64
 	elapsed          time.Duration // from the first change to the observer's stop
 	firstObsErr      string
+	// direct is the floor measured in the same run: the same kinds of
+	// change written straight to the target, issue to seen ("all" row).
+	direct     lagRow
+	directRows []lagRow
+	load       [2]string // the load averages as the run began and ended
 }
 
 func (r *lagResult) report(b *testing.B) {
@@ -140,6 +146,12 @@ func (r *lagResult) report(b *testing.B) {
 	}
 	own := distOf(lags)
 	b.ReportMetric(float64(own.P99.Microseconds())/1000, "sync-round-p99-ms")
+	floor := all.Feed.P99 + r.direct.Lag.P99
+	if floor > 0 {
+		b.ReportMetric(float64(r.direct.Lag.P99.Microseconds())/1000, "direct-p99-ms")
+		b.ReportMetric(float64(all.Feed.P99.Microseconds())/1000, "feed-p99-ms")
+		b.ReportMetric(float64(all.Lag.P99)/float64(floor), "p99/floor")
+	}
 
 	var out strings.Builder
 	fmt.Fprintf(&out, "\nBenchmarkSyncLag %d changes/s for %s: %d scheduled, %d written, %d admin calls failed, %d skipped (writer behind); observer every %s, %d describe requests (%.0f/s), %d errors%s\n",
@@ -148,10 +160,68 @@ func (r *lagResult) report(b *testing.B) {
 	printLagTables(&out, r.rows)
 	fmt.Fprintf(&out, "\nsync's own lag (-o json lag_ms: feed notification → round applied and verified), %d change rounds (%d with an error): p50 %s ms, p99 %s ms, max %s ms\n",
 		own.N, r.roundErrors, ms(own.P50), ms(own.P99), ms(own.Max))
+	if floor > 0 {
+		fmt.Fprintf(&out, "floor, in the same run: the same kinds written straight to the target (admin call issued → seen), %d changes, %d lost: p50 %s ms, p99 %s ms; ZooKeeper write → feed p99 %s ms (n %d)\n",
+			r.direct.Arrived, r.direct.Lost, ms(r.direct.Lag.P50), ms(r.direct.Lag.P99), ms(all.Feed.P99), all.Feed.N)
+		tw := tabwriter.NewWriter(&out, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "direct: kind\twritten\tarrived\tlost\tp50 ms\tp99 ms\tmax ms\t")
+		for _, row := range r.directRows {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t\n", row.Kind, row.Written, row.Arrived, row.Lost, ms(row.Lag.P50), ms(row.Lag.P99), ms(row.Lag.Max))
+		}
+		_ = tw.Flush()
+		fmt.Fprintf(&out, "sync p99 / (feed p99 + direct p99) = %s / (%s + %s) = %.2f (goal ≤ 2); load average %s → %s\n",
+			ms(all.Lag.P99), ms(all.Feed.P99), ms(r.direct.Lag.P99), float64(all.Lag.P99)/float64(floor), r.load[0], r.load[1])
+	}
 	fmt.Print(out.String())
 	if all.Lost > 0 {
 		b.Errorf("%d change(s) never arrived on the target", all.Lost)
 	}
+	if r.direct.Lost > 0 {
+		b.Errorf("%d change(s) written straight to the target never showed", r.direct.Lost)
+	}
+}
+
+// runDirect measures the floor: the writer's kinds of change at spec's
+// rate, written by admin calls straight to the target, each timed from
+// its call's issue to the observer seeing it (nothing syncs them: their
+// names are outside the sync's scope).
+func runDirect(b *testing.B, spec lagSpec, every, drain time.Duration) []lagRow {
+	ctx := context.Background()
+	tb, tprops := testbed.TargetBootstrap(b), testbed.TargetClientProps(b)
+	prefix := fmt.Sprintf("dir%d", time.Now().UnixNano()/1e6%1e7)
+	bed := &lagBed{direct: true, prefix: prefix, source: dialAdmin(b, tb, tprops), target: dialAdmin(b, tb, tprops), principal: "User:" + prefix + "-app"}
+	for range lagConns {
+		// The KRaft controller answers a create with a timeout of 0 as
+		// timed out and creates nothing: the default timeout here.
+		bed.writers = append(bed.writers, kadm.NewClient(dialAdmin(b, tb, tprops).Client))
+	}
+	total := int(float64(spec.Rate)*spec.For.Seconds()) + len(lagKinds)
+	w := newLagWriter(bed, total/len(lagKinds)+1)
+	b.Cleanup(func() { w.cleanup(b) })
+	if err := w.prepare(ctx); err != nil {
+		b.Fatalf("preparing the target for the direct writes: %v", err)
+	}
+	// The pools must show before the clock starts, as sync's initial
+	// round makes them show before its run.
+	deadline := time.Now().Add(drain)
+	for n, err := w.targetACLs(ctx); err != nil || n != 2*len(w.revokes); n, err = w.targetACLs(ctx) {
+		if time.Now().After(deadline) {
+			b.Fatalf("the target holds %d of the %d ACLs made for the direct writes (%v)", n, 2*len(w.revokes), err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	obsCtx, stopObs := context.WithCancel(ctx)
+	obs := &lagObserver{bed: bed, book: w.book}
+	obsDone := make(chan struct{})
+	go func() { obs.run(obsCtx, every); close(obsDone) }()
+	w.run(ctx, spec)
+	deadline = time.Now().Add(drain)
+	for w.book.left() > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	stopObs()
+	<-obsDone
+	return lagRows(w.book.ops())
 }
 
 // lagConns is how many connections the writer has, each carrying one call
@@ -161,6 +231,9 @@ const lagConns = 64
 
 // lagBed is what one run talks to.
 type lagBed struct {
+	// direct: the writer writes straight to the target (the floor): each
+	// change is timed from its admin call's issue, not from ZooKeeper.
+	direct    bool
 	prefix    string
 	source    *kafkaconn.Conn // setup and cleanup
 	writers   []*kadm.Client  // the writer's connections
@@ -212,6 +285,7 @@ func setUpLag(b *testing.B, spec lagSpec, name, reconcile string) (*lagBed, *lag
 
 func runSyncLag(b *testing.B, spec lagSpec, every, drain time.Duration) *lagResult {
 	ctx := context.Background()
+	load0 := loadAvg()
 	bed, w, args := setUpLag(b, spec, "lag", "0")
 	// ZKM_BENCH_SYNC_LAG_ARGS adds flags, e.g. "--no-audit", to measure what a part costs.
 	args = append(args, strings.Fields(os.Getenv("ZKM_BENCH_SYNC_LAG_ARGS"))...)
@@ -251,7 +325,7 @@ func runSyncLag(b *testing.B, spec lagSpec, every, drain time.Duration) *lagResu
 	if path := os.Getenv("ZKM_BENCH_SYNC_LAG_OUT"); path != "" { // sync's output and every change, for a closer look
 		dumpLag(b, path, spec, p.output(), w.book.ops())
 	}
-	res := &lagResult{spec: spec, every: every, observerRequests: obs.requests.Load(), elapsed: time.Since(started), scheduled: w.scheduled, skipd: w.skipped, observerErrors: obs.errors}
+	res := &lagResult{spec: spec, every: every, observerRequests: obs.requests.Load(), elapsed: time.Since(started), scheduled: w.scheduled, skipd: w.skipped, observerErrors: obs.errors, load: [2]string{load0}}
 	if obs.firstErr != nil {
 		res.firstObsErr = fmt.Sprintf(" (first: %v)", obs.firstErr)
 	}
@@ -259,6 +333,12 @@ func runSyncLag(b *testing.B, spec lagSpec, every, drain time.Duration) *lagResu
 	ops := w.book.ops()
 	matchRounds(ops, res.rounds, 2*time.Millisecond)
 	res.rows = lagRows(ops)
+	// The floor, in the same run, right after: sync has stopped.
+	if os.Getenv("ZKM_BENCH_SYNC_LAG_FLOOR") != "0" {
+		res.directRows = runDirect(b, spec, every, drain)
+		res.direct = res.directRows[len(res.directRows)-1]
+	}
+	res.load[1] = loadAvg()
 	return res
 }
 

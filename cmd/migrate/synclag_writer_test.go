@@ -375,7 +375,11 @@ func (w *lagWriter) do(ctx context.Context, adm *kadm.Client, op *lagOp) {
 		op.Err = err
 		w.book.drop(op)
 	} else {
-		op.Written, op.WrittenFrom = w.zkTime(op)
+		if w.bed.direct {
+			op.Written, op.WrittenFrom = op.Issued, "admin call"
+		} else {
+			op.Written, op.WrittenFrom = w.zkTime(op)
+		}
 		w.added(op)
 		if op.Kind == lagSCRAMDelete {
 			w.mu.Lock()
