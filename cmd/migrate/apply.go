@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -115,21 +114,19 @@ func runApply(ctx context.Context, e *env, f *applyFlags, args []string) int {
 		return fail(e, "apply", fmt.Errorf("--%s shapes a plan, and a saved plan keeps the options it was made with: re-run plan with --%s --out, or apply without --plan", name, name))
 	}
 	rec := f.audit.begin(ctx, e, "apply")
-	if rec.err != nil {
-		return fail(e, "apply", fmt.Errorf("refusing to apply without an audit trail (%v); fix --audit-db or pass --no-audit", rec.err))
+	if rec.Err != nil {
+		return fail(e, "apply", fmt.Errorf("refusing to apply without an audit trail (%s); fix --audit-db or pass --no-audit", errorText(rec.Err)))
 	}
 	// An apply whose journal cannot be written stops after the batch in flight.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if rec.ok() {
-		rec.run.SetOnError(func(err error) {
-			fmt.Fprintf(e.stderr, "migrate apply: audit journal write failed, stopping: %v\n", err)
-			cancel()
-		})
-	}
+	rec.OnError(func(err error) {
+		fmt.Fprintf(e.stderr, "migrate apply: audit journal write failed, stopping: %v\n", err)
+		cancel()
+	})
 	code, err := f.run(ctx, e, rec)
 	if err != nil {
-		rec.finish(ctx, e, "error", exitError)
+		finish(ctx, e, rec, migration.Failed)
 		return fail(e, "apply", err)
 	}
 	return code
@@ -170,7 +167,7 @@ func (f *applyFlags) checkNumbers() error {
 	return nil
 }
 
-func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error) {
+func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (int, error) {
 	var pl *migration.Planned
 	err := withLoading(ctx, e, f.interactive, f.source.quiet, "Reading the source and the target", func(progress io.Writer) error {
 		var err error
@@ -188,15 +185,15 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 	if pl.Conn == nil {
 		return exitError, errors.New("apply needs --bootstrap-server")
 	}
-	rec.plan(ctx, pl)
+	rec.Planned(ctx, pl)
 	p := pl.Plan
 
 	// One apply per target at a time; a killed earlier run is resumed.
-	if rec.ok() {
-		lock, err := migration.AcquireLock(ctx, rec.store, rec.run, pl.TargetKey())
-		if err != nil {
-			return exitError, err
-		}
+	lock, err := rec.Lock(ctx, pl.TargetKey())
+	if err != nil {
+		return exitError, err
+	}
+	if lock != nil {
 		defer lock.Release()
 		if lock.AbandonErr != nil {
 			fmt.Fprintf(e.stderr, "migrate apply: audit: %v\n", lock.AbandonErr)
@@ -208,7 +205,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 
 	if f.interactive {
 		var last apply.Result
-		res, err := sessionInteractive(ctx, e, p, f.applyFunc(pl, rec.observer(), &last), rec.id())
+		res, err := sessionInteractive(ctx, e, p, f.applyFunc(pl, rec.Observer(), &last), rec.ID())
 		if err != nil {
 			return exitError, err
 		}
@@ -216,7 +213,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 	}
 	if !p.Runnable() {
 		_ = render.PlanTextWith(e.stdout, p, render.TextOptions{Detail: f.detail})
-		rec.finish(ctx, e, "nothing-to-do", exitOK)
+		finish(ctx, e, rec, migration.NothingToDo)
 		return exitOK, nil
 	}
 	if f.output != "json" {
@@ -228,7 +225,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 		}
 		if !confirm(e, fmt.Sprintf("Apply %d change(s) to %s?", len(p.Changes), strings.Join(pl.Conn.Bootstrap, ","))) {
 			fmt.Fprintln(e.stderr, "Nothing applied.")
-			rec.finish(ctx, e, "declined", exitOK)
+			finish(ctx, e, rec, migration.Declined)
 			return exitOK, nil
 		}
 	}
@@ -240,7 +237,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 	} else {
 		obs = append(obs, withMeter(e, f.source.quiet, &render.ApplyText{W: e.stdout, Verbose: f.verbose}))
 	}
-	if o := rec.observer(); o != nil {
+	if o := rec.Observer(); o != nil {
 		obs = append(obs, o)
 	}
 	var sent migration.Applied
@@ -254,78 +251,27 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *recorder) (int, error
 	}
 	var unverified []string
 	if applied := sent.Changes(); len(applied) > 0 && f.settle > 0 && res.Stopped == nil {
-		if unverified, err = verifyApplied(ctx, e.stderr, pl.Reader(), applied, f.settle); err != nil {
+		if unverified, err = migration.VerifyApplied(ctx, pl.Reader(), applied, f.settle, notices(e)); err != nil {
 			fmt.Fprintf(e.stderr, "migrate apply: %v\n", err)
-			if rec.ok() {
-				_ = rec.run.Note(ctx, "verify", err.Error())
-			}
+			rec.Note(ctx, "verify", err.Error())
 		} else {
 			fmt.Fprintf(e.stderr, "Verified: every broker of the target shows every applied change.\n")
 		}
 	}
 	if js != nil {
-		js.Summary.AuditRun = rec.id()
+		js.Summary.AuditRun = rec.ID()
 		js.Summary.Unverified = unverified
 		_ = js.Write(e.stdout)
 	}
 	return f.exit(ctx, e, rec, res, len(unverified)), nil
 }
 
-// verifyApplied waits until every broker of the target shows every applied
-// change (migration.Verify), for as long as the target keeps showing more
-// of them: it gives up only after a whole window of the timeout in which
-// none more were shown. A large apply is published by a KRaft broker in
-// pieces, each waiting for the partition logs of the one before to be
-// created (about 10,000 topics of 2 partitions took minutes on the test
-// broker, docs/benchmarks.md), so no fixed wait fits every size, while a
-// target that shows nothing new for a window has stopped.
-func verifyApplied(ctx context.Context, stderr io.Writer, read migration.Reads, applied []*plan.Change, window time.Duration) ([]string, error) {
-	start := time.Now()
-	pending := applied
-	for {
-		missing, err := migration.Verify(ctx, read, pending, window)
-		if err == nil || len(missing) >= len(pending) || ctx.Err() != nil {
-			if err != nil && len(pending) < len(applied) {
-				fmt.Fprintf(stderr, "Verify: the target showed none more in the last %s (%d of %d after %s in all); giving up.\n",
-					window, len(applied)-len(missing), len(applied), time.Since(start).Round(time.Second))
-			}
-			return missing, err
-		}
-		fmt.Fprintf(stderr, "Verify: the target shows %d of %d applied change(s) after %s; waiting while it shows more.\n",
-			len(applied)-len(missing), len(applied), time.Since(start).Round(time.Second))
-		left := make(map[string]bool, len(missing))
-		for _, id := range missing {
-			left[id] = true
-		}
-		pending = slices.DeleteFunc(slices.Clone(pending), func(c *plan.Change) bool { return !left[c.ID] })
-	}
-}
-
-// exit records the run's outcome and picks the exit code. A validate-only
-// run is "validated" only when every change was validated; one with a
-// change it could not validate (no validate_only mode), a failed validation
-// or an interruption is "not validated". An apply whose verify did not see
-// every applied change is "unverified", exit 3.
-func (f *applyFlags) exit(ctx context.Context, e *env, rec *recorder, res apply.Result, unverified int) int {
-	code := exitOK
-	if res.Failed > 0 || res.Canceled || unverified > 0 {
-		code = exitPartial
-	}
-	outcome := "applied"
-	switch {
-	case f.validateOnly && (code != exitOK || res.NotValidated > 0):
-		outcome = "not validated"
-	case f.validateOnly:
-		outcome = "validated"
-	case res.Failed > 0:
-		outcome = "partial"
-	case res.Canceled:
-		outcome = "canceled"
-	case unverified > 0:
-		outcome = "unverified"
-	}
-	rec.finish(ctx, e, outcome, code)
-	return code
+// exit records the run's outcome and returns its exit code
+// (migration.ApplyOutcome).
+func (f *applyFlags) exit(ctx context.Context, e *env, rec *migration.Recorder, res apply.Result, unverified int) int {
+	o := migration.ApplyOutcome(res, unverified, f.validateOnly)
+	finish(ctx, e, rec, o)
+	return int(o.Code)
 }
 
 // applyOptions maps the apply flags to apply.Options (the secrets and the
@@ -351,7 +297,7 @@ func (f *applyFlags) applyFunc(pl *migration.Planned, audit apply.Observer, last
 func (f *applyFlags) loadSaved(ctx context.Context, progress io.Writer) (*migration.Planned, error) {
 	pl, err := migration.LoadSaved(ctx, migration.SavedRequest{PlanFile: f.planFile,
 		Source: func(ctx context.Context) (*snapshot.Snapshot, error) { return f.source.load(ctx, progress) },
-		Dial:   f.target.connect, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds, Hooks: hooks(progress)})
+		Dial:   f.target.kafka().Dial, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds, Hooks: hooks(progress)})
 	var pe *migration.PolicyError
 	switch {
 	case errors.As(err, &pe) && pe.Given == "":

@@ -19,6 +19,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/kraftcheckpoint"
 	"github.com/zkmigrate/zkmigrate/internal/kraftseed"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkconn"
@@ -231,40 +232,36 @@ func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string)
 		return fail(e, "bootstrap", bootstrapFlagError(err))
 	}
 	rec := f.audit.begin(ctx, e, "bootstrap")
-	finish := func(outcome string, code int) int {
-		rec.finish(ctx, e, outcome, code)
-		return code
+	end := func(o migration.Outcome) int {
+		finish(ctx, e, rec, o)
+		return int(o.Code)
 	}
 	res := &kraftseed.Result{DryRun: f.dryRun, Source: f.src.zookeeper}
 	seed, err := readBootstrapSource(ctx, f, res)
 	if err != nil {
 		fail(e, "bootstrap", err)
-		return finish("error", exitError)
+		return end(migration.Failed)
 	}
-	if rec.ok() {
+	if run := rec.Run(); run != nil {
 		for _, c := range seed.Creds {
-			rec.run.AddSecrets(secretForms(c)...) // belt and braces: scrubbed should one ever reach the audit
+			run.AddSecrets(secretForms(c)...) // belt and braces: scrubbed should one ever reach the audit
 		}
-		_ = rec.run.SetEndpoints(ctx, audit.Endpoint{Kind: snapshot.SourceZooKeeper, Address: f.src.zookeeper, ClusterID: res.ClusterID},
+		_ = run.SetEndpoints(ctx, audit.Endpoint{Kind: snapshot.SourceZooKeeper, Address: f.src.zookeeper, ClusterID: res.ClusterID},
 			audit.Endpoint{Kind: "bootstrap-checkpoint", Address: targetFiles(targets), ClusterID: targets[0].ClusterID})
 	}
 	for i := range targets {
 		if err := targets[i].Extend(seed, time.Now()); err != nil {
 			fail(e, "bootstrap", bootstrapFlagError(err))
-			return finish("error", exitError)
+			return end(migration.Failed)
 		}
-	}
-	code := exitOK
-	if len(res.Skipped) > 0 {
-		code = exitPartial
 	}
 	var writeErr error
 	if !f.dryRun {
 		writeErr = kraftseed.Write(targets)
 	}
 	res.Targets = targets
-	if rec.ok() {
-		recordBootstrap(ctx, rec.run, res)
+	if run := rec.Run(); run != nil {
+		recordBootstrap(ctx, run, res)
 	}
 	if f.output == "json" {
 		enc := json.NewEncoder(e.stdout)
@@ -275,19 +272,9 @@ func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string)
 	}
 	if writeErr != nil {
 		fail(e, "bootstrap", writeErr)
-		if slices.ContainsFunc(targets, func(t kraftseed.Target) bool { return t.Written }) {
-			return finish("partial", exitPartial)
-		}
-		return finish("error", exitError)
+		return end(migration.BootstrapWriteFailed(slices.ContainsFunc(targets, func(t kraftseed.Target) bool { return t.Written })))
 	}
-	outcome := "bootstrapped"
-	switch {
-	case f.dryRun:
-		outcome = "dry-run"
-	case code == exitPartial:
-		outcome = "partial"
-	}
-	return finish(outcome, code)
+	return end(migration.BootstrapOutcome(f.dryRun, len(res.Skipped) > 0))
 }
 
 // bootstrapFlagError names the flag behind a kraftseed refusal.

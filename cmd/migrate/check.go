@@ -124,7 +124,7 @@ func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
 	rec := f.audit.begin(ctx, e, "check")
 	src, err := f.source.load(ctx, progress)
 	if err != nil {
-		rec.finish(ctx, e, "error", exitError)
+		finish(ctx, e, rec, migration.Failed)
 		return fail(e, "check", err)
 	}
 	// Whether a secret was given (it only words the finding; which passwords
@@ -133,35 +133,28 @@ func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
 	opts.EncoderSecretKnown = f.source.zookeeper != "" && (f.source.encoderSecretFile != "" || staticEncoderSecret(src))
 	findings, err := check.Run(src, opts)
 	if err != nil {
-		rec.finish(ctx, e, "error", exitError)
+		finish(ctx, e, rec, migration.Failed)
 		return fail(e, "check", err)
 	}
 	name := sourceName(src)
 	if f.source.zookeeper != "" && f.source.bootstrap != "" {
 		served, err := f.source.readKafka(ctx, progress)
 		if err != nil {
-			rec.finish(ctx, e, "error", exitError)
+			finish(ctx, e, rec, migration.Failed)
 			return fail(e, "check", err)
 		}
 		findings = append(findings, check.CrossCheck(src, served)...)
 		check.Sort(findings)
 		name += ", compared with " + sourceName(served)
 	}
-	rec.findings(ctx, check.ToSnapshot(findings))
+	rec.Findings(ctx, check.ToSnapshot(findings))
 	if err := writeCheckReport(e.stdout, f.output, f.limit, check.NewReport(name, target, findings)); err != nil {
-		rec.finish(ctx, e, "error", exitError)
+		finish(ctx, e, rec, migration.Failed)
 		return fail(e, "check", err)
 	}
-	code := exitOK
-	if check.AtOrAbove(findings, f.failOn) {
-		code = exitPartial
-	}
-	outcome := "passed"
-	if code != exitOK {
-		outcome = "findings at or above " + f.failOn
-	}
-	rec.finish(ctx, e, outcome, code)
-	return code
+	o := migration.CheckOutcome(check.AtOrAbove(findings, f.failOn), f.failOn)
+	finish(ctx, e, rec, o)
+	return int(o.Code)
 }
 
 func writeCheckReport(w io.Writer, output string, limit int, r *check.Report) error {

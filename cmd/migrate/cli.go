@@ -227,7 +227,7 @@ func warnInlineSecrets(e *env, cmd *cobra.Command) {
 
 // fail prints a one-line error for cmd and returns exitError.
 func fail(e *env, cmd string, err error) int {
-	msg := strings.TrimSpace(planErrorText(err))
+	msg := strings.TrimSpace(errorText(err))
 	fmt.Fprintf(e.stderr, "migrate %s: %s\n", cmd, msg)
 	return exitError
 }

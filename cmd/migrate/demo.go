@@ -95,18 +95,18 @@ func runDemo(ctx context.Context, e *env, f *demoFlags, args []string) int {
 	switch {
 	case af.off:
 		fmt.Fprintln(e.stdout, "Audit trail: off (--no-audit).")
-	case rec.ok():
+	case rec.OK():
 		fmt.Fprintf(e.stdout, "Audit trail: %s (the demo's own database; your real one is not touched).\n", af.path)
 	}
 	code, err := demo(ctx, e, *brokers, e.tty && !*noTUI, render.TextOptions{Detail: f.detail}, f.quiet, rec)
 	if err != nil {
-		rec.finish(ctx, e, "error", exitError)
+		finish(ctx, e, rec, migration.Failed)
 		return fail(e, "demo", err)
 	}
 	return code
 }
 
-func demo(ctx context.Context, e *env, brokers int, interactive bool, text render.TextOptions, quiet bool, rec *recorder) (int, error) {
+func demo(ctx context.Context, e *env, brokers int, interactive bool, text render.TextOptions, quiet bool, rec *migration.Recorder) (int, error) {
 	w := e.stdout
 	tree, err := zktree.Decode(bytes.NewReader(demoTree))
 	if err != nil {
@@ -156,24 +156,19 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, text rende
 	if err != nil {
 		return exitError, err
 	}
-	outcome, code := "applied", exitOK
-	pl := &migration.Planned{Plan: p, Source: src, Target: tgt, Conn: conn, Credentials: creds, Secrets: plan.SecretsOf(p)}
-	rec.plan(ctx, pl)
+	var outcome migration.Outcome
+	pl := migration.NewPlanned(p, src, tgt, conn, creds)
+	rec.Planned(ctx, pl)
 	if interactive {
 		run := func(ctx context.Context, p *plan.Plan, obs apply.Observer) error {
-			_, err := pl.Apply(ctx, p, apply.Options{}, apply.Observers{obs, rec.observer()})
+			_, err := pl.Apply(ctx, p, apply.Options{}, apply.Observers{obs, rec.Observer()})
 			return err
 		}
-		res, err := sessionInteractive(ctx, e, p, run, rec.id(), notes...)
+		res, err := sessionInteractive(ctx, e, p, run, rec.ID(), notes...)
 		if err != nil {
 			return exitError, err
 		}
-		switch {
-		case res.Failed > 0:
-			outcome, code = "partial", exitPartial
-		case res.Canceled && res.Succeeded == 0:
-			outcome = "canceled"
-		}
+		outcome = migration.DemoOutcome(apply.Result{Succeeded: res.Succeeded, Failed: res.Failed, Canceled: res.Canceled})
 	} else {
 		fmt.Fprintln(w, "== Plan ==")
 		if err := render.PlanTextWith(w, p, text); err != nil {
@@ -181,16 +176,14 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, text rende
 		}
 		fmt.Fprintln(w, "\n== Apply ==")
 		obs := apply.Observers{withMeter(e, quiet, &render.ApplyText{W: w})}
-		if o := rec.observer(); o != nil {
+		if o := rec.Observer(); o != nil {
 			obs = append(obs, o)
 		}
 		res, err := pl.Apply(ctx, p, apply.Options{}, obs)
 		if err != nil {
 			return exitError, err
 		}
-		if res.Failed > 0 {
-			outcome, code = "partial", exitPartial
-		}
+		outcome = migration.DemoOutcome(apply.Result{Failed: res.Failed})
 	}
 	again, _, err := build()
 	if err != nil {
@@ -200,15 +193,15 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, text rende
 	if err := render.PlanTextWith(w, again, text); err != nil {
 		return exitError, err
 	}
-	if again.Runnable() && code == exitOK {
+	if again.Runnable() && outcome.Code == migration.ExitOK {
 		fmt.Fprintf(w, "(%d change(s) left: those you excluded or did not apply. The demo ends normally; a real 'migrate plan' exits 2 here.)\n", len(again.Changes))
 	}
-	id := rec.id()
-	if receipt := rec.finish(ctx, e, outcome, code); receipt != "" {
+	id := rec.ID()
+	if receipt := finish(ctx, e, rec, outcome); receipt != "" {
 		fmt.Fprintf(w, "\nWhat the demo recorded, and the check that nobody changed it since:\n  %s\n  %s\n",
 			e.auditCmd("show", strconv.FormatInt(id, 10)), e.auditCmd("verify", "--anchor", receipt))
 	}
-	return code, nil
+	return int(outcome.Code), nil
 }
 
 // adaptForKfake drops what the in-process Kafka cannot hold (kfake has no

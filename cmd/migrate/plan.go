@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
@@ -159,15 +158,13 @@ func (f *planFlags) request(progress io.Writer) (migration.PlanRequest, error) {
 	if f.targetSnapshot != "" && f.target.commandConfig != "" {
 		// Offline review: the user --command-config signs in as is the
 		// one whose SCRAM credentials --prune keeps (live, the connection's).
-		cfg, err := f.target.config()
-		if err != nil {
+		if opts.OwnUser, err = f.target.kafka().OwnUser(); err != nil {
 			return migration.PlanRequest{}, err
 		}
-		opts.OwnUser = migration.OwnUser(&kafkaconn.Conn{Config: cfg})
 	}
 	return migration.PlanRequest{
 		Source: func(ctx context.Context) (*snapshot.Snapshot, error) { return f.source.load(ctx, progress) },
-		Target: migration.Target{SnapshotFile: f.targetSnapshot, Dial: f.target.connect,
+		Target: migration.Target{SnapshotFile: f.targetSnapshot, Dial: f.target.kafka().Dial,
 			Principal: f.target.principal}, // --principal for offline (--target-snapshot) review
 		Options: opts, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds, ScramResetsFile: f.scramResets,
 		Hooks: hooks(progress),
@@ -177,7 +174,17 @@ func (f *planFlags) request(progress io.Writer) (migration.PlanRequest, error) {
 // hooks writes a use case's progress lines to progress and marks its
 // phases for the memory profile.
 func hooks(progress io.Writer) migration.Hooks {
-	return migration.Hooks{Progress: func(msg string) { fmt.Fprintln(progress, msg) }, Phase: memPhase}
+	h := migration.Hooks{Phase: memPhase}
+	if progress != nil {
+		h.Progress = func(msg string) { fmt.Fprintln(progress, msg) }
+	}
+	return h
+}
+
+// notices writes what a use case must tell the operator to stderr, and
+// the failures it goes on after as "migrate CMD: ..." lines.
+func notices(e *env) migration.Hooks {
+	return migration.Hooks{Notice: func(msg string) { fmt.Fprintln(e.stderr, msg) }, Phase: memPhase}
 }
 
 // compute reads both sides and builds the plan.
@@ -224,21 +231,21 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 		return err
 	})
 	if err != nil {
-		rec.finish(ctx, e, "error", exitError)
+		finish(ctx, e, rec, migration.Failed)
 		return fail(e, "plan", err)
 	}
 	defer pl.Close()
 	// The plan was just built from these snapshots: its endpoints hold
 	// their digests (each a whole encoding of a snapshot to compute).
-	rec.reads(ctx, pl, pl.Plan.Source.Digest, pl.Plan.Target.Digest)
+	rec.Reads(ctx, pl, pl.Plan.Source.Digest, pl.Plan.Target.Digest)
 	p := pl.Plan
 	pl.Source, pl.Target = nil, nil // the plan holds what is left to do: their memory goes back before it is recorded and saved
 	// The plan file is encoded with the plan's record, once for both.
 	var file *planfile.Encoded
 	if out != "" && !f.interactive {
-		file = rec.recordPlanFile(ctx, p)
+		file = rec.PlanFile(ctx, p)
 	} else {
-		rec.recordPlan(ctx, p) // the file, if any, holds the changes picked in review
+		rec.Plan(ctx, p) // the file, if any, holds the changes picked in review
 	}
 	memPhase("audit")
 	if f.interactive {
@@ -248,7 +255,7 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 		}
 		if !ok {
 			fmt.Fprintln(e.stderr, "Nothing saved.")
-			rec.finish(ctx, e, "canceled", exitOK)
+			finish(ctx, e, rec, migration.ReviewCanceled)
 			return exitOK
 		}
 		p = sel
@@ -271,7 +278,7 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 			save = file.Save
 		}
 		if err := save(out, p); err != nil {
-			rec.finish(ctx, e, "error", exitError)
+			finish(ctx, e, rec, migration.Failed)
 			return fail(e, "plan", fmt.Errorf("save %s: %w", out, err))
 		}
 		memPhase("save")
@@ -289,10 +296,7 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 		return fail(e, "plan", err)
 	}
 	memPhase("render")
-	code := exitOK
-	if p.Runnable() {
-		code = exitPending
-	}
-	rec.finish(ctx, e, "planned", code)
-	return code
+	o := migration.PlanOutcome(p.Runnable())
+	finish(ctx, e, rec, o)
+	return int(o.Code)
 }

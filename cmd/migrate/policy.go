@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/policy"
 	"github.com/zkmigrate/zkmigrate/internal/props"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -181,7 +182,7 @@ func runPolicyTest(ctx context.Context, e *env, f *policyTestFlags, args []strin
 	rec := audit.begin(ctx, e, name)
 	s, err := src.load(ctx, progress)
 	if err != nil {
-		rec.finish(ctx, e, "error", exitError)
+		finish(ctx, e, rec, migration.Failed)
 		return fail(e, name, err)
 	}
 	r := testPolicy(pol, s)
@@ -190,22 +191,19 @@ func runPolicyTest(ctx context.Context, e *env, f *policyTestFlags, args []strin
 		findings = append(findings, snapshot.Finding{ID: catalogue.IDPolicyViolation, Severity: snapshot.SeverityError, Resource: "topic " + v.Topic,
 			Message: fmt.Sprintf("rule %q: %s", v.Rule, v.Message)})
 	}
-	rec.findings(ctx, findings)
+	rec.Findings(ctx, findings)
 	if output == "json" {
 		err = writeJSONReport(e.stdout, r)
 	} else {
 		err = r.writeText(e.stdout)
 	}
 	if err != nil {
-		rec.finish(ctx, e, "error", exitError)
+		finish(ctx, e, rec, migration.Failed)
 		return fail(e, name, err)
 	}
-	code, outcome := exitOK, "no violations"
-	if len(r.Violations) > 0 {
-		code, outcome = exitPartial, fmt.Sprintf("%d violations", len(r.Violations))
-	}
-	rec.finish(ctx, e, outcome, code)
-	return code
+	o := migration.PolicyTestOutcome(len(r.Violations))
+	finish(ctx, e, rec, o)
+	return int(o.Code)
 }
 
 // testPolicy evaluates every non-internal topic of s as a CREATE made now.

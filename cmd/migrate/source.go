@@ -11,12 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/zkmigrate/zkmigrate/internal/catalogue"
-	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
-	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
-	"github.com/zkmigrate/zkmigrate/internal/zkconn"
-	"github.com/zkmigrate/zkmigrate/internal/zkread"
 )
 
 // stringList is a repeatable string flag.
@@ -60,8 +56,8 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.commandConfig, "source-command-config", "", "client.properties `FILE` for --source-bootstrap-server, in the format of --command-config")
 	fs.StringVar(&f.snapshotFile, "snapshot", "", "read a saved snapshot `FILE` instead of ZooKeeper")
 	fs.BoolVar(&f.full, "full", false, "full read for audits: also partition state, old /consumers groups, notification queues")
-	fs.IntVar(&f.workers, "zk-requests-in-flight", 0, fmt.Sprintf("`N` ZooKeeper reads kept in flight, spread over the sessions (default %d with multiRead, else %d)", zkconn.MultiInFlight, zkread.DefaultWorkers))
-	fs.IntVar(&f.connections, "zk-connections", 0, fmt.Sprintf("`N` ZooKeeper sessions to read over (default %d with multiRead, else %d)", zkconn.DefaultMultiConnections, zkconn.DefaultConnections))
+	fs.IntVar(&f.workers, "zk-requests-in-flight", 0, fmt.Sprintf("`N` ZooKeeper reads kept in flight, spread over the sessions (default %d with multiRead, else %d)", migration.DefaultZKInFlightMulti, migration.DefaultZKInFlight))
+	fs.IntVar(&f.connections, "zk-connections", 0, fmt.Sprintf("`N` ZooKeeper sessions to read over (default %d with multiRead, else %d)", migration.DefaultZKConnectionsMulti, migration.DefaultZKConnections))
 	fs.BoolVar(&f.noMultiRead, "zk-no-multi-read", false, "read one znode per request even when the ensemble answers multiRead (ZooKeeper 3.6+), which carries many")
 	fs.DurationVar(&f.zkTimeout, "zk-timeout", 15*time.Second, "bound on connecting to ZooKeeper and on waiting for each answer; a read without one is retried on a new connection for as long again, so a ZooKeeper that stops answering ends the command (exit 1, host named) within twice this, plus about a second to close the session")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr (there is none either when stderr is not a terminal)")
@@ -105,168 +101,54 @@ func (f *sourceFlags) given() bool {
 	return f.zookeeper != "" || f.bootstrap != "" || f.snapshotFile != ""
 }
 
-// dialKafka connects to the source's brokers (--source-bootstrap-server).
-func (f *sourceFlags) dialKafka(ctx context.Context) (*kafkaconn.Conn, error) {
-	cfg := kafkaconn.Default()
-	if f.commandConfig != "" {
-		var err error
-		if cfg, err = kafkaconn.Load(f.commandConfig); err != nil {
-			return nil, fmt.Errorf("--source-command-config: %w", err)
+// request maps the source flags to the request that reads the source,
+// reading the password encoder secret file; progress (nil or io.Discard:
+// none) gets the progress of the read.
+func (f *sourceFlags) request(progress io.Writer) (migration.SourceRequest, error) {
+	r := migration.SourceRequest{BrokerConfigs: f.brokerConfigs, Full: f.full, Hooks: hooks(progress)}
+	if f.encoderSecretFile != "" {
+		b, err := os.ReadFile(f.encoderSecretFile)
+		if err != nil {
+			return r, fmt.Errorf("--password-encoder-secret-file: %w", err)
+		}
+		if r.EncoderSecret = strings.TrimRight(string(b), "\r\n"); r.EncoderSecret == "" {
+			return r, fmt.Errorf("--password-encoder-secret-file %s is empty", f.encoderSecretFile)
 		}
 	}
-	conn, err := kafkaconn.Dial(ctx, strings.Split(f.bootstrap, ","), cfg)
-	if err != nil {
-		return nil, fmt.Errorf("source %s: %w", f.bootstrap, err)
+	if f.bootstrap != "" {
+		r.Kafka = &migration.KafkaSource{Bootstrap: strings.Split(f.bootstrap, ","), CommandConfig: f.commandConfig}
 	}
-	return conn, nil
+	r.SnapshotFile = f.snapshotFile
+	if f.disk.set() {
+		r.DataDir = &migration.DataDirSource{Dir: f.disk.dataDir, LogDir: f.disk.logDir, Chroot: f.disk.chroot, Zxid: f.disk.zxid, Time: f.disk.at}
+	}
+	if f.zookeeper != "" {
+		r.ZooKeeper = &migration.ZooKeeperSource{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile, Timeout: f.zkTimeout,
+			Connections: f.connections, NoMultiRead: f.noMultiRead, Workers: f.workers}
+	}
+	return r, nil
 }
 
-// readKafka reads the source through its brokers' admin protocol.
-func (f *sourceFlags) readKafka(ctx context.Context, progress io.Writer) (*snapshot.Snapshot, error) {
-	conn, err := f.dialKafka(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	if progress != nil {
-		fmt.Fprintf(progress, "Reading source %s ...\n", strings.Join(conn.Bootstrap, ","))
-	}
-	return kread.Read(ctx, conn, kread.Options{Source: true})
-}
-
-// load reads the source: ZooKeeper or the snapshot file, then the
-// --broker-config files. Progress goes to progress (io.Discard or nil for
-// none) while ZooKeeper is read.
+// load reads the source: ZooKeeper, its data directory, the brokers or
+// the snapshot file, then the --broker-config files. Progress goes to
+// progress (io.Discard or nil for none) while ZooKeeper is read.
 func (f *sourceFlags) load(ctx context.Context, progress io.Writer) (*snapshot.Snapshot, error) {
 	if err := f.validate(); err != nil {
 		return nil, err
 	}
-	statics, secrets, err := f.staticsAndSecrets()
+	r, err := f.request(progress)
 	if err != nil {
 		return nil, err
 	}
-
-	var s *snapshot.Snapshot
-	if f.bootstrap != "" && f.zookeeper == "" {
-		if s, err = f.readKafka(ctx, progress); err != nil {
-			return nil, err
-		}
-		if len(secrets) > 0 {
-			s.Findings = append(s.Findings, snapshot.Finding{ID: catalogue.IDEncoderSecretUnused, Severity: snapshot.SeverityInfo, Resource: "source " + s.Address,
-				Message: "the admin protocol never returns broker passwords, so the password encoder secret has nothing to decrypt",
-				Fix:     "read from --zookeeper to resolve encrypted broker passwords"})
-		}
-	} else if f.snapshotFile != "" {
-		if s, err = snapshot.Load(f.snapshotFile); err != nil {
-			return nil, err
-		}
-		if len(secrets) > 0 {
-			s.Findings = append(s.Findings, snapshot.Finding{ID: catalogue.IDEncoderSecretUnused, Severity: snapshot.SeverityInfo, Resource: f.snapshotFile,
-				Message: "a snapshot file holds broker passwords by reference only, so the password encoder secret cannot decrypt them",
-				Fix:     "read from --zookeeper to resolve encrypted broker passwords"})
-		}
-	} else if f.disk.set() {
-		if s, err = f.disk.read(ctx, zkread.Options{Full: f.full, EncoderSecrets: secrets}); err != nil {
-			return nil, err
-		}
-	} else {
-		opt, err := f.zkOptions()
-		if err != nil {
-			return nil, err
-		}
-		conn, err := zkconn.Dial(ctx, opt)
-		if err != nil {
-			return nil, err
-		}
-		defer conn.Close()
-		p := zkMeter(progress)
-		s, err = zkread.Read(ctx, conn, zkread.Options{Full: f.full, Workers: f.workers, EncoderSecrets: secrets,
-			Address: conn.Address(), Progress: p.update})
-		p.clear()
-		if err != nil {
-			if errors.Is(err, zkread.ErrNotKafka) {
-				return nil, fmt.Errorf("no Kafka metadata at %s (no /brokers, /config or /cluster/id); wrong chroot?", conn.Address())
-			}
-			return nil, err
-		}
-	}
-	applyStatic(s, statics)
-	s.Sort()
-	return s, nil
+	p := zkMeter(progress)
+	r.ReadProgress = p.update
+	s, err := migration.LoadSource(ctx, r)
+	p.clear()
+	return s, err
 }
 
-// staticsAndSecrets reads the --broker-config files and the password
-// encoder secrets (--password-encoder-secret-file, then each file's own).
-func (f *sourceFlags) staticsAndSecrets() ([]*zkread.Static, []string, error) {
-	var statics []*zkread.Static
-	var secrets []string
-	if f.encoderSecretFile != "" {
-		b, err := os.ReadFile(f.encoderSecretFile)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--password-encoder-secret-file: %w", err)
-		}
-		s := strings.TrimRight(string(b), "\r\n")
-		if s == "" {
-			return nil, nil, fmt.Errorf("--password-encoder-secret-file %s is empty", f.encoderSecretFile)
-		}
-		secrets = append(secrets, s)
-	}
-	for _, file := range f.brokerConfigs {
-		st, err := zkread.ReadStatic(file)
-		if err != nil {
-			return nil, nil, err
-		}
-		statics = append(statics, st)
-		secrets = append(secrets, st.EncoderSecrets...)
-	}
-	return statics, dedupe(secrets), nil
-}
-
-// zkOptions are the connection options the ZooKeeper flags give.
-func (f *sourceFlags) zkOptions() (zkconn.Options, error) {
-	if f.zkTimeout <= 0 {
-		return zkconn.Options{}, fmt.Errorf("--zk-timeout %s: want a positive duration", f.zkTimeout)
-	}
-	return zkconn.Options{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile, ConnectTimeout: f.zkTimeout,
-		RequestTimeout: f.zkTimeout, RetryTimeout: f.zkTimeout, Connections: f.connections, NoMultiRead: f.noMultiRead}, nil
-}
-
-// applyStatic puts the --broker-config files into the snapshot, replacing a
-// saved copy of the same file.
-func applyStatic(s *snapshot.Snapshot, statics []*zkread.Static) {
-	for _, st := range statics {
-		replaced := false
-		for i := range s.StaticConfigs {
-			if s.StaticConfigs[i].File == st.Config.File {
-				s.StaticConfigs[i], replaced = st.Config, true
-			}
-		}
-		if !replaced {
-			s.StaticConfigs = append(s.StaticConfigs, st.Config)
-		}
-		if st.AuthorizerZK != "" {
-			s.Findings = append(s.Findings, snapshot.Finding{ID: catalogue.IDACLStoreElsewhere, Severity: snapshot.SeverityWarning, Resource: st.Config.File,
-				Message: "authorizer.zookeeper.url is set: the brokers keep their ACLs in another ZooKeeper, not in this snapshot's",
-				Fix:     "read that ZooKeeper too (--zookeeper " + st.AuthorizerZK + ") for the ACLs"})
-		}
-	}
-}
-
-func dedupe(ss []string) []string {
-	var out []string
-	for _, s := range ss {
-		if !contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
+// readKafka reads the source through its brokers' admin protocol alone
+// (check's cross-check).
+func (f *sourceFlags) readKafka(ctx context.Context, progress io.Writer) (*snapshot.Snapshot, error) {
+	return migration.ReadKafka(ctx, &migration.KafkaSource{Bootstrap: strings.Split(f.bootstrap, ","), CommandConfig: f.commandConfig}, hooks(progress))
 }

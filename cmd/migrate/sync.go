@@ -4,32 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"os/user"
-	"regexp"
-	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/zkmigrate/zkmigrate/internal/apply"
-	"github.com/zkmigrate/zkmigrate/internal/audit"
-	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
-	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
-	"github.com/zkmigrate/zkmigrate/internal/policy"
 	"github.com/zkmigrate/zkmigrate/internal/render"
-	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/syncer"
-	"github.com/zkmigrate/zkmigrate/internal/zkconn"
-	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
-	"github.com/zkmigrate/zkmigrate/internal/zkread"
+	"github.com/zkmigrate/zkmigrate/internal/syncsession"
 )
 
 type syncFlags struct {
@@ -145,433 +132,157 @@ func runSync(ctx context.Context, e *env, f *syncFlags, args []string) int {
 	return code
 }
 
-func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
+// request maps the sync flags to the session's request.
+func (f *syncFlags) request(e *env) (syncsession.Request, error) {
 	opts, err := f.options()
 	if err != nil {
-		return exitError, err
+		return syncsession.Request{}, err
 	}
-	pol, digest, err := migration.LoadPolicy(f.policyFile)
+	src, err := f.source.request(nil)
+	if err != nil {
+		return syncsession.Request{}, err
+	}
+	return syncsession.Request{Source: src, Target: *f.target.kafka(), Options: opts, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds,
+		PollEvery: f.pollEvery, ReconcileEvery: f.reconcileEvery, VerifyTimeout: f.settle,
+		Freeze: f.freeze, ExitOnChange: f.exitOnChange, KeepTargetEdits: f.keepTargetEdits,
+		Audit: f.audit.request(), Args: e.args, Version: version,
+		Hooks: migration.Hooks{
+			Notice: func(msg string) { fmt.Fprintln(e.stderr, msg) },
+			Warn:   func(err error) { fmt.Fprintf(e.stderr, "migrate sync: %s\n", errorText(err)) },
+			Phase:  memPhase, // ZKM_MEMPROFILE: where a long run's memory is
+		}}, nil
+}
+
+func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
+	req, err := f.request(e)
 	if err != nil {
 		return exitError, err
 	}
-	opts.Policy = digest
-	creds, err := migration.LoadCredentials(f.scramCreds)
+	sess, err := syncsession.Open(ctx, req)
+	var ae *syncsession.AuditError
+	if errors.As(err, &ae) {
+		fmt.Fprintf(e.stderr, "migrate sync: audit trail unavailable: %s\n", errorText(ae.Err))
+		return exitError, fmt.Errorf("refusing to sync without an audit trail (%s); fix --audit-db or pass --no-audit", errorText(ae.Err))
+	}
 	if err != nil {
 		return exitError, err
 	}
-	statics, secrets, err := f.source.staticsAndSecrets()
-	if err != nil {
-		return exitError, err
+	if !f.audit.off {
+		e.auditDB = f.audit.path // hints name a database given explicitly
 	}
-	var topics *regexp.Regexp
-	if f.topics != "" {
-		topics = regexp.MustCompile(f.topics) // checked by validate
+	v := &syncView{e: e, json: f.output == "json"}
+	var confirm func(context.Context, *plan.Plan) bool
+	if !f.yes && !f.freeze {
+		confirm = func(_ context.Context, p *plan.Plan) bool { return v.confirm(p, f.detail, sess.Target()) }
 	}
-
-	// The source: a live ZooKeeper followed through its change feed, or
-	// brokers read whole every --poll-every (the admin protocol has none).
-	var (
-		reads      *zkconn.Conn
-		readSource func(ctx context.Context) (*snapshot.Snapshot, error)
-		events     <-chan zkfeed.Event
-		srcKind    = snapshot.SourceZooKeeper
-		srcAddress string
-		pollEvery  time.Duration
-	)
-	if f.source.bootstrap != "" {
-		conn, err := f.source.dialKafka(ctx)
-		if err != nil {
-			return exitError, err
+	// --interactive: the first plan in the TUI review, then the sync
+	// screen, which gets every round and ends sync when it quits.
+	var ui *syncUI
+	if f.interactive {
+		ui = newSyncUI(e, sess.Target(), sess.Source(), sess.Freeze)
+		defer ui.close()
+		if confirm != nil {
+			confirm = ui.confirm
 		}
-		defer conn.Close()
-		srcKind, srcAddress, pollEvery = snapshot.SourceKafka, strings.Join(conn.Bootstrap, ","), f.pollEvery
-		readSource = func(ctx context.Context) (*snapshot.Snapshot, error) {
-			s, err := kread.Read(ctx, conn, kread.Options{Source: true})
-			if err != nil {
-				return nil, err
-			}
-			s.Sort()
-			return s, nil
-		}
-		fmt.Fprintf(e.stderr, "Polling the source through its brokers (%s) every %s: a source read through the admin protocol has no change feed.\n", srcAddress, pollEvery)
-	}
-	if readSource == nil {
-		zo, err := f.source.zkOptions()
-		if err != nil {
-			return exitError, err
-		}
-		if reads, err = zkconn.Dial(ctx, zo); err != nil {
-			return exitError, err
-		}
-		defer reads.Close()
-		srcAddress = reads.Address()
-		// The feed's own sessions: persistent watches on zkwire sessions
-		// (WatchSession, with the same TLS, credentials and chroot), and a
-		// go-zookeeper one for the one-shot watches of a server before 3.6.
-		wo := zo
-		wo.NoMultiRead, wo.Connections = true, 1
-		watches, err := zkconn.Dial(ctx, wo)
-		if err != nil {
-			return exitError, err
-		}
-		defer watches.Close()
-		// The feed is armed before the first read, so no change falls between.
-		feedCtx, stopFeed := context.WithCancel(ctx)
-		defer stopFeed()
-		feed, err := zkfeed.Start(feedCtx, watches)
-		if err != nil {
-			return exitError, err
-		}
-		if persistent, why := feed.Mode(); !persistent && why != nil {
-			fmt.Fprintf(e.stderr, "Following ZooKeeper at %s with one-shot watches, which re-list the notification queues on every change: %v.\n", srcAddress, why)
-		}
-		events = feed.Events()
-	}
-	target, err := f.target.connect(ctx)
-	if err != nil {
-		return exitError, err
-	}
-	defer target.Close()
-	opts.Principal = target.Principal
-	opts.OwnUser = migration.OwnUser(target) // --prune never deletes its SCRAM credentials
-
-	session := f.audit.begin(ctx, e, "sync")
-	if session.err != nil && !f.audit.off {
-		return exitError, fmt.Errorf("refusing to sync without an audit trail (%v); fix --audit-db or pass --no-audit", session.err)
-	}
-	outcome, code := "stopped", exitOK
-	defer func() { session.finish(context.WithoutCancel(ctx), e, outcome, code) }()
-
-	// One apply or sync per target per audit database at a time; a sync
-	// that was killed is closed as abandoned and this one resumes from a
-	// full read.
-	if session.ok() {
-		meta, err := target.Admin.BrokerMetadata(ctx)
-		if err != nil {
-			outcome, code = "error", exitError
-			return code, fmt.Errorf("reading the target's cluster id: %w", err)
-		}
-		_ = session.run.SetEndpoints(ctx, audit.Endpoint{Kind: srcKind, Address: srcAddress},
-			audit.Endpoint{Kind: snapshot.SourceKafka, Address: strings.Join(target.Bootstrap, ","), ClusterID: meta.Cluster, Principal: target.Principal})
-		lock, err := migration.AcquireLock(ctx, session.store, session.run, meta.Cluster)
-		if err != nil {
-			outcome, code = "error", exitError
-			return code, err
-		}
-		defer lock.Release()
-		for _, id := range lock.Abandoned {
-			fmt.Fprintf(e.stderr, "Resuming after interrupted run %d (closed as abandoned): a full round follows.\n", id)
-		}
-		if lock.AbandonErr != nil {
-			fmt.Fprintf(e.stderr, "migrate sync: audit: %v\n", lock.AbandonErr)
-		}
-	}
-
-	freeze := make(chan struct{})
-	var freezeOnce sync.Once
-	doFreeze := func() { freezeOnce.Do(func() { close(freeze) }) }
-	if f.freeze {
-		doFreeze()
 	}
 	usr1 := make(chan os.Signal, 1)
 	signal.Notify(usr1, syscall.SIGUSR1)
 	defer signal.Stop(usr1)
 	go func() {
 		for range usr1 {
-			doFreeze()
+			sess.Freeze()
 		}
 	}()
+	if err := sess.Start(ctx, confirm); err != nil {
+		rc, aerr := sess.Close(ctx)
+		printReceipt(e, rc, aerr)
+		return exitError, err
+	}
+	status := v.follow(ctx, sess, ui, f.statusEvery)
+	outcome, err := sess.Outcome()
+	if f.interactive && outcome != migration.SyncExitOnChange {
+		ui.close()
+		v.status(status) // the screen is gone: say where sync ended
+	}
+	if outcome == migration.Declined {
+		fmt.Fprintln(e.stderr, "Nothing applied.")
+	}
+	rc, aerr := sess.Close(ctx)
+	printReceipt(e, rc, aerr)
+	return int(outcome.Code), err
+}
 
-	s := &syncRun{f: f, e: e, opts: opts, creds: creds, pol: pol, statics: statics, target: target, topics: topics, session: session}
-	cfg := syncer.Config{
-		ReadSource:      readSource,
-		Feed:            events,
-		PollEvery:       pollEvery,
-		ReconcileEvery:  f.reconcileEvery,
-		Freeze:          freeze,
-		KeepTargetEdits: f.keepTargetEdits,
-		BrokerIDMap:     opts.BrokerIDMap,
-		Stages:          syncer.Stages{ReadTarget: s.readTarget, ReadTargetScoped: s.readTargetScoped, Plan: s.plan, Apply: s.apply},
-	}
-	if reads != nil {
-		cfg.Source = reads
-		cfg.ReadOptions = zkread.Options{EncoderSecrets: dedupe(secrets), Address: srcAddress, Workers: f.source.workers}
-	}
-	if !f.yes && !f.freeze {
-		cfg.Confirm = s.confirm
-	}
-	// --interactive: the first plan in the TUI review, then the sync
-	// screen, which gets every round and ends sync when it quits.
-	syncCtx, stopSync := context.WithCancel(ctx)
-	defer stopSync()
-	var ui *syncUI
-	if f.interactive {
-		ui = newSyncUI(e, strings.Join(target.Bootstrap, ","), srcAddress, doFreeze)
-		defer ui.close()
-		if cfg.Confirm != nil {
-			cfg.Confirm = func(p *plan.Plan) bool { return ui.confirm(syncCtx, p) }
-		}
-	}
-	rounds := make(chan syncer.Round, 16)
-	done := make(chan error, 1)
-	go func() { done <- syncer.Run(syncCtx, cfg, rounds) }()
-
+// follow shows the session's rounds, on the sync screen or as lines with
+// a status line every statusEvery, until the session ends; it returns
+// the status at the end.
+func (v *syncView) follow(ctx context.Context, sess *syncsession.Session, ui *syncUI, statusEvery time.Duration) render.SyncStatus {
 	status := render.SyncStatus{Since: time.Now()}
 	var tick <-chan time.Time
-	if f.statusEvery > 0 {
-		t := time.NewTicker(f.statusEvery)
+	if statusEvery > 0 {
+		t := time.NewTicker(statusEvery)
 		defer t.Stop()
 		tick = t.C
 	}
-	// inStep: the last round left the target equal to the source;
-	// changedAfterCut: frozen, the source changed, and that was not applied.
-	inStep, changedAfterCut := true, false
-	for {
+	for rounds := sess.Rounds(); rounds != nil; {
 		select {
-		case r := <-rounds:
+		case r, ok := <-rounds:
+			if !ok {
+				rounds = nil
+				continue
+			}
 			status.Add(r)
 			if ui != nil {
 				ui.send(r)
 			} else {
-				s.print(r)
-			}
-			s.note(ctx, r)
-			if r.Reason == syncer.ReasonInitial || r.Reason == syncer.ReasonReconcile {
-				memPhase("sync-" + r.Reason) // ZKM_MEMPROFILE: where a long run's memory is
-			}
-			inStep = r.Err == nil && r.Outcome.Failed == 0 && r.Outcome.Unverified == 0 && !(r.Frozen && len(r.Changes) > 0)
-			if r.Frozen && (r.Reason == syncer.ReasonChange || r.Reason == syncer.ReasonPoll && len(r.Changes) > 0) {
-				changedAfterCut = true
-				if f.exitOnChange {
-					outcome, code = "source changed after freeze", exitPartial
-					return code, nil
-				}
+				v.round(r)
 			}
 		case <-tick:
 			if ui == nil {
-				s.printStatus(status)
+				v.status(status)
 			}
 		case <-ui.started():
 			ui.run(ctx)
 		case <-ui.ended():
-			stopSync() // q on the sync screen: stop after the round in flight
+			sess.Stop() // q on the sync screen: stop after the round in flight
 			ui.report()
 			ui = nil
-		case err := <-done:
-			for len(rounds) > 0 {
-				r := <-rounds
-				status.Add(r)
-				if ui == nil {
-					s.print(r)
-				}
-				s.note(ctx, r)
-			}
-			if f.interactive {
-				ui.close()
-				s.printStatus(status) // the screen is gone: say where sync ended
-			}
-			switch {
-			case errors.Is(err, syncer.ErrDeclined):
-				outcome = "declined"
-				fmt.Fprintln(e.stderr, "Nothing applied.")
-				return exitOK, nil
-			case errors.Is(err, syncer.ErrStopped) && changedAfterCut:
-				outcome, code = "stopped frozen: the source changed after the cut", exitPartial
-				return code, nil
-			case errors.Is(err, syncer.ErrStopped) && inStep:
-				outcome = "stopped in step"
-				return exitOK, nil
-			case errors.Is(err, syncer.ErrStopped):
-				outcome, code = "stopped with changes not applied", exitPartial
-				return code, nil
-			}
-			outcome, code = "error", exitError
-			return code, err
 		}
 	}
+	return status
 }
 
-// syncRun holds what the rounds of one sync share.
-type syncRun struct {
-	f       *syncFlags
-	e       *env
-	opts    plan.Options
-	creds   []plan.Credential
-	pol     *policy.Policy
-	statics []*zkread.Static
-	target  *kafkaconn.Conn
-	topics  *regexp.Regexp
-	session *recorder
-	mu      sync.Mutex // output
-}
-
-func (s *syncRun) readTarget(ctx context.Context) (*snapshot.Snapshot, error) {
-	return kread.Read(ctx, s.target, kread.Options{Topics: s.topics})
-}
-
-// readTargetScoped reads just a change round's entities of the target.
-func (s *syncRun) readTargetScoped(ctx context.Context, scope kread.Scope) (*snapshot.Snapshot, error) {
-	return kread.Read(ctx, s.target, kread.Options{Topics: s.topics, Scope: &scope})
-}
-
-func (s *syncRun) plan(src, tgt *snapshot.Snapshot) (*plan.Plan, error) {
-	applyStatic(src, s.statics)
-	return migration.BuildPlan(src, tgt, s.creds, s.opts, s.pol)
+// syncView is sync's output: a line per round and status lines, as text
+// or JSON lines.
+type syncView struct {
+	e    *env
+	json bool
 }
 
 // confirm shows the first plan and asks, at a terminal only.
-func (s *syncRun) confirm(p *plan.Plan) bool {
-	_ = render.PlanTextWith(s.e.stdout, p, render.TextOptions{Detail: s.f.detail})
-	if !s.e.tty {
-		fmt.Fprintln(s.e.stderr, "migrate sync: refusing to apply the first plan without confirmation: not a terminal; pass --yes")
+func (v *syncView) confirm(p *plan.Plan, detail bool, target string) bool {
+	_ = render.PlanTextWith(v.e.stdout, p, render.TextOptions{Detail: detail})
+	if !v.e.tty {
+		fmt.Fprintln(v.e.stderr, "migrate sync: refusing to apply the first plan without confirmation: not a terminal; pass --yes")
 		return false
 	}
-	return confirm(s.e, fmt.Sprintf("Apply %d change(s) to %s, then keep it in step?", len(p.Changes), strings.Join(s.target.Bootstrap, ",")))
+	return confirm(v.e, fmt.Sprintf("Apply %d change(s) to %s, then keep it in step?", len(p.Changes), target))
 }
 
-// apply sends one round's plan and records it as an audit run
-// "sync-round"; the verify it leaves to the loop (Outcome.Verify) re-reads
-// the round's scope of the target until it shows every change applied, and
-// closes the run.
-func (s *syncRun) apply(ctx context.Context, p *plan.Plan, tgt *snapshot.Snapshot, r syncer.Round) (syncer.Outcome, error) {
-	// The round's record of what it is about to send is on disk before
-	// anything is sent: begun, with its endpoints, plan and note, in one
-	// transaction on the session's database.
-	rec := s.beginRound(ctx, p, auditEndpoint(tgt, s.target.Principal), roundNote(s.session.id(), r))
-	var applied migration.Applied
-	obs := apply.Observers{&applied, rec.observer()}
-	// A round carries a few changes of many kinds: the kinds go out
-	// together (a change to a topic after the earlier kinds' changes to
-	// it). A change round sends no validate-only preflight: it would
-	// refuse what the real request refuses, one controller round trip
-	// per kind earlier, and the round's changes are per resource, so a
-	// refused one never holds the others back; full rounds keep it.
-	ao := apply.Options{Secrets: plan.SecretsOf(p), TimeoutMillis: int32(s.target.Config.Timeout().Milliseconds()), ConcurrentKinds: true,
-		NoPreflight: r.Reason == syncer.ReasonChange}
-	res, err := apply.Run(ctx, s.target.Client, p, tgt, ao, obs)
-	out := syncer.Outcome{Applied: res.Succeeded, Failed: res.Failed}
-	if err == nil && res.Stopped != nil {
-		err = res.Stopped
-	}
-	finish := func(ctx context.Context, unverified int) {
-		outcome, code := "applied", exitOK
-		switch {
-		case err != nil:
-			outcome, code = "error", exitError
-		case out.Failed > 0:
-			outcome, code = "partial", exitPartial
-		case unverified > 0:
-			outcome, code = "unverified", exitPartial
-		}
-		s.finishQuiet(ctx, rec, outcome, code)
-	}
-	if err != nil || s.f.settle <= 0 || len(applied.Changes()) == 0 {
-		finish(ctx, 0)
-		return out, err
-	}
-	out.Verify = func(ctx context.Context) int {
-		// A change round's changes are all in its scope: read no more.
-		read := migration.EachBroker(s.target, kread.Options{Topics: s.topics, Scope: r.TargetScope})
-		unverified, verr := migration.Verify(ctx, read, applied.Changes(), s.f.settle)
-		if verr != nil && rec.ok() {
-			_ = rec.run.Note(ctx, "verify", verr.Error())
-		}
-		finish(ctx, len(unverified))
-		return len(unverified)
-	}
-	return out, nil
-}
-
-// beginRound begins a round's audit run "sync-round" in the session's
-// audit database, which stays open for the whole session (nothing is
-// recorded when the session is not): its endpoints, plan p (nil: none)
-// and note are recorded as it begins, in one transaction when it has a
-// plan. A run that cannot begin is reported, and the round goes on
-// unrecorded, as sync's rounds always have.
-func (s *syncRun) beginRound(ctx context.Context, p *plan.Plan, target audit.Endpoint, note string) *recorder {
-	if !s.session.ok() {
-		return &recorder{}
-	}
-	ri := audit.RunInfo{Command: "sync-round", Args: s.e.args, ToolVersion: version, Target: target}
-	if p != nil {
-		ri.Source = audit.Endpoint{Kind: p.Source.Kind, Address: p.Source.Address, ClusterID: p.Source.ClusterID}
-	}
-	if u, err := user.Current(); err == nil {
-		ri.User = u.Username
-	}
-	rec := &recorder{store: s.session.store, shared: true}
-	var err error
-	if p != nil {
-		rec.run, err = rec.store.BeginPlannedRun(ctx, ri, p, audit.Note{Kind: "sync-round", Detail: note})
-	} else if rec.run, err = rec.store.BeginRun(ctx, ri); err == nil {
-		_ = rec.run.Note(ctx, "sync-round", note)
-	}
-	if err != nil {
-		rec.run, rec.err = nil, err
-		fmt.Fprintf(s.e.stderr, "migrate sync: audit trail unavailable for a round: %v\n", err)
-	}
-	return rec
-}
-
-// finishQuiet closes a round's audit run without printing its receipt
-// (the round line names it).
-func (s *syncRun) finishQuiet(ctx context.Context, rec *recorder, outcome string, code int) {
-	rec.finish(ctx, &env{stderr: io.Discard}, outcome, code)
-}
-
-func roundNote(session int64, r syncer.Round) string {
-	return fmt.Sprintf("session run %d, round %d (%s), zxid 0x%x", session, r.N, r.Reason, r.Zxid)
-}
-
-// note records every round's summary on the session run, and a frozen
-// round that found differences (at the cut, or source changes after it)
-// as a run "sync-round" holding the changes it did not apply.
-func (s *syncRun) note(ctx context.Context, r syncer.Round) {
-	if s.session.ok() && (len(r.Changes) > 0 || r.Err != nil || len(r.Missed)+len(r.Drift) > 0) {
-		_ = s.session.run.Note(ctx, "sync-round", fmt.Sprintf("round %d (%s), zxid 0x%x: %d changes, %d applied, %d failed, %d missed, %d drift, frozen %v, error %v",
-			r.N, r.Reason, r.Zxid, len(r.Changes), r.Outcome.Applied, r.Outcome.Failed, len(r.Missed), len(r.Drift), r.Frozen, r.Err))
-	}
-	if !r.Frozen || r.Plan == nil && (r.Reason != syncer.ReasonChange || len(r.Entities) == 0) {
-		return
-	}
-	what := "frozen: differs from the source, not applied"
-	switch r.Reason {
-	case syncer.ReasonChange:
-		what = "frozen: the source changed after the cut: " + entityList(r.Entities)
-	case syncer.ReasonPoll:
-		what = "frozen: a poll found the source changed after the cut, not applied"
-	}
-	rec := s.beginRound(ctx, r.Plan, audit.Endpoint{}, roundNote(s.session.id(), r)+", "+what)
-	s.finishQuiet(ctx, rec, "frozen: not applied", exitPartial)
-}
-
-func entityList(es []zkfeed.Entity) string {
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[i] = e.String()
-	}
-	return strings.Join(out, ", ")
-}
-
-func (s *syncRun) print(r syncer.Round) {
+func (v *syncView) round(r syncer.Round) {
 	if errors.Is(r.Err, syncer.ErrDeclined) {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.f.output == "json" {
-		_ = render.SyncJSON(s.e.stdout, r)
+	if v.json {
+		_ = render.SyncJSON(v.e.stdout, r)
 		return
 	}
-	_ = render.SyncText(s.e.stdout, r)
+	_ = render.SyncText(v.e.stdout, r)
 }
 
-func (s *syncRun) printStatus(st render.SyncStatus) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.f.output == "json" {
-		_ = render.SyncStatusJSON(s.e.stdout, time.Now(), st)
+func (v *syncView) status(st render.SyncStatus) {
+	if v.json {
+		_ = render.SyncStatusJSON(v.e.stdout, time.Now(), st)
 		return
 	}
-	_ = render.SyncStatusText(s.e.stdout, time.Now(), st)
+	_ = render.SyncStatusText(v.e.stdout, time.Now(), st)
 }

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"strings"
-
 	"github.com/spf13/pflag"
 
-	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
 )
 
 // targetFlags are the target flags every command that talks to the KRaft
@@ -24,33 +20,7 @@ func (f *targetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.principal, "principal", "", "the `PRINCIPAL` the target sees this tool as (default: User:<sasl user>, the client certificate subject, or User:ANONYMOUS); used in messages about missing ACLs")
 }
 
-// config loads --command-config, or the PLAINTEXT default without it.
-func (f *targetFlags) config() (*kafkaconn.Config, error) {
-	cfg := kafkaconn.Default()
-	if f.commandConfig != "" {
-		var err error
-		if cfg, err = kafkaconn.Load(f.commandConfig); err != nil {
-			return nil, err
-		}
-	}
-	if p := strings.TrimSpace(f.principal); p != "" {
-		if !strings.Contains(p, ":") {
-			p = "User:" + p
-		}
-		cfg.Principal = p
-	}
-	return cfg, nil
-}
-
-// connect reads the flags and dials the target, checking that it answers.
-// The caller closes the connection.
-func (f *targetFlags) connect(ctx context.Context) (*kafkaconn.Conn, error) {
-	if strings.TrimSpace(f.bootstrap) == "" {
-		return nil, errors.New("give the target: --bootstrap-server host:port [--command-config client.properties]")
-	}
-	cfg, err := f.config()
-	if err != nil {
-		return nil, err
-	}
-	return kafkaconn.Dial(ctx, strings.Split(f.bootstrap, ","), cfg)
+// kafka is the target the flags name.
+func (f *targetFlags) kafka() *migration.KafkaTarget {
+	return &migration.KafkaTarget{Bootstrap: f.bootstrap, CommandConfig: f.commandConfig, Principal: f.principal}
 }

@@ -31,6 +31,13 @@ type Planned struct {
 	Secrets *plan.Secrets
 }
 
+// NewPlanned is p, built in this run from src and tgt, with what it was
+// built from and the secrets it holds (plan.SecretsOf): apply resolves a
+// secret reference only from these. conn is the live target (nil: none).
+func NewPlanned(p *plan.Plan, src, tgt *snapshot.Snapshot, conn *kafkaconn.Conn, creds []plan.Credential) *Planned {
+	return &Planned{Plan: p, Source: src, Target: tgt, Conn: conn, Credentials: creds, Secrets: plan.SecretsOf(p)}
+}
+
 // Close closes the target connection, if any.
 func (p *Planned) Close() {
 	if p != nil && p.Conn != nil {
@@ -60,11 +67,29 @@ type Hooks struct {
 	Progress func(msg string)
 	// Phase marks the end of a phase: "source", "target", "plan".
 	Phase func(name string)
+	// Notice tells the operator something they must see, progress shown
+	// or not ("Resuming after interrupted run 4 ...").
+	Notice func(msg string)
+	// Warn reports a failure that does not stop the use case (an audit
+	// record that could not be written).
+	Warn func(err error)
 }
 
 func (h Hooks) progress(format string, args ...any) {
 	if h.Progress != nil {
 		h.Progress(fmt.Sprintf(format, args...))
+	}
+}
+
+func (h Hooks) notice(format string, args ...any) {
+	if h.Notice != nil {
+		h.Notice(fmt.Sprintf(format, args...))
+	}
+}
+
+func (h Hooks) warn(err error) {
+	if h.Warn != nil && err != nil {
+		h.Warn(err)
 	}
 }
 
@@ -138,7 +163,6 @@ func Compute(ctx context.Context, r PlanRequest) (*Planned, error) {
 		return nil, err
 	}
 	r.phase("target")
-	out := &Planned{Source: src, Target: tgt, Conn: conn, Credentials: creds}
 	opts.Principal = r.Target.Principal
 	if conn != nil {
 		opts.Principal = conn.Principal // who the connection authenticates as
@@ -146,10 +170,12 @@ func Compute(ctx context.Context, r PlanRequest) (*Planned, error) {
 	}
 	p, err := BuildPlan(src, tgt, creds, opts, pol)
 	if err != nil {
-		out.Close()
+		if conn != nil {
+			conn.Close()
+		}
 		return nil, err
 	}
-	out.Plan, out.Secrets = p, plan.SecretsOf(p)
+	out := NewPlanned(p, src, tgt, conn, creds)
 	r.phase("plan")
 	if r.ScramResetsFile != "" {
 		if err := WriteScramResets(r.ScramResetsFile, p); err != nil {

@@ -316,3 +316,33 @@ func unshown(reads []kread.BrokerRead, applied []*plan.Change) (missing, behind 
 	}
 	return missing, behind, failed
 }
+
+// VerifyApplied waits until every broker of the target shows every applied
+// change (Verify), for as long as the target keeps showing more of them:
+// it gives up only after a whole window in which none more were shown. A
+// large apply is published by a KRaft broker in pieces, each waiting for
+// the partition logs of the one before to be created (about 10,000 topics
+// of 2 partitions took minutes on the test broker, docs/benchmarks.md), so
+// no fixed wait fits every size, while a target that shows nothing new for
+// a window has stopped. h.Notice hears how far it got after each window.
+func VerifyApplied(ctx context.Context, read Reads, applied []*plan.Change, window time.Duration, h Hooks) ([]string, error) {
+	start := time.Now()
+	pending := applied
+	for {
+		missing, err := Verify(ctx, read, pending, window)
+		if err == nil || len(missing) >= len(pending) || ctx.Err() != nil {
+			if err != nil && len(pending) < len(applied) {
+				h.notice("Verify: the target showed none more in the last %s (%d of %d after %s in all); giving up.",
+					window, len(applied)-len(missing), len(applied), time.Since(start).Round(time.Second))
+			}
+			return missing, err
+		}
+		h.notice("Verify: the target shows %d of %d applied change(s) after %s; waiting while it shows more.",
+			len(applied)-len(missing), len(applied), time.Since(start).Round(time.Second))
+		left := make(map[string]bool, len(missing))
+		for _, id := range missing {
+			left[id] = true
+		}
+		pending = slices.DeleteFunc(slices.Clone(pending), func(c *plan.Change) bool { return !left[c.ID] })
+	}
+}

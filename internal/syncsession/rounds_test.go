@@ -1,4 +1,4 @@
-package main
+package syncsession
 
 import (
 	"context"
@@ -9,12 +9,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/syncer"
 )
@@ -59,7 +62,7 @@ func TestSyncRoundPreflight(t *testing.T) {
 			}
 			t.Cleanup(c.Close)
 			n := countTopicRequests(c)
-			s := newTestSyncRun(t, strings.Join(c.ListenAddrs(), ","), "--topics", "^orders$", "--placement", "target")
+			s, _ := newTestRounds(t, ordersRequest(c))
 			ctx := context.Background()
 			scope := kread.Scope{Topics: []string{"orders"}}
 			tgt, err := s.readTargetScoped(ctx, scope)
@@ -102,9 +105,8 @@ func TestSyncRoundAuditInSessionDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	s := newTestSyncRun(t, strings.Join(c.ListenAddrs(), ","), "--topics", "^orders$", "--placement", "target")
+	s, db := newTestRounds(t, ordersRequest(c))
 	ctx := context.Background()
-	db := s.session.store.Path()
 	moved := filepath.Join(filepath.Dir(db), "moved.db")
 	if err := os.Rename(db, moved); err != nil {
 		t.Fatal(err)
@@ -131,7 +133,12 @@ func TestSyncRoundAuditInSessionDB(t *testing.T) {
 	if err := os.Rename(moved, db); err != nil { // back, for the reads below
 		t.Fatal(err)
 	}
-	runs, err := s.session.store.Runs(ctx, 10)
+	store, err := audit.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	runs, err := store.Runs(ctx, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,18 +154,51 @@ func TestSyncRoundAuditInSessionDB(t *testing.T) {
 	if round.Target.ClusterID != "round" || round.Target.Kind != snapshot.SourceKafka || round.Source.Kind != snapshot.SourceZooKeeper || round.Outcome != "applied" || round.Succeeded != 1 {
 		t.Errorf("round run %+v: want the target's cluster id, both endpoints, outcome applied and 1 succeeded", round)
 	}
-	changes, err := s.session.store.Changes(ctx, round.ID, audit.ChangeFilter{})
+	changes, err := store.Changes(ctx, round.ID, audit.ChangeFilter{})
 	if err != nil || len(changes) != 1 || changes[0].ChangeID != "topic:orders" || changes[0].Status != "succeeded" {
 		t.Errorf("round changes %+v, %v; want topic:orders succeeded", changes, err)
 	}
-	res, err := s.session.store.Verify(ctx, "")
+	res, err := store.Verify(ctx, "")
 	if err != nil || !res.OK {
 		t.Errorf("audit verify: %+v, %v", res, err)
 	}
-	n, err := roundNotes(s.session.store.Path(), round.ID)
-	if err != nil || len(n) != 1 || !strings.Contains(n[0], fmt.Sprintf("session run %d, round 7 (change), zxid 0x42", s.session.id())) {
+	n, err := roundNotes(db, round.ID)
+	if err != nil || len(n) != 1 || !strings.Contains(n[0], fmt.Sprintf("session run %d, round 7 (change), zxid 0x42", s.session.ID())) {
 		t.Errorf("round notes %q, %v; want the one naming the session, round and zxid", n, err)
 	}
+}
+
+// ordersRequest is a sync of topic orders to c, whose replicas c places.
+func ordersRequest(c *kfake.Cluster) Request {
+	return Request{Target: migration.KafkaTarget{Bootstrap: strings.Join(c.ListenAddrs(), ",")},
+		Options: plan.Options{TopicRegex: "^orders$", Placement: plan.PlacementTarget, TargetVersion: "4.1"}, VerifyTimeout: 30 * time.Second}
+}
+
+// newTestRounds are the rounds of a sync session with req on its target
+// (dialled), its session run begun in an audit database of its own
+// unless req.Audit.Off (and finished at the end), whose path it returns.
+func newTestRounds(t testing.TB, req Request) (*rounds, string) {
+	t.Helper()
+	ctx := context.Background()
+	if !req.Audit.Off {
+		req.Audit.Path = filepath.Join(t.TempDir(), "audit.db")
+	}
+	r, err := newRounds(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := req.Target.Dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(target.Close)
+	session := migration.BeginRun(ctx, req.Audit, "sync", req.Args, "test")
+	if session.Err != nil {
+		t.Fatal(session.Err)
+	}
+	t.Cleanup(func() { _, _ = session.Finish(ctx, migration.SyncStopped) })
+	r.bind(target, session)
+	return r, req.Audit.Path
 }
 
 // roundNotes are the "sync-round" events of run id.

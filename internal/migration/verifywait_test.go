@@ -1,4 +1,4 @@
-package main
+package migration
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/kread"
-	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -58,7 +57,7 @@ func TestVerifyWaitsWhileTargetShowsMore(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			shown := 0
-			read := migration.Reads{
+			read := Reads{
 				List: func(context.Context) ([]kread.BrokerRead, error) {
 					return []kread.BrokerRead{{Broker: 1, Addr: "b1:9092"}}, nil
 				},
@@ -78,7 +77,8 @@ func TestVerifyWaitsWhileTargetShowsMore(t *testing.T) {
 				},
 			}
 			var stderr bytes.Buffer
-			missing, err := verifyApplied(context.Background(), &stderr, read, applied, 500*time.Millisecond)
+			notice := Hooks{Notice: func(msg string) { fmt.Fprintln(&stderr, msg) }}
+			missing, err := VerifyApplied(context.Background(), read, applied, 500*time.Millisecond, notice)
 			if !slices.Equal(missing, tt.missing) {
 				t.Errorf("missing %v, want %v\n%s", missing, tt.missing, stderr.String())
 			}

@@ -1,18 +1,14 @@
-package main
+package syncsession
 
 import (
 	"context"
 	"fmt"
-	"io"
-	"path/filepath"
-	"regexp"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -36,7 +32,7 @@ const roundSize = 7
 // ACLs it revokes are made first, untimed). "audit" records each round in
 // an audit database as sync does; "no-audit" is --no-audit.
 //
-//	eval "$(testbed/testbed.sh env)"; go test ./cmd/migrate -run '^$' -bench SyncRoundTarget -benchtime 10x
+//	eval "$(testbed/testbed.sh env)"; go test ./internal/syncsession -run '^$' -bench SyncRoundTarget -benchtime 10x
 func BenchmarkSyncRoundTarget(b *testing.B) {
 	tb, tprops := testbed.TargetBootstrap(b), testbed.TargetClientProps(b)
 	for _, audited := range []bool{true, false} {
@@ -47,12 +43,11 @@ func BenchmarkSyncRoundTarget(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			ctx := context.Background()
 			id := fmt.Sprintf("rt%d", time.Now().UnixNano()/1e6%1e7)
-			args := []string{"--command-config", tprops, "--topics", "^" + id + "-", "--principals", "^User:" + id + "-", "--prune",
-				"--include", "topic,partitions,topic-config,acl,quota,scram-user"}
-			if !audited {
-				args = append(args, "--no-audit")
-			}
-			s := newTestSyncRun(b, tb, args...)
+			req := Request{Target: migration.KafkaTarget{Bootstrap: tb, CommandConfig: tprops},
+				Options: plan.Options{TopicRegex: "^" + id + "-", PrincipalRegex: "^User:" + id + "-", Prune: true, Placement: plan.PlacementAuto, TargetVersion: "4.1",
+					Include: []plan.Kind{plan.KindTopic, plan.KindPartitions, plan.KindTopicConfig, plan.KindACL, plan.KindQuota, plan.KindScramUser}},
+				VerifyTimeout: 30 * time.Second, Audit: migration.AuditRequest{Off: !audited}}
+			s, _ := newTestRounds(b, req)
 			var readMS, applyMS, verifyMS []float64
 			var scope kread.Scope
 			for i := 0; i < b.N; i++ {
@@ -156,42 +151,9 @@ func newBenchRound(id string, i int) *benchRound {
 	return r
 }
 
-// newTestSyncRun is the syncRun of a migrate sync with args (plan flags,
-// an audit database of its own unless --no-audit) on the target at
-// bootstrap, its session run begun (and finished at the end).
-func newTestSyncRun(t testing.TB, bootstrap string, args ...string) *syncRun {
-	t.Helper()
-	ctx := context.Background()
-	args = append([]string{"--zookeeper", "unused:2181", "--bootstrap-server", bootstrap, "--audit-db", filepath.Join(t.TempDir(), "audit.db")}, args...)
-	var f syncFlags
-	fs := pflag.NewFlagSet("sync", pflag.ContinueOnError)
-	f.register(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	opts, err := f.options()
-	if err != nil {
-		t.Fatal(err)
-	}
-	target, err := f.target.connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(target.Close)
-	opts.Principal = target.Principal
-	e := &env{args: append([]string{"sync"}, args...), stdout: io.Discard, stderr: io.Discard}
-	session := f.audit.begin(ctx, e, "sync")
-	t.Cleanup(func() { session.finish(ctx, e, "stopped", 0) })
-	var topics *regexp.Regexp
-	if f.topics != "" {
-		topics = regexp.MustCompile(f.topics)
-	}
-	return &syncRun{f: &f, e: e, opts: opts, target: target, topics: topics, session: session}
-}
-
 // roundTrip brings the target's part in r.scope to src and waits until
 // every broker shows it (untimed setup and cleanup).
-func (r *benchRound) roundTrip(b *testing.B, ctx context.Context, s *syncRun, src *snapshot.Snapshot, what string) {
+func (r *benchRound) roundTrip(b *testing.B, ctx context.Context, s *rounds, src *snapshot.Snapshot, what string) {
 	b.Helper()
 	tgt, err := s.readTargetScoped(ctx, r.scope)
 	if err != nil {

@@ -1,0 +1,63 @@
+package migration
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/zkmigrate/zkmigrate/internal/apply"
+)
+
+// TestOutcomes: every command's outcomes, each with the word its audit run
+// records and the exit code its --help documents.
+func TestOutcomes(t *testing.T) {
+	for _, tt := range []struct {
+		command, name string
+		got           Outcome
+		result        string
+		code          ExitCode
+	}{
+		{"any", "failed", Failed, "error", ExitError},
+		{"apply", "declined", Declined, "declined", ExitOK},
+		{"apply", "nothing to do", NothingToDo, "nothing-to-do", ExitOK},
+		{"apply", "applied", ApplyOutcome(apply.Result{Succeeded: 3}, 0, false), "applied", ExitOK},
+		{"apply", "a change failed", ApplyOutcome(apply.Result{Succeeded: 2, Failed: 1}, 0, false), "partial", ExitPartial},
+		{"apply", "canceled", ApplyOutcome(apply.Result{Canceled: true}, 0, false), "canceled", ExitPartial},
+		{"apply", "unverified", ApplyOutcome(apply.Result{Succeeded: 3}, 1, false), "unverified", ExitPartial},
+		{"apply", "validated", ApplyOutcome(apply.Result{Succeeded: 3}, 0, true), "validated", ExitOK},
+		{"apply", "some not validatable", ApplyOutcome(apply.Result{Succeeded: 2, NotValidated: 1}, 0, true), "not validated", ExitOK},
+		{"apply", "validation failed", ApplyOutcome(apply.Result{Failed: 1}, 0, true), "not validated", ExitPartial},
+		{"plan", "nothing to do", PlanOutcome(false), "planned", ExitOK},
+		{"plan", "changes pending", PlanOutcome(true), "planned", ExitPending},
+		{"plan", "review left", ReviewCanceled, "canceled", ExitOK},
+		{"check", "passed", CheckOutcome(false, "error"), "passed", ExitOK},
+		{"check", "findings", CheckOutcome(true, "warning"), "findings at or above warning", ExitPartial},
+		{"policy test", "none", PolicyTestOutcome(0), "no violations", ExitOK},
+		{"policy test", "violations", PolicyTestOutcome(2), "2 violations", ExitPartial},
+		{"demo", "applied", DemoOutcome(apply.Result{Succeeded: 5}), "applied", ExitOK},
+		{"demo", "a change failed", DemoOutcome(apply.Result{Succeeded: 4, Failed: 1}), "partial", ExitPartial},
+		{"demo", "review left", DemoOutcome(apply.Result{Canceled: true}), "canceled", ExitOK},
+		{"demo", "stopped after some", DemoOutcome(apply.Result{Succeeded: 1, Canceled: true}), "applied", ExitOK},
+		{"bootstrap", "seeded", BootstrapOutcome(false, false), "bootstrapped", ExitOK},
+		{"bootstrap", "records skipped", BootstrapOutcome(false, true), "partial", ExitPartial},
+		{"bootstrap", "dry run", BootstrapOutcome(true, false), "dry-run", ExitOK},
+		{"bootstrap", "dry run, skipped", BootstrapOutcome(true, true), "dry-run", ExitPartial},
+		{"bootstrap", "write failed, some written", BootstrapWriteFailed(true), "partial", ExitPartial},
+		{"bootstrap", "write failed", BootstrapWriteFailed(false), "error", ExitError},
+		{"sync", "declined", Declined, "declined", ExitOK},
+		{"sync", "in step", SyncInStep, "stopped in step", ExitOK},
+		{"sync", "behind", SyncBehind, "stopped with changes not applied", ExitPartial},
+		{"sync", "changed after the cut", SyncChangedAfterCut, "stopped frozen: the source changed after the cut", ExitPartial},
+		{"sync", "exit on change", SyncExitOnChange, "source changed after freeze", ExitPartial},
+		{"sync-round", "applied", RoundOutcome(nil, 0, 0), "applied", ExitOK},
+		{"sync-round", "error", RoundOutcome(errors.New("boom"), 1, 1), "error", ExitError},
+		{"sync-round", "failed", RoundOutcome(nil, 1, 1), "partial", ExitPartial},
+		{"sync-round", "unverified", RoundOutcome(nil, 0, 2), "unverified", ExitPartial},
+		{"sync-round", "frozen", RoundFrozen, "frozen: not applied", ExitPartial},
+	} {
+		t.Run(tt.command+"/"+tt.name, func(t *testing.T) {
+			if want := (Outcome{tt.result, tt.code}); tt.got != want {
+				t.Errorf("outcome %+v, want %+v", tt.got, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,400 @@
+package syncsession
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/zkmigrate/zkmigrate/internal/audit"
+	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
+	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/syncer"
+	"github.com/zkmigrate/zkmigrate/internal/zkconn"
+	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
+	"github.com/zkmigrate/zkmigrate/internal/zkread"
+)
+
+// Request is what a sync session needs.
+type Request struct {
+	// Source is a live ZooKeeper, followed through its change feed, or
+	// brokers (Kafka) read whole every PollEvery; its BrokerConfigs and
+	// EncoderSecret apply to every read.
+	Source migration.SourceRequest
+	Target migration.KafkaTarget
+	// Options shape every round's plan (Policy and Principal are filled
+	// in); TopicRegex must compile.
+	Options         plan.Options
+	PolicyFile      string
+	CredentialsFile string
+	// PollEvery is the period of a polled source's full rounds.
+	PollEvery time.Duration
+	// ReconcileEvery is the period of the full reconciliation (0: never).
+	ReconcileEvery time.Duration
+	// VerifyTimeout bounds each applied round's wait for the target to
+	// show its changes (0: no verify).
+	VerifyTimeout time.Duration
+	// Freeze starts the session frozen: nothing is written to the target,
+	// and changes to the source are reported.
+	Freeze bool
+	// ExitOnChange ends a frozen session at the source's first change.
+	ExitOnChange    bool
+	KeepTargetEdits bool
+	// Audit is where the session and its rounds are recorded; Args (as
+	// typed after the command's name) and Version describe the runs.
+	Audit   migration.AuditRequest
+	Args    []string
+	Version string
+	// Hooks: Notice for lines the operator must see, Warn for audit
+	// failures that do not stop sync, Phase for the memory profile
+	// ("sync-initial", "sync-reconcile").
+	Hooks migration.Hooks
+}
+
+// Session is one sync: the source followed, the target connection, the
+// session's audit run and lock, and the loop (syncer.Run) over stages
+// bound to the request. Open it, Start it, read its Rounds until the
+// channel closes, then Close it.
+type Session struct {
+	req    Request
+	hooks  migration.Hooks
+	rounds *rounds
+
+	reads, watches *zkconn.Conn // a live ZooKeeper source
+	stopFeed       context.CancelFunc
+	events         <-chan zkfeed.Event
+	kafkaSource    *kafkaconn.Conn // a source read through its brokers
+	readSource     func(ctx context.Context) (*snapshot.Snapshot, error)
+	source         string // the source's address
+	target         *kafkaconn.Conn
+	rec            *migration.Recorder
+	lock           *migration.Lock
+
+	freeze     chan struct{}
+	freezeOnce sync.Once
+	stop       context.CancelFunc
+	out        chan syncer.Round
+	done       chan struct{} // closed when the loop has returned
+	outcome    migration.Outcome
+	err        error
+}
+
+// Open reads the request's files, connects to the source (arming the
+// change feed before anything is read, so no change falls between) and
+// to the target, and begins the session's audit run. A session that
+// cannot be recorded is refused unless the audit is off. Nothing is read
+// or sent yet.
+func Open(ctx context.Context, req Request) (*Session, error) {
+	s := &Session{req: req, hooks: req.Hooks, outcome: migration.SyncStopped, freeze: make(chan struct{})}
+	if err := s.open(ctx); err != nil {
+		s.closeConns()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Session) open(ctx context.Context) error {
+	var err error
+	if s.rounds, err = newRounds(s.req); err != nil {
+		return err
+	}
+	if err := s.openSource(ctx); err != nil {
+		return err
+	}
+	if s.target, err = s.req.Target.Dial(ctx); err != nil {
+		return err
+	}
+	s.rec = migration.BeginRun(ctx, s.req.Audit, "sync", s.req.Args, s.req.Version)
+	if s.rec.Err != nil {
+		_, _ = s.rec.Finish(ctx, migration.Failed) // closes what it opened
+		return &AuditError{Err: s.rec.Err}
+	}
+	s.rounds.bind(s.target, s.rec)
+	return nil
+}
+
+// AuditError refuses a session that cannot be recorded.
+type AuditError struct{ Err error }
+
+func (e *AuditError) Error() string {
+	return fmt.Sprintf("refusing to sync without an audit trail (%v)", e.Err)
+}
+
+func (e *AuditError) Unwrap() error { return e.Err }
+
+// openSource connects to the source: brokers to poll, or a ZooKeeper
+// session to read over and one for its change feed.
+func (s *Session) openSource(ctx context.Context) error {
+	src := s.req.Source
+	if src.Kafka != nil {
+		conn, err := src.Kafka.Dial(ctx)
+		if err != nil {
+			return err
+		}
+		s.kafkaSource, s.source = conn, strings.Join(conn.Bootstrap, ",")
+		s.readSource = func(ctx context.Context) (*snapshot.Snapshot, error) {
+			snap, err := kread.Read(ctx, conn, kread.Options{Source: true})
+			if err != nil {
+				return nil, err
+			}
+			snap.Sort()
+			return snap, nil
+		}
+		s.notice("Polling the source through its brokers (%s) every %s: a source read through the admin protocol has no change feed.", s.source, s.req.PollEvery)
+		return nil
+	}
+	if src.ZooKeeper == nil {
+		return errors.New("sync follows a live ZooKeeper or polls brokers: give one")
+	}
+	zo, err := src.ZooKeeper.ConnOptions()
+	if err != nil {
+		return err
+	}
+	if s.reads, err = zkconn.Dial(ctx, zo); err != nil {
+		return err
+	}
+	s.source = s.reads.Address()
+	// The feed's own sessions: persistent watches on zkwire sessions
+	// (WatchSession, with the same TLS, credentials and chroot), and a
+	// go-zookeeper one for the one-shot watches of a server before 3.6.
+	wo := zo
+	wo.NoMultiRead, wo.Connections = true, 1
+	if s.watches, err = zkconn.Dial(ctx, wo); err != nil {
+		return err
+	}
+	// The feed is armed before the first read, so no change falls between.
+	feedCtx, stopFeed := context.WithCancel(ctx)
+	s.stopFeed = stopFeed
+	feed, err := zkfeed.Start(feedCtx, s.watches)
+	if err != nil {
+		return err
+	}
+	if persistent, why := feed.Mode(); !persistent && why != nil {
+		s.notice("Following ZooKeeper at %s with one-shot watches, which re-list the notification queues on every change: %v.", s.source, why)
+	}
+	s.events = feed.Events()
+	return nil
+}
+
+// Source is the address of the source followed.
+func (s *Session) Source() string { return s.source }
+
+// Target is the target's bootstrap address.
+func (s *Session) Target() string { return strings.Join(s.target.Bootstrap, ",") }
+
+// Start takes the target's lock (one apply or sync per target per audit
+// database; a sync that was killed is closed as abandoned and this one
+// resumes from a full read) and starts following the source. confirm,
+// when set, is asked before the first plan is applied (false ends the
+// session as declined, nothing applied); later rounds apply without
+// asking. An error ends the session: Close it.
+func (s *Session) Start(ctx context.Context, confirm func(ctx context.Context, p *plan.Plan) bool) error {
+	if s.rec.OK() {
+		meta, err := s.target.Admin.BrokerMetadata(ctx)
+		if err != nil {
+			s.outcome = migration.Failed
+			return fmt.Errorf("reading the target's cluster id: %w", err)
+		}
+		s.rec.SetEndpoints(ctx, audit.Endpoint{Kind: s.sourceKind(), Address: s.source},
+			audit.Endpoint{Kind: snapshot.SourceKafka, Address: s.Target(), ClusterID: meta.Cluster, Principal: s.target.Principal})
+		if s.lock, err = s.rec.Lock(ctx, meta.Cluster); err != nil {
+			s.outcome = migration.Failed
+			return err
+		}
+		for _, id := range s.lock.Abandoned {
+			s.notice("Resuming after interrupted run %d (closed as abandoned): a full round follows.", id)
+		}
+		if s.lock.AbandonErr != nil {
+			s.warn(fmt.Errorf("audit: %w", s.lock.AbandonErr))
+		}
+	}
+	if s.req.Freeze {
+		s.Freeze()
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	s.stop = stop
+	cfg := s.config()
+	if confirm != nil && !s.req.Freeze {
+		cfg.Confirm = func(p *plan.Plan) bool { return confirm(runCtx, p) }
+	}
+	s.out = make(chan syncer.Round)
+	s.done = make(chan struct{})
+	go s.follow(ctx, runCtx, cfg)
+	return nil
+}
+
+func (s *Session) sourceKind() string {
+	if s.kafkaSource != nil {
+		return snapshot.SourceKafka
+	}
+	return snapshot.SourceZooKeeper
+}
+
+// config is the loop's configuration: the source, the feed or the poll,
+// and the stages bound to the request.
+func (s *Session) config() syncer.Config {
+	r := s.rounds
+	cfg := syncer.Config{
+		ReadSource:      s.readSource,
+		Feed:            s.events,
+		ReconcileEvery:  s.req.ReconcileEvery,
+		Freeze:          s.freeze,
+		KeepTargetEdits: s.req.KeepTargetEdits,
+		BrokerIDMap:     r.opts.BrokerIDMap,
+		Stages:          syncer.Stages{ReadTarget: r.readTarget, ReadTargetScoped: r.readTargetScoped, Plan: r.plan, Apply: r.apply},
+	}
+	if s.kafkaSource != nil {
+		cfg.PollEvery = s.req.PollEvery
+	}
+	if s.reads != nil {
+		cfg.Source = s.reads
+		cfg.ReadOptions = zkread.Options{EncoderSecrets: r.statics.Secrets, Address: s.source, Workers: s.req.Source.ZooKeeper.Workers}
+	}
+	return cfg
+}
+
+// Rounds yields every round as the loop reports it, each already
+// recorded; it is closed when the session has ended (Outcome says how).
+func (s *Session) Rounds() <-chan syncer.Round { return s.out }
+
+// Freeze stops all writes to the target from now on: rounds only report
+// what changed on the source (SIGUSR1, f on the sync screen).
+func (s *Session) Freeze() { s.freezeOnce.Do(func() { close(s.freeze) }) }
+
+// Stop ends the session after the round in flight.
+func (s *Session) Stop() {
+	if s.stop != nil {
+		s.stop()
+	}
+}
+
+// Outcome is how the session ended and the error that ended it (nil for
+// a stop, a decline or --exit-on-change), once Rounds is closed.
+func (s *Session) Outcome() (migration.Outcome, error) { return s.outcome, s.err }
+
+// follow runs the loop and passes its rounds on, recording each, until it
+// ends, or, frozen with ExitOnChange, the source changes.
+func (s *Session) follow(ctx, runCtx context.Context, cfg syncer.Config) {
+	defer close(s.done)
+	defer close(s.out)
+	in := make(chan syncer.Round, 16)
+	done := make(chan error, 1)
+	go func() { done <- syncer.Run(runCtx, cfg, in) }()
+	// inStep: the last round left the target equal to the source;
+	// changedAfterCut: frozen, the source changed, and that was not applied.
+	inStep, changedAfterCut := true, false
+	for {
+		select {
+		case r := <-in:
+			s.rounds.note(ctx, r)
+			if r.Reason == syncer.ReasonInitial || r.Reason == syncer.ReasonReconcile {
+				s.phase("sync-" + r.Reason)
+			}
+			inStep = r.Err == nil && r.Outcome.Failed == 0 && r.Outcome.Unverified == 0 && !(r.Frozen && len(r.Changes) > 0)
+			frozenChange := r.Frozen && (r.Reason == syncer.ReasonChange || r.Reason == syncer.ReasonPoll && len(r.Changes) > 0)
+			changedAfterCut = changedAfterCut || frozenChange
+			s.out <- r
+			if frozenChange && s.req.ExitOnChange {
+				s.outcome = migration.SyncExitOnChange
+				s.stop()
+				for {
+					select {
+					case <-in:
+					case <-done:
+						return
+					}
+				}
+			}
+		case err := <-done:
+			for len(in) > 0 {
+				r := <-in
+				s.rounds.note(ctx, r)
+				s.out <- r
+			}
+			s.outcome, s.err = ended(err, inStep, changedAfterCut)
+			return
+		}
+	}
+}
+
+// ended is the session's outcome when the loop returned err.
+func ended(err error, inStep, changedAfterCut bool) (migration.Outcome, error) {
+	switch {
+	case errors.Is(err, syncer.ErrDeclined):
+		return migration.Declined, nil
+	case errors.Is(err, syncer.ErrStopped) && changedAfterCut:
+		return migration.SyncChangedAfterCut, nil
+	case errors.Is(err, syncer.ErrStopped) && inStep:
+		return migration.SyncInStep, nil
+	case errors.Is(err, syncer.ErrStopped):
+		return migration.SyncBehind, nil
+	}
+	return migration.Failed, err
+}
+
+// Close ends the session (after the round in flight), releases the lock,
+// finishes the session's audit run with its outcome and closes the
+// connections. It returns the run's receipt.
+func (s *Session) Close(ctx context.Context) (migration.Receipt, error) {
+	s.Stop()
+	if s.done != nil {
+		for range s.out { // nobody reads them any more
+		}
+		<-s.done
+	}
+	if s.lock != nil {
+		s.lock.Release()
+	}
+	rc, err := s.rec.Finish(context.WithoutCancel(ctx), s.outcome)
+	s.closeConns()
+	return rc, err
+}
+
+func (s *Session) closeConns() {
+	if s.target != nil {
+		s.target.Close()
+	}
+	if s.stopFeed != nil {
+		s.stopFeed()
+	}
+	for _, c := range []*zkconn.Conn{s.watches, s.reads} {
+		if c != nil {
+			c.Close()
+		}
+	}
+	if s.kafkaSource != nil {
+		s.kafkaSource.Close()
+	}
+}
+
+func (s *Session) notice(format string, args ...any) {
+	if s.hooks.Notice != nil {
+		s.hooks.Notice(fmt.Sprintf(format, args...))
+	}
+}
+
+func (s *Session) warn(err error) {
+	if s.hooks.Warn != nil {
+		s.hooks.Warn(err)
+	}
+}
+
+func (s *Session) phase(name string) {
+	if s.hooks.Phase != nil {
+		s.hooks.Phase(name)
+	}
+}
+
+// topicScope compiles the plan's topic regexp ("" every topic).
+func topicScope(re string) (*regexp.Regexp, error) {
+	if re == "" {
+		return nil, nil
+	}
+	return regexp.Compile(re)
+}
