@@ -170,7 +170,7 @@ func (c *cli) newAuditShowCmd() *cobra.Command {
 		func(ctx context.Context, e *env, f *auditCmdFlags, pos []string) int {
 			return auditShow(ctx, e, f, kind, status, pos)
 		}, "text", "json")
-	fs.StringVar(&kind, "kind", "", "only changes of this `KIND` (topic, partitions, reassignment, topic-config, broker-config, quota, acl, scram-user)")
+	fs.StringVar(&kind, "kind", "", "only changes of this `KIND` ("+strings.ReplaceAll(kindList(), ",", ", ")+")")
 	fs.StringVar(&status, "status", "", "only changes whose latest status is this `STATUS` (planned, sent, validated, succeeded, failed, skipped)")
 	return cmd
 }

@@ -2,7 +2,11 @@ package plan
 
 // acl: one ACL binding created or, with Prune, deleted. Its resource name
 // says all of it, so it has no fields.
+// KindACL is a change to one ACL binding.
+const KindACL Kind = "acl"
+
 var aclSpec = &spec{
+	kind:     KindACL,
 	resource: "acl",
 	build:    func(b *builder) error { b.acls(); return nil },
 	observe: func(ix *Target, c *Change) *State {

@@ -14,7 +14,11 @@ var brokerConfigs = configKind{KindBrokerConfig, catalogue.ScopeBroker}
 
 // broker-config: dynamic broker configs, per broker ("1") or cluster-wide
 // (""), set through IncrementalAlterConfigs.
+// KindBrokerConfig is a change to a broker's, or the cluster default's, dynamic configs.
+const KindBrokerConfig Kind = "broker-config"
+
 var brokerConfigSpec = &spec{
+	kind:     KindBrokerConfig,
 	resource: "broker",
 	build:    func(b *builder) error { b.brokerConfigs(); return nil },
 	observe: func(ix *Target, c *Change) *State {

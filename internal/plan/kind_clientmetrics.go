@@ -12,7 +12,11 @@ var clientMetrics = configKind{KindClientMetrics, catalogue.ScopeClientMetrics}
 // client-metrics: a client-metrics subscription (KIP-714: metrics,
 // interval.ms, match), set through IncrementalAlterConfigs on a
 // CLIENT_METRICS resource. A subscription exists while it has configs.
+// KindClientMetrics is a change to a client-metrics resource (only from a KRaft source read through the admin protocol).
+const KindClientMetrics Kind = "client-metrics"
+
 var clientMetricsSpec = &spec{
+	kind:     KindClientMetrics,
 	resource: "client-metrics",
 	build: func(b *builder) error {
 		b.namedConfigs(clientMetrics, "client-metrics", "client-metrics ", b.in.Source.ClientMetrics, b.in.Target.ClientMetrics)

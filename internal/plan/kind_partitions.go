@@ -9,7 +9,11 @@ import (
 )
 
 // partitions: partitions added to an existing topic.
+// KindPartitions is a change to more partitions for an existing topic.
+const KindPartitions Kind = "partitions"
+
 var partitionsSpec = &spec{
+	kind:     KindPartitions,
 	resource: "topic",
 	modify:   modifyPartitions,
 	observe: func(ix *Target, c *Change) *State {

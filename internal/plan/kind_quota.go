@@ -9,7 +9,11 @@ import (
 )
 
 // quota: client quotas of one entity, only the keys that differ.
+// KindQuota is a change to a client quota entity's values.
+const KindQuota Kind = "quota"
+
 var quotaSpec = &spec{
+	kind:     KindQuota,
 	resource: "quota",
 	build:    func(b *builder) error { b.quotas(); return nil },
 	observe: func(ix *Target, c *Change) *State {

@@ -9,7 +9,11 @@ import (
 
 // reassignment: the replica lists of an existing topic's partitions moved
 // to the source's (mapped) lists.
+// KindReassignment is a change to an existing topic's replicas moved to the source's layout (--reassign).
+const KindReassignment Kind = "reassignment"
+
 var reassignmentSpec = &spec{
+	kind:     KindReassignment,
 	resource: "topic",
 	modify:   modifyReassignment,
 	observe: func(ix *Target, c *Change) *State {

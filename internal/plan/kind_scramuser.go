@@ -9,7 +9,11 @@ import (
 
 // scram-user: one SCRAM credential (user and mechanism) set from a password
 // the operator supplied; ZooKeeper holds only salted keys.
+// KindScramUser is a change to a user's SCRAM credential.
+const KindScramUser Kind = "scram-user"
+
 var scramUserSpec = &spec{
+	kind:     KindScramUser,
 	resource: "user",
 	build:    func(b *builder) error { b.scram(); return nil },
 	observe: func(ix *Target, c *Change) *State {

@@ -13,7 +13,11 @@ import (
 // with Prune, deleted. The kinds that change an existing topic (those with
 // a modify) are built here too, per topic, so that the policy sees the
 // topic's combined change once.
+// KindTopic is a change to a topic: its creation (with its partitions, replica lists and configs) or, with --prune, deletion.
+const KindTopic Kind = "topic"
+
 var topicSpec = &spec{
+	kind:     KindTopic,
 	resource: "topic",
 	build: func(b *builder) error {
 		if err := b.topics(); err != nil {

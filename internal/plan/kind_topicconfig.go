@@ -9,7 +9,11 @@ import (
 var topicConfigs = configKind{KindTopicConfig, catalogue.ScopeTopic}
 
 // topic-config: the dynamic config overrides of an existing topic.
+// KindTopicConfig is a change to an existing topic's configs.
+const KindTopicConfig Kind = "topic-config"
+
 var topicConfigSpec = &spec{
+	kind:     KindTopicConfig,
 	resource: "topic",
 	modify:   modifyTopicConfig,
 	observe: func(ix *Target, c *Change) *State {

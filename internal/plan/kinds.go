@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -11,6 +12,7 @@ import (
 // shows. Each kind's spec lives in its own file (kind_<name>.go) and is
 // registered in specs; nothing else in the repository switches on a kind.
 type spec struct {
+	kind Kind
 	// resource is the Resource.Type its changes touch.
 	resource string
 	// build adds the kind's changes for the whole plan (nil for a kind
@@ -31,23 +33,36 @@ type spec struct {
 	label func(r Resource) string
 }
 
-// specs is the registry of change kinds (filled in init: the topic kind's
-// build reads it to find the kinds that change an existing topic).
+// registry is every change kind's spec in apply order: the one list of
+// change kinds. Kinds and specs are made from it; apply's registry and
+// plantest's simulators are keyed by kind, and their tests fail unless they
+// hold exactly these kinds.
+var registry []*spec
+
+// specs indexes the registry by kind (the topic kind's build reads it to
+// find the kinds that change an existing topic, hence init).
 var specs map[Kind]*spec
 
 func init() {
-	specs = map[Kind]*spec{
-		KindTopic:         topicSpec,
-		KindPartitions:    partitionsSpec,
-		KindReassignment:  reassignmentSpec,
-		KindTopicConfig:   topicConfigSpec,
-		KindBrokerConfig:  brokerConfigSpec,
-		KindQuota:         quotaSpec,
-		KindACL:           aclSpec,
-		KindScramUser:     scramUserSpec,
-		KindClientMetrics: clientMetricsSpec,
-		KindGroupConfig:   groupConfigSpec,
+	registry = []*spec{topicSpec, partitionsSpec, reassignmentSpec, topicConfigSpec, brokerConfigSpec, quotaSpec, aclSpec,
+		scramUserSpec, clientMetricsSpec, groupConfigSpec}
+	specs = make(map[Kind]*spec, len(registry))
+	Kinds = make([]Kind, len(registry))
+	for i, s := range registry {
+		specs[s.kind], Kinds[i] = s, s.kind
 	}
+}
+
+// ResourceTypes lists the Resource.Type of every kind, each once, in
+// Kinds order: what a change can touch.
+func ResourceTypes() []string {
+	var out []string
+	for _, s := range registry {
+		if !slices.Contains(out, s.resource) {
+			out = append(out, s.resource)
+		}
+	}
+	return out
 }
 
 // UnknownKindError is a change of a kind plan does not know (a plan file

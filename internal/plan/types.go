@@ -15,24 +15,9 @@ const FormatVersion = 3
 // the TUI and the audit trail.
 type Kind string
 
-// The change kinds, in the order a plan applies them.
-const (
-	KindTopic        Kind = "topic"
-	KindPartitions   Kind = "partitions"
-	KindReassignment Kind = "reassignment"
-	KindTopicConfig  Kind = "topic-config"
-	KindBrokerConfig Kind = "broker-config"
-	KindQuota        Kind = "quota"
-	KindACL          Kind = "acl"
-	KindScramUser    Kind = "scram-user"
-	// KindClientMetrics and KindGroupConfig come only from a KRaft source
-	// read through the admin protocol.
-	KindClientMetrics Kind = "client-metrics"
-	KindGroupConfig   Kind = "group-config"
-)
-
-// Kinds lists every kind in apply order.
-var Kinds = []Kind{KindTopic, KindPartitions, KindReassignment, KindTopicConfig, KindBrokerConfig, KindQuota, KindACL, KindScramUser, KindClientMetrics, KindGroupConfig}
+// Kinds lists every kind in apply order: the registry's (kinds.go), the
+// one list of kinds. Each kind's constant is in its spec's file.
+var Kinds []Kind
 
 // Action is what a change does to its resource.
 type Action string

@@ -248,6 +248,9 @@ var ErrDeclined = errors.New("syncer: the first plan was declined")
 // reported and the next one retries what it could not do (reconciliation
 // covers it); only reading the source's first snapshot failing stops Run.
 func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
+	if err := checkResources(plan.ResourceTypes()); err != nil {
+		return err
+	}
 	if cfg.Coalesce <= 0 {
 		cfg.Coalesce = DefaultCoalesce
 	}

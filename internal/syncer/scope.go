@@ -2,6 +2,7 @@ package syncer
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -444,6 +445,37 @@ func merge[T any](kept, add []T, replaced func(T) bool, order func(a, b T) int) 
 		return nil
 	}
 	return out
+}
+
+// scoped says, for every resource type a change can touch
+// (plan.ResourceTypes), whether a scope can hold it: the ZooKeeper
+// entities a notification names (true), or nothing, as for the resources
+// only a KRaft source read through its brokers has, which only full
+// rounds plan (false). A new resource type must be added here, and to
+// NewScope, decode, covers and entityOf where scoped, before sync runs.
+var scoped = map[string]bool{
+	"topic": true, "broker": true, "quota": true, "acl": true, "user": true,
+	"client-metrics": false, "group": false,
+}
+
+// UnknownResourceError is a resource type a change can touch that the
+// scope does not know: sync would silently leave its changes out of every
+// change round, so it does not start.
+type UnknownResourceError struct{ Type string }
+
+func (e *UnknownResourceError) Error() string {
+	return fmt.Sprintf("syncer: changes can touch resource type %q, which sync does not know how to scope", e.Type)
+}
+
+// checkResources returns an *UnknownResourceError for the first of types
+// the scope does not know.
+func checkResources(types []string) error {
+	for _, t := range types {
+		if _, ok := scoped[t]; !ok {
+			return &UnknownResourceError{Type: t}
+		}
+	}
+	return nil
 }
 
 // covers reports whether a change touches an entity in the scope.
