@@ -83,6 +83,7 @@ var flagGroups = map[string]string{
 	"reconcile-every":   groupSafety,
 	"poll-every":        groupSafety,
 	"status-every":      groupOutput,
+	"metrics-addr":      groupOutput,
 	"batch-size":        groupSafety,
 	"max-in-flight":     groupSafety,
 	"rate":              groupSafety,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/syncer"
+	"github.com/zkmigrate/zkmigrate/internal/syncmetrics"
 	"github.com/zkmigrate/zkmigrate/internal/syncsession"
 )
 
@@ -29,7 +31,8 @@ type syncFlags struct {
 	keepTargetEdits bool
 	settle          time.Duration
 	pollEvery       time.Duration
-	pollSet         bool // --poll-every was given
+	pollSet         bool   // --poll-every was given
+	metricsAddr     string // --metrics-addr
 }
 
 func (f *syncFlags) register(fs *pflag.FlagSet) {
@@ -42,6 +45,7 @@ func (f *syncFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.keepTargetEdits, "keep-target-edits", false, "leave edits made on the target to synced objects as they are (reported as drift) instead of setting them back")
 	fs.DurationVar(&f.pollEvery, "poll-every", 10*time.Second, "with --source-bootstrap-server (no change feed): read the whole source through its brokers every `DURATION` (at least 1s) and apply what changed")
 	fs.DurationVar(&f.settle, "verify-timeout", 30*time.Second, "after each applied round, re-read the target until it shows every change, at most this `DURATION`")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on http://`HOST:PORT`/metrics, with /healthz (the loop turns) and /readyz (200 only while IN STEP)")
 }
 
 const syncUsage = `Usage: migrate sync --zookeeper ... --bootstrap-server ... [plan flags] [--yes | --freeze]
@@ -58,15 +62,21 @@ notification announced (a missed change, or an edit made on the target) is
 reported as drift and set back to the source's state (--keep-target-edits
 leaves target edits alone). Deletes only with --prune. Blocked changes stay
 blocked and are named. Lost ZooKeeper sessions are re-established and
-everything read again; a failed round is retried in full (1 s, doubling to
-30 s).
+everything read again (each resync names its cause); what a round left
+undone is retried alone (1 s, doubling to 30 s).
+The state — IN STEP, BEHIND (what is pending, how many failed, the oldest's
+age), FREEZING, FROZEN — leads each status line and the sync screen;
+--metrics-addr HOST:PORT serves it with the rounds as Prometheus metrics
+(zkmigrate_sync_*), /healthz and /readyz (200 only while IN STEP).
 A source read through its brokers (--source-bootstrap-server) has no
 change feed: sync says so and polls it, a full "poll" round every
 --poll-every (default 10s); what changed on the source since the last
 read is applied, the rest is drift.
 --freeze (or SIGUSR1 to a running sync) stops all writes and turns sync
-into an alarm: each change to the source is printed with what changed;
-with --exit-on-change the first one ends sync with exit code 3.
+into an alarm: a round in flight sends nothing more (what it did not send
+is named), and each change to the source is printed with what changed;
+with --exit-on-change the first one, found by a round of any kind, ends
+sync with exit code 3.
 Each applied (or, frozen, reported) round is an audit run "sync-round"
 naming the ZooKeeper zxid it reflects; the session itself is an audit run
 "sync" holding the target's lock.
@@ -77,8 +87,9 @@ TUI review (the whole plan or nothing: a partial selection is refused),
 then a live screen of the rounds, their lag and errors, the counts and the
 frozen state; f freezes (asks first), q stops.
 Ctrl-C (SIGINT/SIGTERM) stops after the round in flight.
-Exit codes: 0 stopped with the target in step, 1 error (nothing changed by
-this command), 3 stopped with changes not applied, or (--freeze
+Exit codes: 0 stopped with every change taken from the source applied and
+verified (blocked ones are reported), 1 error (nothing changed by this
+command), 3 stopped with changes not on the target (named), or (--freeze
 --exit-on-change) the source changed after the cut.`
 
 func (c *cli) newSyncCmd() *cobra.Command {
@@ -170,7 +181,19 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 	if !f.audit.off {
 		e.auditDB = f.audit.path // hints name a database given explicitly
 	}
-	v := &syncView{e: e, json: f.output == "json"}
+	v := &syncView{e: e, json: f.output == "json", state: sess.State}
+	if f.metricsAddr != "" {
+		v.metrics = syncmetrics.New(sess.Tracker())
+		mctx, stopMetrics := context.WithCancel(ctx)
+		defer stopMetrics()
+		addr, err := v.metrics.Serve(mctx, f.metricsAddr)
+		if err != nil {
+			rc, aerr := sess.Close(ctx)
+			printReceipt(e, rc, aerr)
+			return exitError, err
+		}
+		fmt.Fprintf(e.stderr, "Serving metrics on http://%s/metrics (/healthz, /readyz).\n", addr)
+	}
 	var confirm func(context.Context, *plan.Plan) bool
 	if !f.yes && !f.freeze {
 		confirm = func(_ context.Context, p *plan.Plan) bool { return v.confirm(p, f.detail, sess.Target()) }
@@ -179,7 +202,7 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 	// screen, which gets every round and ends sync when it quits.
 	var ui *syncUI
 	if f.interactive {
-		ui = newSyncUI(e, sess.Target(), sess.Source(), sess.Freeze)
+		ui = newSyncUI(e, sess.Target(), sess.Source(), sess.Freeze, sess.State)
 		defer ui.close()
 		if confirm != nil {
 			confirm = ui.confirm
@@ -207,6 +230,9 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 	if outcome == migration.Declined {
 		fmt.Fprintln(e.stderr, "Nothing applied.")
 	}
+	if p := sess.Pending(); len(p) > 0 {
+		fmt.Fprintf(e.stderr, "migrate sync: stopped with %d change(s) not on the target: %s\n", len(p), strings.Join(p, ", "))
+	}
 	rc, aerr := sess.Close(ctx)
 	printReceipt(e, rc, aerr)
 	return int(outcome.Code), err
@@ -231,6 +257,9 @@ func (v *syncView) follow(ctx context.Context, sess *syncsession.Session, ui *sy
 				continue
 			}
 			status.Add(r)
+			if v.metrics != nil {
+				v.metrics.Observe(r)
+			}
 			if ui != nil {
 				ui.send(r)
 			} else {
@@ -254,8 +283,10 @@ func (v *syncView) follow(ctx context.Context, sess *syncsession.Session, ui *sy
 // syncView is sync's output: a line per round and status lines, as text
 // or JSON lines.
 type syncView struct {
-	e    *env
-	json bool
+	e       *env
+	json    bool
+	state   func() syncer.State  // the session's, for the status line
+	metrics *syncmetrics.Metrics // --metrics-addr
 }
 
 // confirm shows the first plan and asks, at a terminal only.
@@ -280,6 +311,9 @@ func (v *syncView) round(r syncer.Round) {
 }
 
 func (v *syncView) status(st render.SyncStatus) {
+	if v.state != nil {
+		st.State = v.state()
+	}
 	if v.json {
 		_ = render.SyncStatusJSON(v.e.stdout, time.Now(), st)
 		return

@@ -19,6 +19,7 @@ type syncUI struct {
 	e      *env
 	title  string
 	freeze func()
+	state  func() syncer.State
 
 	start     chan struct{} // closed when the screen should start
 	startOnce sync.Once
@@ -32,8 +33,8 @@ type syncUI struct {
 	err     error
 }
 
-func newSyncUI(e *env, target, source string, freeze func()) *syncUI {
-	return &syncUI{e: e, title: source + " → " + target, freeze: freeze, start: make(chan struct{}),
+func newSyncUI(e *env, target, source string, freeze func(), state func() syncer.State) *syncUI {
+	return &syncUI{e: e, title: source + " → " + target, freeze: freeze, state: state, start: make(chan struct{}),
 		rounds: make(chan syncer.Round, 64), done: make(chan struct{})}
 }
 
@@ -82,7 +83,7 @@ func (u *syncUI) run(ctx context.Context) {
 	u.cancel = cancel
 	go func() {
 		defer close(u.done)
-		u.err = tui.RunSync(uctx, u.title, u.rounds, u.freeze, tuiOptions(u.e))
+		u.err = tui.RunSyncView(uctx, tui.SyncView{Title: u.title, Rounds: u.rounds, Freeze: u.freeze, State: u.state}, tuiOptions(u.e))
 	}()
 	for _, r := range u.pending {
 		u.send(r)

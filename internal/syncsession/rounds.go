@@ -101,18 +101,26 @@ func (r *rounds) apply(ctx context.Context, p *plan.Plan, tgt *snapshot.Snapshot
 	// refuse what the real request refuses, one controller round trip
 	// per kind earlier, and the round's changes are per resource, so a
 	// refused one never holds the others back; full rounds keep it.
-	o := apply.Options{ConcurrentKinds: true, NoPreflight: round.Reason == syncer.ReasonChange}
+	// The freeze is a barrier: asked before every request (round.Halt),
+	// it keeps what is not yet sent from being sent.
+	o := apply.Options{ConcurrentKinds: true, NoPreflight: round.Scoped, Halt: round.Halt}
 	res, err := migration.NewPlanned(p, nil, tgt, r.target, r.creds).Apply(ctx, p, o, obs)
 	if err == nil && res.Stopped != nil {
 		err = res.Stopped
 	}
 	a.err, a.failed = err, res.Failed
 	out := syncer.Outcome{Applied: res.Succeeded, Failed: res.Failed}
+	for _, f := range res.Failures {
+		out.FailedIDs = append(out.FailedIDs, f.Change.ID)
+	}
+	if res.Halted != nil {
+		out.Unsent = res.Halted.Unsent
+	}
 	if err != nil || r.settle <= 0 || len(a.sent.Changes()) == 0 {
 		a.finish(ctx, 0)
 		return out, err
 	}
-	out.Verify = a.verify
+	out.VerifyEach = a.verify
 	return out, nil
 }
 
@@ -129,16 +137,18 @@ type applied struct {
 
 // verify re-reads the round's scope of the target (a change round's
 // changes are all in it: read no more) through each broker until every
-// one shows every change the round applied, finishes the round's record,
-// and returns how many changes some broker does not show.
-func (a *applied) verify(ctx context.Context) int {
+// one shows every change the round applied, telling shown of each change
+// as every broker shows it (its resource is free for the next round
+// then), finishes the round's record, and returns the changes some
+// broker does not show.
+func (a *applied) verify(ctx context.Context, shown func(id string)) []string {
 	read := migration.EachBroker(a.r.target, kread.Options{Topics: a.r.topics, Scope: a.scope})
-	unverified, err := migration.Verify(ctx, read, a.sent.Changes(), a.r.settle)
+	unverified, err := migration.VerifyEach(ctx, read, a.sent.Changes(), a.r.settle, shown)
 	if err != nil {
 		a.rec.Note(ctx, "verify", err.Error())
 	}
 	a.finish(ctx, len(unverified))
-	return len(unverified)
+	return unverified
 }
 
 func (a *applied) finish(ctx context.Context, unverified int) {
@@ -179,11 +189,15 @@ func (r *rounds) note(ctx context.Context, rd syncer.Round) {
 		return
 	}
 	what := "frozen: differs from the source, not applied"
-	switch rd.Reason {
-	case syncer.ReasonChange:
-		what = "frozen: the source changed after the cut: " + entityList(rd.Entities)
-	case syncer.ReasonPoll:
-		what = "frozen: a poll found the source changed after the cut, not applied"
+	if len(rd.AfterCut) > 0 {
+		ids := make([]string, len(rd.AfterCut))
+		for i, c := range rd.AfterCut {
+			ids[i] = c.ID
+		}
+		what = fmt.Sprintf("frozen: the source changed after the cut (%s round): %s", rd.Reason, strings.Join(ids, ", "))
+		if rd.Reason == syncer.ReasonChange {
+			what += "; notified: " + entityList(rd.Entities)
+		}
 	}
 	rec := r.begin(ctx, rd.Plan, audit.Endpoint{}, roundNote(r.session.ID(), rd)+", "+what)
 	_, _ = rec.Finish(ctx, migration.RoundFrozen)

@@ -75,10 +75,10 @@ func BenchmarkSyncRoundTarget(b *testing.B) {
 				t2 := time.Now()
 				out, err := s.apply(ctx, p, tgt, syncer.Round{N: i + 1, Reason: syncer.ReasonChange, TargetScope: &scope})
 				t3 := time.Now()
-				if err != nil || out.Failed > 0 || out.Verify == nil {
+				if err != nil || out.Failed > 0 || out.VerifyEach == nil {
 					b.Fatalf("round %d: %v, %d failed", i, err, out.Failed)
 				}
-				if n := out.Verify(ctx); n > 0 {
+				if n := len(out.VerifyEach(ctx, nil)); n > 0 {
 					b.Fatalf("round %d: %d changes unverified", i, n)
 				}
 				t4 := time.Now()
@@ -170,7 +170,7 @@ func (r *benchRound) roundTrip(b *testing.B, ctx context.Context, s *rounds, src
 	if err != nil || out.Failed > 0 {
 		b.Fatalf("%s: %v, %d failed", what, err, out.Failed)
 	}
-	if out.Verify != nil && out.Verify(ctx) > 0 {
+	if out.VerifyEach != nil && len(out.VerifyEach(ctx, nil)) > 0 {
 		b.Fatalf("%s: not shown on every broker", what)
 	}
 }

@@ -76,11 +76,11 @@ func TestSyncRoundPreflight(t *testing.T) {
 			if err != nil || len(p.Changes) != 1 {
 				t.Fatalf("plan: %v, %d changes, want 1", err, len(p.Changes))
 			}
-			out, err := s.apply(ctx, p, tgt, syncer.Round{N: 1, Reason: tc.reason, TargetScope: &scope})
-			if err != nil || out.Applied != 1 || out.Verify == nil {
+			out, err := s.apply(ctx, p, tgt, syncer.Round{N: 1, Reason: tc.reason, Scoped: tc.reason == syncer.ReasonChange, TargetScope: &scope})
+			if err != nil || out.Applied != 1 || out.VerifyEach == nil {
 				t.Fatalf("apply: %v, %+v", err, out)
 			}
-			if u := out.Verify(ctx); u != 0 {
+			if u := len(out.VerifyEach(ctx, nil)); u != 0 {
 				t.Fatalf("%d changes unverified", u)
 			}
 			n.mu.Lock()
@@ -124,7 +124,7 @@ func TestSyncRoundAuditInSessionDB(t *testing.T) {
 		t.Fatalf("plan: %v, %d changes, want 1", err, len(p.Changes))
 	}
 	out, err := s.apply(ctx, p, tgt, syncer.Round{N: 7, Reason: syncer.ReasonChange, Zxid: 0x42, TargetScope: &scope})
-	if err != nil || out.Applied != 1 || out.Verify == nil || out.Verify(ctx) != 0 {
+	if err != nil || out.Applied != 1 || out.VerifyEach == nil || len(out.VerifyEach(ctx, nil)) != 0 {
 		t.Fatalf("apply: %v, %+v", err, out)
 	}
 	if _, err := os.Stat(db); err == nil {

@@ -55,7 +55,16 @@ type Request struct {
 	// failures that do not stop sync, Phase for the memory profile
 	// ("sync-initial", "sync-reconcile").
 	Hooks migration.Hooks
+	// LockHeartbeat is how often the session run refreshes the heartbeat
+	// of the target lock it holds (0: DefaultLockHeartbeat), for as long
+	// as the session runs: a sync between rounds sends nothing, and its
+	// lock must not go stale.
+	LockHeartbeat time.Duration
 }
+
+// DefaultLockHeartbeat is how often a session refreshes its lock's
+// heartbeat.
+const DefaultLockHeartbeat = time.Minute
 
 // Session is one sync: the source followed, the target connection, the
 // session's audit run and lock, and the loop (syncer.Run) over stages
@@ -78,6 +87,8 @@ type Session struct {
 
 	freeze     chan struct{}
 	freezeOnce sync.Once
+	tracker    *syncer.Tracker // the session's state, from its rounds
+	pending    []string        // what was not on the target when it stopped
 	stop       context.CancelFunc
 	out        chan syncer.Round
 	done       chan struct{} // closed when the loop has returned
@@ -92,6 +103,7 @@ type Session struct {
 // or sent yet.
 func Open(ctx context.Context, req Request) (*Session, error) {
 	s := &Session{req: req, hooks: req.Hooks, outcome: migration.SyncStopped, freeze: make(chan struct{})}
+	s.tracker = syncer.NewTracker(s.freeze)
 	if err := s.open(ctx); err != nil {
 		s.closeConns()
 		return nil, err
@@ -219,6 +231,9 @@ func (s *Session) Start(ctx context.Context, confirm func(ctx context.Context, p
 	}
 	runCtx, stop := context.WithCancel(ctx)
 	s.stop = stop
+	if s.lock != nil {
+		go s.keepLock(runCtx)
+	}
 	cfg := s.config()
 	if confirm != nil && !s.req.Freeze {
 		cfg.Confirm = func(p *plan.Plan) bool { return confirm(runCtx, p) }
@@ -247,6 +262,7 @@ func (s *Session) config() syncer.Config {
 		Freeze:          s.freeze,
 		KeepTargetEdits: s.req.KeepTargetEdits,
 		BrokerIDMap:     r.opts.BrokerIDMap,
+		Tracker:         s.tracker,
 		Stages:          syncer.Stages{ReadTarget: r.readTarget, ReadTargetScoped: r.readTargetScoped, Plan: r.plan, Apply: r.apply},
 	}
 	if s.kafkaSource != nil {
@@ -258,6 +274,39 @@ func (s *Session) config() syncer.Config {
 	}
 	return cfg
 }
+
+// keepLock refreshes the session run's lock heartbeat every
+// LockHeartbeat until ctx ends.
+func (s *Session) keepLock(ctx context.Context) {
+	every := s.req.LockHeartbeat
+	if every <= 0 {
+		every = DefaultLockHeartbeat
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := s.rec.Run().Heartbeat(ctx); err != nil && ctx.Err() == nil {
+				s.warn(err)
+			}
+		}
+	}
+}
+
+// State is the session's state now: IN STEP, BEHIND (what is pending),
+// FREEZING or FROZEN, from its rounds (syncer.Tracker).
+func (s *Session) State() syncer.State { return s.tracker.State() }
+
+// Tracker keeps the session's state (for metrics and health endpoints).
+func (s *Session) Tracker() *syncer.Tracker { return s.tracker }
+
+// Pending names what was not on the target when the session stopped
+// (once Rounds is closed): the changes taken from the source and not
+// applied and verified, those a freeze kept back included.
+func (s *Session) Pending() []string { return s.pending }
 
 // Rounds yields every round as the loop reports it, each already
 // recorded; it is closed when the session has ended (Outcome says how).
@@ -286,9 +335,10 @@ func (s *Session) follow(ctx, runCtx context.Context, cfg syncer.Config) {
 	in := make(chan syncer.Round, 16)
 	done := make(chan error, 1)
 	go func() { done <- syncer.Run(runCtx, cfg, in) }()
-	// inStep: the last round left the target equal to the source;
-	// changedAfterCut: frozen, the source changed, and that was not applied.
-	inStep, changedAfterCut := true, false
+	// changedAfterCut: frozen, a round of any kind found the source
+	// changed, and that was not applied. Whether the target is in step
+	// is the tracker's, over every round, not the last round's.
+	changedAfterCut := false
 	for {
 		select {
 		case r := <-in:
@@ -296,8 +346,7 @@ func (s *Session) follow(ctx, runCtx context.Context, cfg syncer.Config) {
 			if r.Reason == syncer.ReasonInitial || r.Reason == syncer.ReasonReconcile {
 				s.phase("sync-" + r.Reason)
 			}
-			inStep = r.Err == nil && r.Outcome.Failed == 0 && r.Outcome.Unverified == 0 && !(r.Frozen && len(r.Changes) > 0)
-			frozenChange := r.Frozen && (r.Reason == syncer.ReasonChange || r.Reason == syncer.ReasonPoll && len(r.Changes) > 0)
+			frozenChange := len(r.AfterCut) > 0
 			changedAfterCut = changedAfterCut || frozenChange
 			s.out <- r
 			if frozenChange && s.req.ExitOnChange {
@@ -317,20 +366,30 @@ func (s *Session) follow(ctx, runCtx context.Context, cfg syncer.Config) {
 				s.rounds.note(ctx, r)
 				s.out <- r
 			}
-			s.outcome, s.err = ended(err, inStep, changedAfterCut)
+			st := s.tracker.State()
+			s.outcome, s.err = ended(err, st, changedAfterCut)
+			if s.outcome != migration.SyncInStep {
+				s.pending = st.Names
+			}
+			if len(s.pending) > 0 {
+				s.rec.Note(ctx, "sync-pending", "not on the target when sync stopped: "+strings.Join(s.pending, ", "))
+			}
 			return
 		}
 	}
 }
 
-// ended is the session's outcome when the loop returned err.
-func ended(err error, inStep, changedAfterCut bool) (migration.Outcome, error) {
+// ended is the session's outcome when the loop returned err, with the
+// state its rounds left: in step only when every change taken from the
+// source was applied and verified (blocked ones are reported, not
+// pending), whatever the last round did.
+func ended(err error, st syncer.State, changedAfterCut bool) (migration.Outcome, error) {
 	switch {
 	case errors.Is(err, syncer.ErrDeclined):
 		return migration.Declined, nil
 	case errors.Is(err, syncer.ErrStopped) && changedAfterCut:
 		return migration.SyncChangedAfterCut, nil
-	case errors.Is(err, syncer.ErrStopped) && inStep:
+	case errors.Is(err, syncer.ErrStopped) && st.Started && st.Pending == 0:
 		return migration.SyncInStep, nil
 	case errors.Is(err, syncer.ErrStopped):
 		return migration.SyncBehind, nil
