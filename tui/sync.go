@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -219,7 +217,7 @@ func (s *syncScreen) roundLines(r syncer.Round) []string {
 				lines = append(lines, st.Warn.Render(fmt.Sprintf("    … and %d more skipped", len(r.Skipped)-3)))
 				break
 			}
-			lines = append(lines, st.Warn.Render("!")+" "+r.Finished.Format("15:04:05.000")+" skipped notification "+oneLine(sk.Path)+": "+oneLine(sk.Err.Error()))
+			lines = append(lines, st.Warn.Render("!")+" "+r.Finished.Format("15:04:05.000")+" skipped notification "+termsafe.Name(sk.Path)+": "+termsafe.Line(oneLine(sk.Err.Error())))
 		}
 		return lines
 	}
@@ -331,24 +329,8 @@ func roundEntities(r syncer.Round) string {
 	return s
 }
 
-// oneLine is s on one line, with control characters escaped: a name or
-// error from a cluster never drives the terminal.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if !strings.ContainsFunc(s, unicode.IsControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// oneLine is s on one line (callers escape it with termsafe).
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func (s *syncScreen) View() string {
 	st := s.c.Styles

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -107,14 +106,7 @@ func runSyncBurst(b *testing.B, n int) {
 	if !ok {
 		b.Fatalf("the target shows %d of the burst's %d ACLs %s after it began", drained, n, drain.Round(time.Second))
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		b.Fatal(err)
-	}
-	select {
-	case <-rounds.done:
-	case <-time.After(syncBound):
-		b.Errorf("sync did not stop within %s of SIGTERM", syncBound)
-	}
+	rounds.stop(b)
 	changeRounds, _ := rounds.changeRounds()
 
 	// The same changes by apply: gone from the target, copied again.

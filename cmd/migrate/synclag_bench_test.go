@@ -313,14 +313,7 @@ func runSyncLag(b *testing.B, spec lagSpec, every, drain time.Duration) *lagResu
 	}
 	stopObs()
 	<-obsDone
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		b.Fatal(err)
-	}
-	select {
-	case <-rounds.done:
-	case <-time.After(syncBound):
-		b.Errorf("sync did not stop within %s of SIGTERM", syncBound)
-	}
+	rounds.stop(b)
 
 	if path := os.Getenv("ZKM_BENCH_SYNC_LAG_OUT"); path != "" { // sync's output and every change, for a closer look
 		dumpLag(b, path, spec, p.output(), w.book.ops())
@@ -377,6 +370,19 @@ func collectRounds(p *syncProc) *roundLog {
 		}
 	}()
 	return l
+}
+
+// stop sends sync SIGTERM and waits for it to exit (at most syncBound).
+func (l *roundLog) stop(b testing.TB) {
+	b.Helper()
+	if err := l.p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		b.Fatal(err)
+	}
+	select {
+	case <-l.done:
+	case <-time.After(syncBound):
+		b.Errorf("sync did not stop within %s of SIGTERM", syncBound)
+	}
 }
 
 func (l *roundLog) waitInitial(bound time.Duration) error {

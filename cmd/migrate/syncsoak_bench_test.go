@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -402,14 +401,7 @@ func runSyncSoak(b *testing.B, spec lagSpec, reconcile, sample time.Duration, ba
 		}
 	}
 	close(stopSampling)
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		b.Fatal(err)
-	}
-	select {
-	case <-rounds.done:
-	case <-time.After(syncBound):
-		b.Errorf("sync did not stop within %s of SIGTERM", syncBound)
-	}
+	rounds.stop(b)
 
 	rounds.mu.Lock()
 	res.rounds = countRounds(rounds.rounds)

@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/syncer"
+	"github.com/zkmigrate/zkmigrate/internal/termsafe"
 	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
 )
 
@@ -23,7 +21,7 @@ func SyncText(w io.Writer, r syncer.Round) error {
 	ew := &errWriter{w: w}
 	if r.Reason == syncer.ReasonSkipped {
 		for _, sk := range r.Skipped {
-			ew.printf("%s skipped notification %s: %s\n", r.Finished.Format("15:04:05.000"), quoteOdd(sk.Path), quoteOdd(sk.Err.Error()))
+			ew.printf("%s skipped notification %s: %s\n", r.Finished.Format("15:04:05.000"), termsafe.Name(sk.Path), termsafe.Line(sk.Err.Error()))
 		}
 		return ew.flush()
 	}
@@ -76,21 +74,12 @@ func resyncWhy(ev zkfeed.Event) string {
 		why = "unknown"
 	}
 	if ev.Path != "" {
-		why += " " + quoteOdd(ev.Path)
+		why += " " + termsafe.Name(ev.Path)
 	}
 	if ev.Err != nil {
-		why += ": " + quoteOdd(ev.Err.Error())
+		why += ": " + termsafe.Line(ev.Err.Error())
 	}
 	return why
-}
-
-// quoteOdd quotes s when it holds what should not reach a terminal as
-// is (control characters, invalid UTF-8).
-func quoteOdd(s string) string {
-	if strings.ContainsFunc(s, func(r rune) bool { return r == utf8.RuneError || unicode.IsControl(r) }) {
-		return strconv.Quote(s)
-	}
-	return s
 }
 
 // notIn returns the changes of cs that are not in of (by id).
@@ -222,7 +211,7 @@ func SyncStatusText(w io.Writer, now time.Time, s SyncStatus) error {
 	if s.State.Phase != "" {
 		state = s.State.Describe(now)
 		if len(s.State.Names) > 0 {
-			state += " (" + quoteOdd(nameList(s.State.Names, 5)) + ")"
+			state += " (" + termsafe.Line(nameList(s.State.Names, 5)) + ")"
 		}
 		state += "; up"
 	}

@@ -8,12 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
-	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
@@ -39,31 +37,11 @@ func haltingApplyOn(target *kafkaconn.Conn) func(context.Context, *plan.Plan, *s
 // it: the request in flight is answered, the round's other change is not
 // sent and is reported as such, and the round is not retried.
 func TestFreezeStopsARoundInFlight(t *testing.T) {
-	base, err := zktree.Load(fixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := &swapTree{t: base}
-	fake, err := kfake.NewCluster(kfake.NumBrokers(2), kfake.ClusterID("freeze-target"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fake.Close()
+	base, src, _, opts := fixtureBed(t)
+	fake, target := kfakeTarget(t, "freeze-target", 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	target, err := kafkaconn.Dial(ctx, fake.ListenAddrs(), kafkaconn.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer target.Close()
-	opts := plan.Options{Include: []plan.Kind{plan.KindTopic, plan.KindTopicConfig}, TopicRegex: "^(orders|payments)$", Placement: plan.PlacementTarget}
-	stages := Stages{
-		ReadTarget: func(ctx context.Context) (*snapshot.Snapshot, error) { return kread.Read(ctx, target, kread.Options{}) },
-		Plan: func(s, tg *snapshot.Snapshot) (*plan.Plan, error) {
-			return plan.Build(plan.Input{Source: s, Target: tg, Options: opts})
-		},
-		Apply: haltingApplyOn(target),
-	}
+	stages := kafkaStages(target, opts, haltingApplyOn(target))
 	feed := make(chan zkfeed.Event, 1)
 	freeze := make(chan struct{})
 	rounds := make(chan Round, 4)
@@ -138,13 +116,8 @@ type frozenBed struct {
 }
 
 func newFrozenBed(t *testing.T) *frozenBed {
-	base, err := zktree.Load(fixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &frozenBed{t: t, base: base, src: &swapTree{t: base}, tgt: &memTarget{s: &snapshot.Snapshot{ClusterID: "target"}},
-		feed: make(chan zkfeed.Event, 4), tick: make(chan struct{}), rounds: make(chan Round, 8)}
-	opts := plan.Options{Include: []plan.Kind{plan.KindTopic, plan.KindTopicConfig}, TopicRegex: "^(orders|payments)$", Placement: plan.PlacementTarget}
+	base, src, tgt, opts := fixtureBed(t)
+	b := &frozenBed{t: t, base: base, src: src, tgt: tgt, feed: make(chan zkfeed.Event, 4), tick: make(chan struct{}), rounds: make(chan Round, 8)}
 	freeze := make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)

@@ -9,7 +9,6 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
-	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
 
 // TestUnverifiableChangeHoldsOnlyItsResource: the first round's verify
@@ -20,13 +19,7 @@ import (
 // round is reported unverified naming payments' changes, and the retry
 // that follows re-reads payments alone, not the world.
 func TestUnverifiableChangeHoldsOnlyItsResource(t *testing.T) {
-	base, err := zktree.Load(fixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := &swapTree{t: base}
-	tgt := &memTarget{s: &snapshot.Snapshot{ClusterID: "target"}}
-	opts := plan.Options{Include: []plan.Kind{plan.KindTopic, plan.KindTopicConfig}, TopicRegex: "^(orders|payments)$", Placement: plan.PlacementTarget}
+	base, src, tgt, opts := fixtureBed(t)
 	st := tgt.stages(t, opts)
 	release := make(chan struct{}) // ends the first round's verify
 	applied2 := make(chan struct{})

@@ -6,10 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkmigrate/zkmigrate/internal/plan"
-	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
-	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
 
 // TestResyncRoundNamesItsCauses: a resync round names why the feed asked
@@ -17,12 +14,7 @@ import (
 // notifications the feed skipped are reported once each and start no
 // round.
 func TestResyncRoundNamesItsCauses(t *testing.T) {
-	base, err := zktree.Load(fixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tgt := &memTarget{s: &snapshot.Snapshot{ClusterID: "target"}}
-	opts := plan.Options{Include: []plan.Kind{plan.KindTopic, plan.KindTopicConfig}, TopicRegex: "^(orders|payments)$", Placement: plan.PlacementTarget}
+	_, src, tgt, opts := fixtureBed(t)
 	feed := make(chan zkfeed.Event, 8)
 	rounds := make(chan Round, 8)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -31,7 +23,7 @@ func TestResyncRoundNamesItsCauses(t *testing.T) {
 	// was gone before it was read) while the first round runs: one round.
 	feed <- zkfeed.Event{Resync: true, Cause: zkfeed.CauseReconnected, Err: errors.New("watch session ended"), Seen: time.Now()}
 	feed <- zkfeed.Event{Resync: true, Cause: zkfeed.CauseUnreadable, Path: "/config/changes/config_change_0000000007", Err: errors.New("deleted before it was read"), Seen: time.Now()}
-	go Run(ctx, Config{Source: &swapTree{t: base}, Feed: feed, Stages: tgt.stages(t, opts), Coalesce: time.Millisecond}, rounds)
+	go Run(ctx, Config{Source: src, Feed: feed, Stages: tgt.stages(t, opts), Coalesce: time.Millisecond}, rounds)
 	take := taker(t, rounds, 10*time.Second)
 	take("initial")
 	r := take("resync")

@@ -6,14 +6,17 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
+	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 	"github.com/zkmigrate/zkmigrate/internal/zkconn"
 	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
+	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
 
 // liveConns are what a live sync test runs on: the 3.9 source's brokers
@@ -93,4 +96,49 @@ func taker(tb testing.TB, rounds <-chan Round, bound time.Duration) func(what st
 		}
 		return Round{}
 	}
+}
+
+// kfakeTarget is a kfake cluster of n brokers named id and a connection
+// to it (with opts), both closed when the test ends.
+func kfakeTarget(t testing.TB, id string, n int, opts ...kgo.Opt) (*kfake.Cluster, *kafkaconn.Conn) {
+	t.Helper()
+	fake, err := kfake.NewCluster(kfake.NumBrokers(n), kfake.ClusterID(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fake.Close)
+	target, err := kafkaconn.Dial(context.Background(), fake.ListenAddrs(), kafkaconn.Default(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(target.Close)
+	return fake, target
+}
+
+// kafkaStages are the stages of a sync to target: a whole read (and a
+// scoped one), plan.Build with opts, and apply.
+func kafkaStages(target *kafkaconn.Conn, opts plan.Options, apply func(context.Context, *plan.Plan, *snapshot.Snapshot, Round) (Outcome, error)) Stages {
+	return Stages{
+		ReadTarget: func(ctx context.Context) (*snapshot.Snapshot, error) { return kread.Read(ctx, target, kread.Options{}) },
+		ReadTargetScoped: func(ctx context.Context, scope kread.Scope) (*snapshot.Snapshot, error) {
+			return kread.Read(ctx, target, kread.Options{Scope: &scope})
+		},
+		Plan: func(s, tg *snapshot.Snapshot) (*plan.Plan, error) {
+			return plan.Build(plan.Input{Source: s, Target: tg, Options: opts})
+		},
+		Apply: apply,
+	}
+}
+
+// fixtureBed is the fixture's tree as a source the test changes, an
+// in-memory target, and the options of a sync of the orders and payments
+// topics and their configs.
+func fixtureBed(t testing.TB) (*zktree.Tree, *swapTree, *memTarget, plan.Options) {
+	t.Helper()
+	base, err := zktree.Load(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base, &swapTree{t: base}, &memTarget{s: &snapshot.Snapshot{ClusterID: "target"}},
+		plan.Options{Include: []plan.Kind{plan.KindTopic, plan.KindTopicConfig}, TopicRegex: "^(orders|payments)$", Placement: plan.PlacementTarget}
 }

@@ -8,12 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
-	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
@@ -42,26 +39,12 @@ func TestSoakHeapFlat(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := &swapTree{t: base}
-	fake, err := kfake.NewCluster(kfake.NumBrokers(2), kfake.ClusterID("soak-target"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fake.Close()
+	_, target := kfakeTarget(t, "soak-target", 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	target, err := kafkaconn.Dial(ctx, fake.ListenAddrs(), kafkaconn.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer target.Close()
 	opts := plan.Options{Include: []plan.Kind{plan.KindTopic, plan.KindTopicConfig}, TopicRegex: "^orders$", Placement: plan.PlacementTarget}
-	stages := Stages{
-		ReadTarget: func(ctx context.Context) (*snapshot.Snapshot, error) { return kread.Read(ctx, target, kread.Options{}) },
-		Plan: func(s, tg *snapshot.Snapshot) (*plan.Plan, error) {
-			return plan.Build(plan.Input{Source: s, Target: tg, Options: opts})
-		},
-		Apply: applyOn(target),
-	}
+	stages := kafkaStages(target, opts, applyOn(target))
+	stages.ReadTargetScoped = nil // the whole read, restricted: as before
 	feed := make(chan zkfeed.Event)
 	tick := make(chan struct{})
 	out := make(chan Round)
@@ -137,29 +120,11 @@ func TestSoakHeapFlatUnderChurn(t *testing.T) {
 		return out
 	}
 	src := &swapTree{t: tree(0, 0)}
-	fake, err := kfake.NewCluster(kfake.NumBrokers(2), kfake.ClusterID("churn-target"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fake.Close()
+	_, target := kfakeTarget(t, "churn-target", 2, kgo.MetadataMinAge(10*time.Millisecond))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	target, err := kafkaconn.Dial(ctx, fake.ListenAddrs(), kafkaconn.Default(), kgo.MetadataMinAge(10*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer target.Close()
 	opts := plan.Options{Include: []plan.Kind{plan.KindTopic, plan.KindTopicConfig}, TopicRegex: "^churn-", Placement: plan.PlacementTarget, Prune: true}
-	stages := Stages{
-		ReadTarget: func(ctx context.Context) (*snapshot.Snapshot, error) { return kread.Read(ctx, target, kread.Options{}) },
-		ReadTargetScoped: func(ctx context.Context, scope kread.Scope) (*snapshot.Snapshot, error) {
-			return kread.Read(ctx, target, kread.Options{Scope: &scope})
-		},
-		Plan: func(s, tg *snapshot.Snapshot) (*plan.Plan, error) {
-			return plan.Build(plan.Input{Source: s, Target: tg, Options: opts})
-		},
-		Apply: applyOn(target),
-	}
+	stages := kafkaStages(target, opts, applyOn(target))
 	feed := make(chan zkfeed.Event)
 	tick := make(chan struct{})
 	out := make(chan Round)

@@ -11,7 +11,6 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
-	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
 
 // TestStateBehindWhileRoundsFail: the state is BEHIND before the first
@@ -22,13 +21,7 @@ import (
 // later round that applies another resource leaves the failed one
 // pending.
 func TestStateBehindWhileRoundsFail(t *testing.T) {
-	base, err := zktree.Load(fixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := &swapTree{t: base}
-	tgt := &memTarget{s: &snapshot.Snapshot{ClusterID: "target"}}
-	opts := plan.Options{Include: []plan.Kind{plan.KindTopic, plan.KindTopicConfig}, TopicRegex: "^(orders|payments)$", Placement: plan.PlacementTarget}
+	_, src, tgt, opts := fixtureBed(t)
 	st := tgt.stages(t, opts)
 	var down atomic.Bool // orders' changes fail while set
 	apply0 := st.Apply
