@@ -33,6 +33,26 @@ func updating() bool {
 	return b
 }
 
+// goldenFile compares got with the golden file (rewritten with -update).
+func goldenFile(t *testing.T, file, got string) {
+	t.Helper()
+	if updating() {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", file, diff)
+	}
+}
+
 // normalizeAudit replaces what changes from run to run (times, pids,
 // hashes, paths, column widths that depend on them) with placeholders.
 var auditVolatile = []struct {
@@ -121,22 +141,7 @@ func TestAuditGolden(t *testing.T) {
 				t.Fatalf("exit %d, want %d; stderr %s", code, tt.code, errs)
 			}
 			got := normalizeAudit(out)
-			file := filepath.Join("testdata", "audit", tt.golden)
-			if updating() {
-				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("%s mismatch (-want +got):\n%s", file, diff)
-			}
+			goldenFile(t, filepath.Join("testdata", "audit", tt.golden), got)
 		})
 	}
 }

@@ -77,6 +77,7 @@ func (c *cli) root() *cobra.Command {
 		c.newPolicyCmd(),
 		c.newDemoCmd(),
 		c.newBootstrapCmd(),
+		c.newAccessCmd(),
 	)
 	root.InitDefaultCompletionCmd()
 	if cc, _, err := root.Find([]string{"completion"}); err == nil && cc != root {

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -51,22 +49,7 @@ func TestHelpGolden(t *testing.T) {
 			}
 			got := strings.ReplaceAll(out, audit.DefaultPath(), "<DEFAULT-AUDIT-DB>")
 			got = strings.ReplaceAll(got, demoAuditPath(), "<DEMO-AUDIT-DB>")
-			file := filepath.Join("testdata", "help", name+".txt")
-			if updating() {
-				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("%s mismatch (-want +got):\n%s", file, diff)
-			}
+			goldenFile(t, filepath.Join("testdata", "help", name+".txt"), got)
 		})
 	}
 }

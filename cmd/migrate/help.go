@@ -54,6 +54,13 @@ var flagGroups = map[string]string{
 	"target-snapshot":  groupTarget,
 	"target-version":   groupTarget,
 	"brokers":          groupTarget,
+	"target-config":    groupTarget,
+	"principal-map":    groupSelection,
+	"planned":          groupSelection,
+	"accept":           groupSafety,
+	"operation":        groupSelection,
+	"resource":         groupSelection,
+	"host":             groupSelection,
 	// what moves
 	"plan":                     groupSelection,
 	"include":                  groupSelection,

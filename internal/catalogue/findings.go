@@ -34,6 +34,7 @@ const (
 	FromReader  = "reader"  // zkread, kread, snapshot files, the commands' source flags
 	FromPlan    = "plan"    // plan findings
 	FromBlocker = "blocker" // plan blockers: the change is not made
+	FromAccess  = "access"  // the access proof's inputs (`migrate access`)
 )
 
 // Categories, in documentation order.
@@ -46,6 +47,8 @@ const (
 	CatTopic    = "Topic health"
 	CatPolicy   = "TopicActionPolicy"
 	CatCross    = "ZooKeeper versus the brokers (--zookeeper with --source-bootstrap-server)"
+	CatAccess   = "Access equivalence (migrate access, check, plan, apply)"
+	CatAccessIn = "Access proof inputs (migrate access)"
 	CatReader   = "Reader findings (snapshot, plan and check input)"
 	CatPlan     = "Plan findings"
 	CatBlockers = "Plan blockers"
@@ -80,6 +83,17 @@ const (
 	IDKReadSensitiveConfig = "kread/sensitive-config-not-returned"
 	IDKReadZooKeeperMode   = "kread/zookeeper-mode-invisible"
 	IDKReadTokensNotRead   = "kread/delegation-tokens-not-read"
+)
+
+// Ids of the access proof's findings (internal/access): `migrate access
+// diff`, `check`, `plan` and `apply` report them.
+const (
+	IDAccessDifference     = "ACCESS-DIFFERENCE"
+	IDAccessNotProved      = "ACCESS-NOT-PROVED"
+	IDAccessNodesDisagree  = "ACCESS-NODES-DISAGREE"
+	IDAccessConfigMismatch = "ACCESS-CONFIG-MISMATCH"
+	IDAccessNoAuthorizer   = "ACCESS-NO-AUTHORIZER"
+	IDAccessBadSetting     = "ACCESS-BAD-SETTING"
 )
 
 // Ids of the plan's findings.
@@ -142,7 +156,7 @@ var allFindings = func() []Finding {
 	for _, part := range []struct {
 		from string
 		fs   []Finding
-	}{{FromCheck, checkFindings}, {FromReader, readerFindings}, {FromPlan, planFindings}, {FromBlocker, blockerFindings}} {
+	}{{FromCheck, checkFindings}, {FromReader, readerFindings}, {FromPlan, planFindings}, {FromBlocker, blockerFindings}, {FromAccess, accessFindings}} {
 		for _, f := range part.fs {
 			f.From = part.from
 			all = append(all, f)

@@ -384,4 +384,40 @@ var checkFindings = []Finding{
 		Why:   "Expired tokens are removed by the brokers on a schedule, and their token cache follows ZooKeeper through change notifications; either side may be briefly behind.",
 		Fix:   "Nothing, unless it stays: then check the brokers' delegation.token.secret.key and their log.",
 	},
+
+	// Access equivalence.
+	{
+		ID: IDAccessDifference, Category: CatAccess, Severity: SeverityError,
+		Title: "Requests the target's authorizer decides differently from the source's: one line per cause (an ACL, a super user, allow.everyone.if.no.acl.found) with the number of request classes it changes.",
+		Why:   "A client allowed on the old cluster and refused on the new one fails at cutover (and one refused before and allowed now has gained access). check compares the source's ACLs and settings under the ZooKeeper AclAuthorizer with the same under KRaft's StandardAuthorizer, which decide some requests differently even for a perfect copy; access diff, plan and apply compare with the target itself.",
+		Fix:   "Recreate the ACL, super user or setting the line names on the side that lacks it (or give --principal-map when the principal changed form); `migrate access explain` shows one request's decision and reason on both sides.",
+		Ref:   "docs/access.md; kafka-authorizers §2.4",
+	},
+	{
+		ID: IDAccessNotProved, Category: CatAccess, Severity: SeverityWarning,
+		Title: "Part of the requests could not be decided, so equivalence is not proved: a custom authorizer, a node whose settings are hidden or not given, a controller whose configuration is not known.",
+		Why:   "A live Kafka node hides super.users and allow.everyone.if.no.acl.found (DescribeConfigs returns them without a value), and a custom authorizer's decisions are its own; nothing about those requests is claimed.",
+		Fix:   "Give each node's properties file (--broker-config for the source, --target-config for the target's brokers and controllers); a custom authorizer has to be checked by its own means.",
+		Ref:   "docs/access.md",
+	},
+	{
+		ID: IDAccessNodesDisagree, Category: CatAccess, Severity: SeverityWarning,
+		Title: "The nodes of one cluster run different authorizer settings (authorizer.class.name, super.users or allow.everyone.if.no.acl.found).",
+		Why:   "Each broker and each KRaft controller decides with its own settings, so a client's request is allowed or refused depending on the node it reaches (KRaft controllers decide the admin requests brokers forward).",
+		Fix:   "Give every node the same settings; the proof compares each distinct setting with the other side.",
+		Ref:   "kafka-authorizers §2.2",
+	},
+	{
+		ID: IDAccessNoAuthorizer, Category: CatAccess, Severity: SeverityWarning,
+		Title: "A cluster runs without an authorizer (authorizer.class.name is empty): every request is allowed.",
+		Why:   "Without an authorizer, ACLs are stored but never consulted; the other side's authorizer refuses what no ACL allows.",
+		Fix:   "Set authorizer.class.name on every node of the side that lacks it, with allow.everyone.if.no.acl.found=true if that side must stay open until ACLs exist.",
+	},
+	{
+		ID: IDAccessBadSetting, Category: CatAccess, Severity: SeverityError,
+		Title: "An authorizer setting the node's authorizer refuses at start-up (an empty element in super.users for AclAuthorizer, allow.everyone.if.no.acl.found neither true nor false), or an ACL no authorizer can load.",
+		Why:   "A broker with that setting does not start, and an ACL whose principal has no type makes StandardAuthorizer fail every request that reaches it.",
+		Fix:   "Correct the setting at the file and line named (super.users is a semicolon-separated list of Type:name principals), or delete the ACL.",
+		Ref:   "kafka-authorizers §1.2, §2.1, §2.2",
+	},
 }

@@ -139,6 +139,7 @@ var checks = []func(*run){
 	checkPasswords,
 	checkUncarried,
 	checkACLs,
+	checkAccess,
 	checkTopicHealth,
 	checkLegacyConsumers,
 	checkPolicy,

@@ -331,6 +331,40 @@ var cases = []struct {
 		s.ACLs = append(s.ACLs, mkACL("Topic", "orders", "LITERAL", "User:CN=x,OU=eng", "*", "Read", "Allow"))
 		mapWith(s, "ssl.principal.mapping.rules=RULE:^CN=([^,]+),OU=eng$/$1/\n")
 	}, 0, "", "", ""},
+	{"group names starting with *", "ACCESS-DIFFERENCE", Options{}, func(s *snapshot.Snapshot) {
+		setStatic(s, "authorizer.class.name", aclAuthorizer)
+		s.ACLs = append(s.ACLs, mkACL("Group", "*", "LITERAL", "User:alice", "*", "Read", "Allow"))
+	}, 1, "error", `principal:User:alice on Group:(any name starting with "*" that no ACL names or prefixes ("*zzkmigrate-unnamed"))`, `names that start with "*"`},
+	{"idempotent producers with allow.everyone", "ACCESS-DIFFERENCE", Options{}, func(s *snapshot.Snapshot) {
+		setStatic(s, "authorizer.class.name", aclAuthorizer)
+		static(s, "allow.everyone.if.no.acl.found", "true")
+		s.ACLs = append(s.ACLs, mkACL("Topic", "*", "LITERAL", "User:bob", "*", "Write", "Allow"))
+	}, 1, "error", "", "InitProducerId"},
+	{"the same decisions under both authorizers", "ACCESS-DIFFERENCE", Options{}, func(s *snapshot.Snapshot) {
+		setStatic(s, "authorizer.class.name", aclAuthorizer)
+	}, 0, "", "", ""},
+	{"custom authorizer not proved", "ACCESS-NOT-PROVED", Options{}, func(s *snapshot.Snapshot) {
+		setStatic(s, "authorizer.class.name", "com.example.OpaAuthorizer")
+	}, 1, "warning", "source server-1.properties", "OpaAuthorizer"},
+	{"Kafka's authorizer is proved", "ACCESS-NOT-PROVED", Options{}, func(s *snapshot.Snapshot) { setStatic(s, "authorizer.class.name", aclAuthorizer) }, 0, "", "", ""},
+	{"brokers with different super.users", "ACCESS-NODES-DISAGREE", Options{}, func(s *snapshot.Snapshot) {
+		setStatic(s, "authorizer.class.name", aclAuthorizer)
+		other := s.StaticConfigs[0]
+		other.File, other.Configs = "server-2.properties", append(slices.Clone(other.Configs), snapshot.Config{Key: "super.users", Value: "User:admin"})
+		s.StaticConfigs = append(s.StaticConfigs, other)
+	}, 1, "warning", "source", `super.users "User:admin"`},
+	{"brokers alike", "ACCESS-NODES-DISAGREE", Options{}, func(s *snapshot.Snapshot) {
+		s.StaticConfigs = append(s.StaticConfigs, s.StaticConfigs[0])
+	}, 0, "", "", ""},
+	{"no authorizer", "ACCESS-NO-AUTHORIZER", Options{}, func(s *snapshot.Snapshot) {
+		s.StaticConfigs[0].Configs = slices.DeleteFunc(s.StaticConfigs[0].Configs, func(c snapshot.Config) bool { return c.Key == "authorizer.class.name" })
+	}, 1, "warning", "source (server-1.properties)", "every request is allowed"},
+	{"an authorizer", "ACCESS-NO-AUTHORIZER", Options{}, func(s *snapshot.Snapshot) {}, 0, "", "", ""},
+	{"empty super.users element", "ACCESS-BAD-SETTING", Options{}, func(s *snapshot.Snapshot) {
+		setStatic(s, "authorizer.class.name", aclAuthorizer)
+		static(s, "super.users", ";User:admin")
+	}, 1, "error", "file:server-1.properties", "does not start"},
+	{"an empty element StandardAuthorizer skips", "ACCESS-BAD-SETTING", Options{}, func(s *snapshot.Snapshot) { static(s, "super.users", ";User:admin") }, 0, "", "", ""},
 	{"deny shadows allow, same principal", "ACL-DENY-SHADOWS-ALLOW", Options{}, func(s *snapshot.Snapshot) {
 		s.ACLs = append(s.ACLs, mkACL("Topic", "orders", "LITERAL", "User:alice", "*", "Write", "Deny"))
 	}, 1, "warning", "acl:Topic:LITERAL:orders", "cancelled by Deny User:alice Write"},

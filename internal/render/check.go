@@ -208,7 +208,8 @@ func CatalogueMarkdown(w io.Writer) error {
 	others := slices.DeleteFunc(catalogue.Findings(), func(f catalogue.Finding) bool { return f.From == catalogue.FromCheck })
 	ew.printf("\n## Other findings\n\n")
 	ew.printf("The readers (ZooKeeper, a Kafka cluster, a snapshot file, the source flags) report findings into the snapshot: `migrate snapshot` lists them, `migrate plan` carries them into the plan, and `migrate check` reports each under READ-PROBLEM with its id in the message. ")
-	ew.printf("`migrate plan` adds findings of its own, and blockers: a blocked change is not made, and the plan exits 2 listing it (`-o json`: `blockers[].id`).\n\n")
+	ew.printf("`migrate plan` adds findings of its own, and blockers: a blocked change is not made, and the plan exits 2 listing it (`-o json`: `blockers[].id`). ")
+	ew.printf("`migrate access diff` reports the ACCESS-* ids above and one of its own about its inputs.\n\n")
 	ew.printf("| Id | Reported by | Severity | What it reports |\n| --- | --- | --- | --- |\n")
 	for _, r := range others {
 		ew.printf("| [%s](#%s) | %s | %s | %s |\n", r.ID, anchor(r.ID), fromText[r.From], severityCell(r), mdCell(r.Title))
@@ -220,6 +221,7 @@ func CatalogueMarkdown(w io.Writer) error {
 // fromText names who reports a finding, for docs/checks.md.
 var fromText = map[string]string{
 	catalogue.FromCheck: "check", catalogue.FromReader: "reader", catalogue.FromPlan: "plan", catalogue.FromBlocker: "plan (blocker)",
+	catalogue.FromAccess: "access diff",
 }
 
 func severityCell(r catalogue.Finding) string {

@@ -1,0 +1,349 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/zkmigrate/zkmigrate/internal/access"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/render"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+)
+
+// accessFlags are the flags every `migrate access` command shares: both
+// clusters, the files that give their nodes' authorizer settings, the
+// principal map and the output.
+type accessFlags struct {
+	source         sourceFlags
+	target         targetFlags
+	targetSnapshot string
+	targetConfigs  stringList
+	principalMap   string
+	output         string
+}
+
+func (f *accessFlags) register(fs *pflag.FlagSet, outputs ...string) {
+	f.source.register(fs)
+	f.target.registerConn(fs)
+	fs.StringVar(&f.targetSnapshot, "target-snapshot", "", "compare with a saved target snapshot `FILE` (its ACLs) instead of --bootstrap-server")
+	fs.Var(&f.targetConfigs, "target-config", "a target node's server.properties or controller.properties `FILE` (repeatable): super.users and allow.everyone.if.no.acl.found, which a live node hides, and the settings of controllers that do not answer; matched to a node by node.id")
+	fs.StringVar(&f.principalMap, "principal-map", "", "principal map `FILE` (ssl.principal.mapping.rules, sasl.kerberos.principal.to.local.rules, zkmigrate.map pairs; docs/principal-map.md): source principal P is compared with target principal map(P)")
+	outputFlag(fs, &f.output, "output: "+strings.Join(outputs, ", "), outputs...)
+}
+
+// request maps the flags to the use case's request.
+func (f *accessFlags) request(e *env, planned *plan.Options) (migration.AccessRequest, error) {
+	var r migration.AccessRequest
+	if err := f.source.validate(); err != nil {
+		return r, err
+	}
+	switch {
+	case f.targetSnapshot != "" && f.target.bootstrap != "":
+		return r, errors.New("give one target: --bootstrap-server or --target-snapshot")
+	case f.targetSnapshot == "" && strings.TrimSpace(f.target.bootstrap) == "":
+		return r, errors.New("give the target: --bootstrap-server host:port [--command-config client.properties], or --target-snapshot FILE")
+	}
+	progress := e.progressOut(f.source.quiet)
+	r = migration.AccessRequest{
+		Source:        func(ctx context.Context) (*snapshot.Snapshot, error) { return f.source.load(ctx, progress) },
+		BrokerConfigs: f.source.brokerConfigs,
+		Target:        migration.Target{SnapshotFile: f.targetSnapshot, Dial: f.target.kafka().Dial},
+		TargetConfigs: f.targetConfigs,
+		PrincipalMap:  f.principalMap,
+		Planned:       planned,
+		Hooks:         migration.Hooks{Progress: func(msg string) { fmt.Fprintln(progress, msg) }},
+	}
+	return r, nil
+}
+
+const accessUsage = `Usage: migrate access diff    (source flags) (target flags) [--target-config FILE]...
+                             [--principal-map FILE] [--planned] [-o text|json|markdown]
+       migrate access explain --principal User:alice --operation Read
+                             --resource Topic:orders [--host IP] (source and target flags)
+       migrate access who     --resource Topic:orders (source and target flags)
+
+Proves that every client keeps exactly its access on the new cluster: the
+source's ZooKeeper-mode AclAuthorizer and the target's KRaft
+StandardAuthorizer (Kafka's own decision procedures, ported and checked
+against Kafka's classes) decide every request class that any ACL or
+authorizer setting of either side can tell apart, and the decisions are
+compared (docs/access.md).
+
+Each node's super.users and allow.everyone.if.no.acl.found come from its
+properties file: --broker-config for the source brokers, --target-config for
+the target's brokers and controllers (a live Kafka node hides both; the
+target's authorizer class and roles are read from it). What no input gives is
+named as not proved, never assumed.
+
+`
+
+func (c *cli) newAccessCmd() *cobra.Command {
+	cmd := c.command("access", "prove every client keeps exactly its access: diff, explain, who", accessUsage,
+		func(_ context.Context, e *env, args []string) int {
+			if len(args) > 0 {
+				return fail(e, "access", fmt.Errorf("unknown subcommand %q (diff, explain, who)", args[0]))
+			}
+			return fail(e, "access", errors.New("give a subcommand: diff, explain or who (migrate access --help)"))
+		})
+	cmd.Annotations = map[string]string{"subcommands-in-text": "yes"}
+	cmd.AddCommand(c.newAccessDiffCmd(), c.newAccessExplainCmd(), c.newAccessWhoCmd())
+	return cmd
+}
+
+// accessDiffFlags are the flags of `migrate access diff`.
+type accessDiffFlags struct {
+	accessFlags
+	planned    bool
+	include    string
+	exclude    string
+	principals string
+	prune      bool
+	limit      int
+	accept     stringList
+	audit      auditFlags
+}
+
+const accessDiffUsage = `Usage: migrate access diff (--zookeeper ... | --zk-data-dir DIR |
+                           --source-bootstrap-server ... | --snapshot FILE)
+                          [--broker-config server.properties]...
+                          (--bootstrap-server host:port [--command-config FILE] |
+                           --target-snapshot FILE)
+                          [--target-config FILE]... [--principal-map FILE]
+                          [--planned [--include KINDS] [--exclude KINDS]
+                                     [--principals REGEXP] [--prune]]
+                          [--accept ID]... [-o text|json|markdown] [--limit N]
+
+Decides every request class on both clusters and compares: each principal
+named in an ACL or super.users of either side (and one no ACL names), each
+host an ACL names (and one none names), each literal name and prefix of an
+ACL, the names just beyond each prefix and one no ACL covers, per resource
+type, every operation the type has, and the idempotent producer's
+InitProducerId (IdempotentWrite on the cluster, or Write on some topic).
+
+The result is a proof ("the target decides every request as the source
+did"), with a digest of both inputs and the verdict, or the counterexamples
+grouped by cause: one missing ACL is one line with the number of request
+classes it changes, an example, and both decisions with their reasons.
+
+--planned proves the ACLs the plan (as 'migrate plan' builds it with
+--include, --exclude, --principals and --prune) would leave on the target
+instead of today's, without changing anything.
+
+Exit codes: 0 equivalent; 3 not equivalent (differences, or part of the
+requests not proved: both are listed); 1 error (nothing was compared).
+
+`
+
+func (c *cli) newAccessDiffCmd() *cobra.Command {
+	var f accessDiffFlags
+	cmd := c.command("diff", "compare every request class's decision on both clusters: a proof or the differences", accessDiffUsage,
+		func(ctx context.Context, e *env, args []string) int { return runAccessDiff(ctx, e, &f, args) })
+	fs := cmd.Flags()
+	f.register(fs, "text", "json", "markdown")
+	fs.BoolVar(&f.planned, "planned", false, "prove the ACLs the plan would leave on the target instead of today's")
+	fs.StringVar(&f.include, "include", "", "with --planned: only these change `KINDS` (comma list: "+kindList()+")")
+	fs.StringVar(&f.exclude, "exclude", "", "with --planned: leave out these change `KINDS` (comma list)")
+	fs.StringVar(&f.principals, "principals", "", "with --planned: only ACLs whose principal matches this `REGEXP`")
+	fs.BoolVar(&f.prune, "prune", false, "with --planned: the plan also deletes the target's ACLs the source does not have")
+	fs.IntVar(&f.limit, "limit", 20, "text: show at most `N` causes (0: all); json and markdown list all")
+	fs.Var(&f.accept, "accept", "accept the cause with this `ID` (ACCESS-..., as a report names it; repeatable, or a comma list): listed as accepted, it does not make the target not equivalent")
+	f.audit.register(fs)
+	return cmd
+}
+
+func runAccessDiff(ctx context.Context, e *env, f *accessDiffFlags, args []string) int {
+	const name = "access diff"
+	if len(args) > 0 {
+		return fail(e, name, fmt.Errorf("unexpected argument %q", args[0]))
+	}
+	var planned *plan.Options
+	if f.planned {
+		var o plan.Options
+		var err error
+		if o.Include, err = parseKinds("include", f.include); err != nil {
+			return fail(e, name, err)
+		}
+		if o.Exclude, err = parseKinds("exclude", f.exclude); err != nil {
+			return fail(e, name, err)
+		}
+		o.PrincipalRegex, o.Prune = f.principals, f.prune
+		planned = &o
+	} else if f.include != "" || f.exclude != "" || f.principals != "" || f.prune {
+		return fail(e, name, errors.New("--include, --exclude, --principals and --prune shape the plan: give --planned"))
+	}
+	req, err := f.request(e, planned)
+	if err != nil {
+		return fail(e, name, err)
+	}
+	rec := f.audit.begin(ctx, e, name)
+	in, err := migration.LoadAccess(ctx, req)
+	if err != nil {
+		finish(ctx, e, rec, migration.Failed)
+		return fail(e, name, accessError(err))
+	}
+	for _, a := range f.accept {
+		for _, id := range strings.Split(a, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				in.Input.Accept = append(in.Input.Accept, id)
+			}
+		}
+	}
+	r, err := access.Compare(in.Input)
+	if err != nil {
+		finish(ctx, e, rec, migration.Failed)
+		return fail(e, name, accessError(err))
+	}
+	rec.AccessProof(ctx, r)
+	if err := writeAccessReport(e.stdout, f.output, f.limit, r); err != nil {
+		finish(ctx, e, rec, migration.Failed)
+		return fail(e, name, err)
+	}
+	o := migration.AccessOutcome(r)
+	finish(ctx, e, rec, o)
+	return int(o.Code)
+}
+
+func writeAccessReport(w io.Writer, output string, limit int, r *access.Result) error {
+	switch output {
+	case "json":
+		return render.AccessJSON(w, r)
+	case "markdown":
+		return render.AccessMarkdown(w, r)
+	}
+	return render.AccessText(w, r, limit)
+}
+
+// accessError words the proof's input errors with the flags that gave
+// them.
+func accessError(err error) error {
+	var se *access.SettingError
+	if errors.As(err, &se) {
+		return fmt.Errorf("%w (--broker-config / --target-config)", err)
+	}
+	return err
+}
+
+const accessExplainUsage = `Usage: migrate access explain --principal User:alice --operation Read
+                             --resource Topic:orders [--host IP]
+                             (source flags) (target flags) [--target-config FILE]...
+                             [--principal-map FILE] [-o text|json]
+
+Decides one request on every side and shows each decision with its reason:
+the ACL, super user or default that decided. --host is the client's IP
+address, compared as Kafka compares it (default: a host no ACL names).
+
+Exit codes: 0 every side decides alike; 3 the decisions differ; 1 error.
+
+`
+
+func (c *cli) newAccessExplainCmd() *cobra.Command {
+	var f accessFlags
+	var q access.Question
+	cmd := c.command("explain", "one request's decision and reason on each side", accessExplainUsage,
+		func(ctx context.Context, e *env, args []string) int {
+			return runAccessOne(ctx, e, &f, args, "access explain", func(in access.Input) (any, bool, error) {
+				if q.Principal == "" || q.Operation == "" || q.Resource == "" {
+					return nil, false, errors.New("give --principal, --operation and --resource")
+				}
+				x, err := access.Explain(in, q)
+				if err != nil {
+					return nil, false, err
+				}
+				return x, x.Same, nil
+			})
+		})
+	fs := cmd.Flags()
+	fs.StringVar(&q.Principal, "principal", "", "the client's `PRINCIPAL` on the source (User:alice); the target's is the principal map's")
+	fs.StringVar(&q.Operation, "operation", "", "the `OPERATION` checked (Read, Write, Describe, Create, Delete, Alter, DescribeConfigs, AlterConfigs, ClusterAction, IdempotentWrite, CreateTokens, DescribeTokens)")
+	fs.StringVar(&q.Resource, "resource", "", "the `TYPE:NAME` checked (Topic:orders, Group:app, Cluster:kafka-cluster, TransactionalId:tx, DelegationToken:id, User:User:bob)")
+	fs.StringVar(&q.Host, "host", "", "the client's `IP` address (default: one no ACL names)")
+	f.register(fs, "text", "json")
+	return cmd
+}
+
+const accessWhoUsage = `Usage: migrate access who --resource Topic:orders (source flags) (target flags)
+                         [--target-config FILE]... [--principal-map FILE]
+                         [-o text|json]
+
+Lists who may do what on one resource, on each side: every principal an ACL
+in scope or super.users names (and any other principal), from every host
+such an ACL names (and any other host), with the operations each side
+allows. Rows whose sides differ are marked ≠.
+
+Exit codes: 0 every side allows the same; 3 some row differs; 1 error.
+
+`
+
+func (c *cli) newAccessWhoCmd() *cobra.Command {
+	var f accessFlags
+	var resource string
+	cmd := c.command("who", "who may do what on one resource, on each side", accessWhoUsage,
+		func(ctx context.Context, e *env, args []string) int {
+			return runAccessOne(ctx, e, &f, args, "access who", func(in access.Input) (any, bool, error) {
+				if resource == "" {
+					return nil, false, errors.New("give --resource TYPE:NAME")
+				}
+				w, err := access.Who(in, resource)
+				if err != nil {
+					return nil, false, err
+				}
+				same := true
+				for _, row := range w.Rows {
+					same = same && !row.Differs
+				}
+				return w, same, nil
+			})
+		})
+	fs := cmd.Flags()
+	fs.StringVar(&resource, "resource", "", "the `TYPE:NAME` to list (Topic:orders, Group:app, Cluster:kafka-cluster, ...)")
+	f.register(fs, "text", "json")
+	return cmd
+}
+
+// runAccessOne runs explain or who: load both sides, ask, render; exit 0
+// when every side agrees, 3 when not.
+func runAccessOne(ctx context.Context, e *env, f *accessFlags, args []string, name string, ask func(access.Input) (any, bool, error)) int {
+	if len(args) > 0 {
+		return fail(e, name, fmt.Errorf("unexpected argument %q", args[0]))
+	}
+	req, err := f.request(e, nil)
+	if err != nil {
+		return fail(e, name, err)
+	}
+	in, err := migration.LoadAccess(ctx, req)
+	if err != nil {
+		return fail(e, name, accessError(err))
+	}
+	v, same, err := ask(in.Input)
+	if err != nil {
+		return fail(e, name, accessError(err))
+	}
+	switch x := v.(type) {
+	case *access.Explanation:
+		if f.output == "json" {
+			err = render.AccessJSON(e.stdout, x)
+		} else {
+			err = render.ExplainText(e.stdout, x)
+		}
+	case *access.WhoResult:
+		if f.output == "json" {
+			err = render.AccessJSON(e.stdout, x)
+		} else {
+			err = render.WhoText(e.stdout, x)
+		}
+	}
+	if err != nil {
+		return fail(e, name, err)
+	}
+	if !same {
+		return exitPartial
+	}
+	return exitOK
+}
