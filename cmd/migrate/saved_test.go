@@ -243,7 +243,7 @@ func TestBrokerPasswordCannotBeRerouted(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			edited := saved
 			edited.Changes = append(slices.Clone(saved.Changes), c.change)
-			verr := apply.Validate(&edited)
+			verr := plan.Validate(&edited)
 			rerr := plan.Recheck(&edited, fresh, plan.NewTarget(tgt))
 			if verr == nil && rerr == nil {
 				t.Fatal("neither validation nor the recheck refuses the rerouted password")

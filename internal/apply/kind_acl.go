@@ -10,12 +10,6 @@ import (
 // results come back in request order.
 var aclKind = &kindSpec{
 	rpc: byAction(createACLs, deleteACLs),
-	valid: func(c *plan.Change) string {
-		if c.Resource.ACL == nil {
-			return "no ACL"
-		}
-		return ""
-	},
 }
 
 var createACLs = &rpc{name: RPCCreateACLs, build: func(_ *runner, b []*plan.Change, _ bool) (kmsg.Request, func(kmsg.Response, []outcome)) {

@@ -11,7 +11,6 @@ import (
 // per request ("" is the cluster-wide default, any broker takes it).
 var brokerConfigKind = &kindSpec{
 	rpc:      always(alterConfigs(kmsg.ConfigResourceTypeBroker)),
-	valid:    needsBefore,
 	batchKey: func(c *plan.Change) string { return c.Resource.Name },
 	broker: func(c *plan.Change) int32 {
 		id, err := strconv.ParseInt(c.Resource.Name, 10, 32)

@@ -1,8 +1,6 @@
 package apply
 
 import (
-	"fmt"
-
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 )
@@ -12,15 +10,6 @@ import (
 var partitionsKind = &kindSpec{
 	lane: topicLane,
 	rpc:  always(createPartitions),
-	valid: func(c *plan.Change) string {
-		if why := needsBefore(c); why != "" {
-			return why
-		}
-		if c.After.Partitions <= c.Before.Partitions {
-			return fmt.Sprintf("a partitions change from %d to %d partitions adds none", c.Before.Partitions, c.After.Partitions)
-		}
-		return ""
-	},
 }
 
 var createPartitions = &rpc{name: RPCCreatePartitions, validateOnly: true, build: func(r *runner, b []*plan.Change, validate bool) (kmsg.Request, func(kmsg.Response, []outcome)) {

@@ -13,15 +13,6 @@ import (
 // before-state's keys the after-state lacks.
 var quotaKind = &kindSpec{
 	rpc: always(alterClientQuotas),
-	valid: func(c *plan.Change) string {
-		if why := needsBefore(c); why != "" {
-			return why
-		}
-		if len(c.Resource.Entity) == 0 {
-			return "no quota entity"
-		}
-		return ""
-	},
 }
 
 var alterClientQuotas = &rpc{name: RPCAlterClientQuotas, validateOnly: true, build: func(r *runner, b []*plan.Change, validate bool) (kmsg.Request, func(kmsg.Response, []outcome)) {

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/sha512"
-	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
@@ -16,22 +15,7 @@ import (
 // with --prune) deleting the user's credential of that mechanism; one
 // change per user per request (Kafka refuses two for one user).
 var scramUserKind = &kindSpec{
-	rpc:      always(alterScram),
-	password: true,
-	valid: func(c *plan.Change) string {
-		switch {
-		case c.Resource.Mechanism != "SCRAM-SHA-256" && c.Resource.Mechanism != "SCRAM-SHA-512":
-			return fmt.Sprintf("mechanism %q is not SCRAM-SHA-256 or SCRAM-SHA-512", c.Resource.Mechanism)
-		case c.Action == plan.ActionDelete:
-			if c.After != nil {
-				return "a delete with an after-state"
-			}
-			return needsBefore(c)
-		case c.After.Password == nil:
-			return "no password reference"
-		}
-		return ""
-	},
+	rpc:        always(alterScram),
 	onePerUser: true,
 }
 

@@ -4,7 +4,6 @@ import "github.com/twmb/franz-go/pkg/kmsg"
 
 // topic-config: IncrementalAlterConfigs on topic resources.
 var topicConfigKind = &kindSpec{
-	lane:  topicLane,
-	rpc:   always(alterConfigs(kmsg.ConfigResourceTypeTopic)),
-	valid: needsBefore,
+	lane: topicLane,
+	rpc:  always(alterConfigs(kmsg.ConfigResourceTypeTopic)),
 }

@@ -36,11 +36,6 @@ type rpc struct {
 type kindSpec struct {
 	// rpc is the RPC that carries c, nil for an action the kind has none for.
 	rpc func(c *plan.Change) *rpc
-	// valid checks what the kind needs of a change beyond the common checks
-	// (nil: nothing more); "" when fine.
-	valid func(c *plan.Change) string
-	// password: the kind's after-state may carry a SCRAM password.
-	password bool
 	// batchKey splits a kind's changes further than by RPC (nil: no split).
 	batchKey func(c *plan.Change) string
 	// records counts what one change makes on the controller, against the
@@ -157,23 +152,6 @@ func byAction(create, del *rpc) func(c *plan.Change) *rpc {
 
 // always carries every change of a kind with one RPC.
 func always(r *rpc) func(c *plan.Change) *rpc { return func(*plan.Change) *rpc { return r } }
-
-// needsBefore is the check of a kind whose change needs a before-state.
-func needsBefore(c *plan.Change) string {
-	if c.Before == nil {
-		return "no before-state"
-	}
-	return ""
-}
-
-// needsBeforeAndAfter is the check of a config kind whose every change,
-// a delete too, holds both states (the keys to delete are the before-state's).
-func needsBeforeAndAfter(c *plan.Change) string {
-	if c.Before == nil || c.After == nil {
-		return "no before- or after-state"
-	}
-	return ""
-}
 
 // outcomes maps resource names to their index in a batch, and sets the
 // outcome of a named resource.

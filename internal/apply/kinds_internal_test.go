@@ -19,6 +19,18 @@ func TestKindRegistry(t *testing.T) {
 	if len(kindSpecs) != len(plan.Kinds) {
 		t.Errorf("apply registers %d kinds, plan.Kinds lists %d", len(kindSpecs), len(plan.Kinds))
 	}
+	// Every action plan.Validate lets a kind have is one an RPC carries.
+	for _, k := range plan.Kinds {
+		actions, err := plan.Actions(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range actions {
+			if _, err := rpcFor(&plan.Change{Kind: k, Action: a}); err != nil {
+				t.Errorf("kind %s action %s: %v", k, a, err)
+			}
+		}
+	}
 	tests := []struct {
 		kind     plan.Kind
 		action   plan.Action

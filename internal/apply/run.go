@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"slices"
 	"strconv"
@@ -15,7 +14,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
-	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -120,165 +118,6 @@ func (e *HaltedError) Error() string {
 
 func (e *HaltedError) Unwrap() error { return e.Cause }
 
-// StaleError refuses a plan whose resources are in neither their planned
-// before- nor after-state on the target. Nothing was sent.
-type StaleError struct {
-	Resources []string // "kind resource: observed state"
-}
-
-func (e *StaleError) Error() string {
-	n := len(e.Resources)
-	shown := e.Resources[:min(n, 5)]
-	more := ""
-	if n > 5 {
-		more = fmt.Sprintf(" (and %d more)", n-5)
-	}
-	return fmt.Sprintf("plan is stale for %d resource(s): %s%s; re-run plan", n, strings.Join(shown, "; "), more)
-}
-
-// Stale returns a *StaleError naming the changes of p whose resources are
-// on target in neither their before- nor their after-state, or nil. Run
-// refuses such a plan; apply --plan checks it first, so that a stale plan
-// is reported as stale before the source is asked to justify it.
-func Stale(p *plan.Plan, target *snapshot.Snapshot) error {
-	var stale []string
-	ix := plan.NewTarget(target)
-	for i := range p.Changes {
-		c := &p.Changes[i]
-		if st, observed := ix.Check(c); st == plan.Stale {
-			stale = append(stale, fmt.Sprintf("%s %s: found %s", c.Kind, c.Resource.Name, observed))
-		}
-	}
-	if len(stale) > 0 {
-		return &StaleError{Resources: stale}
-	}
-	return nil
-}
-
-// Validate checks that a plan (possibly read from a file someone edited)
-// is one apply can carry out: known kinds, an RPC for each change's action,
-// and the states each needs. The error names the first bad change.
-func Validate(p *plan.Plan) error {
-	for i := range p.Changes {
-		c := &p.Changes[i]
-		bad := func(why string) error { return fmt.Errorf("plan change %d (%s): %s", i+1, c.ID, why) }
-		k, err := kindSpecOf(c.Kind)
-		if err != nil {
-			return bad(err.Error())
-		}
-		if _, err := rpcFor(c); err != nil {
-			return bad(err.Error())
-		}
-		if c.Action != plan.ActionDelete && c.After == nil {
-			return bad("no after-state")
-		}
-		if k.valid != nil {
-			if why := k.valid(c); why != "" {
-				return bad(why)
-			}
-		}
-		if why := validResource(c); why != "" {
-			return bad(why)
-		}
-		if why := validStates(c); why != "" {
-			return bad(why)
-		}
-		if why := validSecrets(c, k); why != "" {
-			return bad(why)
-		}
-	}
-	return nil
-}
-
-// validResource checks that a change names its resource consistently and
-// that it is not a Kafka-internal topic, which the tool never creates,
-// alters or deletes.
-func validResource(c *plan.Change) string {
-	r := c.Resource
-	want, err := plan.ResourceType(c.Kind)
-	switch {
-	case err != nil:
-		return err.Error()
-	case r.Type != want:
-		return fmt.Sprintf("resource type %q is not what a %s change touches (%s)", r.Type, c.Kind, want)
-	case r.Type == "topic" && catalogue.IsInternalTopic(r.Name):
-		return fmt.Sprintf("%s is a Kafka-internal topic, which is never created, altered or deleted", r.Name)
-	case (r.Type == "topic" || r.Type == "user") && r.Name == "":
-		return "no resource name"
-	case c.ID != plan.ChangeID(c.Kind, r):
-		return fmt.Sprintf("the id does not name the change's resource (want %s)", plan.ChangeID(c.Kind, r))
-	}
-	return ""
-}
-
-// validStates checks the numbers of a change's states: no negative counts
-// or broker ids.
-func validStates(c *plan.Change) string {
-	for _, st := range []*plan.State{c.Before, c.After} {
-		if st == nil {
-			continue
-		}
-		switch {
-		case st.Partitions < 0:
-			return fmt.Sprintf("negative partition count %d", st.Partitions)
-		case st.ReplicationFactor < 0 || st.ReplicationFactor > math.MaxInt16:
-			return fmt.Sprintf("replication factor %d out of range", st.ReplicationFactor)
-		case st.Iterations < 0:
-			return fmt.Sprintf("negative iterations %d", st.Iterations)
-		}
-		for _, rs := range st.Assignment {
-			for _, r := range rs {
-				if r < 0 {
-					return fmt.Sprintf("negative broker id %d in an assignment", r)
-				}
-			}
-		}
-	}
-	return ""
-}
-
-// validSecrets checks that every secret reference in a change's after-state
-// is one the tool writes for that resource and key: a SCRAM credential's
-// for that user and mechanism only, a config's for that config key only
-// (and a topic's for that topic), never a SCRAM reference in a config. The
-// reference is resolved again from the inputs of this run (see
-// SecretResolver); this refuses an edited plan early, by name.
-func validSecrets(c *plan.Change, k *kindSpec) string {
-	if c.After == nil {
-		return ""
-	}
-	if pw := c.After.Password; pw != nil {
-		if !k.password {
-			return "a password in a " + string(c.Kind) + " change"
-		}
-		if want := "scram-credentials:" + c.Resource.Name + "/" + c.Resource.Mechanism; pw.Ref() != want {
-			return fmt.Sprintf("password reference %q is not this credential's (%s)", pw.Ref(), want)
-		}
-	}
-	for _, cf := range c.After.Configs {
-		switch {
-		case cf.Secret == nil && !cf.Sensitive:
-			continue
-		case cf.Secret == nil || !cf.Sensitive:
-			return fmt.Sprintf("config %s: a secret reference needs sensitive=true and sensitive=true needs a secret reference", cf.Key)
-		case cf.Value != "":
-			return fmt.Sprintf("config %s: a sensitive config holds no value", cf.Key)
-		}
-		ref := cf.Secret.Ref()
-		switch {
-		case strings.HasPrefix(ref, "scram-credentials:"):
-			return fmt.Sprintf("config %s refers to a SCRAM credential (%s)", cf.Key, ref)
-		case !strings.HasSuffix(ref, "#"+cf.Key):
-			return fmt.Sprintf("config %s refers to another key's secret (%s)", cf.Key, ref)
-		case c.Resource.Type == "topic" && !strings.HasSuffix(ref, "/"+c.Resource.Name+"#"+cf.Key):
-			return fmt.Sprintf("config %s of topic %s refers to a secret of another resource (%s)", cf.Key, c.Resource.Name, ref)
-		case c.Resource.Type == "broker" && !strings.Contains(ref, "/config/brokers/") && !strings.Contains(ref, "broker/"):
-			return fmt.Sprintf("config %s of broker %s refers to a secret that is not a broker config (%s)", cf.Key, c.Resource.Name, ref)
-		}
-	}
-	return ""
-}
-
 // maxRecordsPerRequest keeps a CreateTopics request under the KRaft
 // controller's limit of 10,000 records per operation.
 const maxRecordsPerRequest = 9000
@@ -286,37 +125,23 @@ const maxRecordsPerRequest = 9000
 // Run applies the plan's changes to the target. target is the target's
 // state read just before, used for the staleness rule: changes already in
 // their After state are skipped, and if any change is stale nothing is sent
-// and a *StaleError is returned. Per-resource failures do not stop the
+// and a *plan.StaleError is returned. Per-resource failures do not stop the
 // others; they are counted in the Result and reported as events.
 func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snapshot, o Options, obs Observer) (Result, error) {
 	o.defaults()
 	if obs == nil {
 		obs = Observers{}
 	}
-	if err := Validate(p); err != nil {
+	if err := plan.Validate(p); err != nil {
 		return Result{}, err
 	}
 	if o.ValidateOnly {
 		cl = DryRun(cl) // the one place a dry run is kept from writing
 	}
 	r := &runner{cl: cl, o: o, obs: &syncObserver{o: obs}}
-	var todo []*plan.Change
-	var done []*plan.Change
-	var stale []string
-	ix := plan.NewTarget(target)
-	for i := range p.Changes {
-		c := &p.Changes[i]
-		switch st, observed := ix.Check(c); st {
-		case plan.Pending:
-			todo = append(todo, c)
-		case plan.Done:
-			done = append(done, c)
-		default:
-			stale = append(stale, fmt.Sprintf("%s %s: found %s", c.Kind, c.Resource.Name, observed))
-		}
-	}
-	if len(stale) > 0 {
-		return Result{}, &StaleError{Resources: stale}
+	todo, done, err := plan.Triage(p, target)
+	if err != nil {
+		return Result{}, err
 	}
 	r.rpcs = make(map[*plan.Change]*rpc, len(todo))
 	for _, c := range todo {
@@ -324,7 +149,7 @@ func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snaps
 			return Result{}, err
 		}
 		x, err := rpcFor(c)
-		if err != nil { // Validate refused it already
+		if err != nil { // plan.Validate refused it already (TestKindRegistry)
 			return Result{}, fmt.Errorf("plan change %s: %v", c.ID, err)
 		}
 		r.rpcs[c] = x

@@ -265,7 +265,7 @@ func TestApplyStalenessRule(t *testing.T) {
 	drift.Topics = []snapshot.Topic{{Name: "a", Partitions: []snapshot.Partition{{ID: 0, Replicas: []int32{0}}}}}
 	var ev events
 	_, err := apply.Run(ctx, cl, p, drift, apply.Options{}, &ev)
-	var se *apply.StaleError
+	var se *plan.StaleError
 	if !errors.As(err, &se) || len(se.Resources) != 1 {
 		t.Fatalf("Run on a drifted target: %v, want a StaleError naming topic a", err)
 	}

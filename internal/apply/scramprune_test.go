@@ -160,7 +160,7 @@ func TestApplyRefusesMalformedScramDelete(t *testing.T) {
 			p := scramOnly(t, tgt, "")
 			i := slices.IndexFunc(p.Changes, func(c plan.Change) bool { return c.Action == plan.ActionDelete })
 			edit(&p.Changes[i])
-			err := apply.Validate(p)
+			err := plan.Validate(p)
 			if err == nil || !strings.Contains(err.Error(), p.Changes[i].ID) {
 				t.Fatalf("Validate = %v, want an error naming %s", err, p.Changes[i].ID)
 			}

@@ -706,30 +706,16 @@ func planSecrets(p *plan.Plan) []string {
 			out = append(out, v)
 		}
 	}
-	state := func(st *plan.State) {
-		if st == nil {
+	plan.EachSecret(p, func(at plan.SecretSite) {
+		if at.Password != nil {
+			add(at.Password)
 			return
 		}
-		add(st.Password)
-		for i := range st.Configs {
-			add(st.Configs[i].Secret)
-			if st.Configs[i].Sensitive || sensitiveKey(st.Configs[i].Key) {
-				if st.Configs[i].Value != "" {
-					out = append(out, st.Configs[i].Value)
-				}
-			}
+		add(at.Config.Secret)
+		if (at.Config.Sensitive || sensitiveKey(at.Config.Key)) && at.Config.Value != "" {
+			out = append(out, at.Config.Value)
 		}
-	}
-	for i := range p.Changes {
-		state(p.Changes[i].Before)
-		state(p.Changes[i].After)
-	}
-	for _, b := range p.Blockers {
-		if b.Change != nil {
-			state(b.Change.Before)
-			state(b.Change.After)
-		}
-	}
+	})
 	sort.Strings(out)
 	return out
 }
@@ -741,21 +727,24 @@ func planSecrets(p *plan.Plan) []string {
 // read only. (It was a deep copy through JSON: 560 MB allocated for the
 // plan of a 50,000-topic cluster.)
 func redactPlan(p *plan.Plan) (*plan.Plan, bool) {
-	needs := func(st *plan.State) bool {
-		if st == nil {
-			return false
-		}
-		for i := range st.Configs {
-			c := &st.Configs[i]
-			if (c.Sensitive || c.Secret != nil || sensitiveKey(c.Key)) && c.Value != "" && c.Value != Redacted {
-				return true
+	// The changes (and blocked changes) with a value to clear, found by
+	// the one walk of a plan's secrets; only they are copied.
+	changes, blocked := map[*plan.Change]bool{}, map[*plan.Change]bool{}
+	plan.EachSecret(p, func(at plan.SecretSite) {
+		if c := at.Config; c != nil && (c.Sensitive || c.Secret != nil || sensitiveKey(c.Key)) && c.Value != "" && c.Value != Redacted {
+			if at.Blocked {
+				blocked[at.Change] = true
+			} else {
+				changes[at.Change] = true
 			}
 		}
-		return false
+	})
+	if len(changes)+len(blocked) == 0 {
+		return p, false
 	}
 	clear := func(st *plan.State) *plan.State {
-		if !needs(st) {
-			return st
+		if st == nil {
+			return nil
 		}
 		cp := *st
 		cp.Configs = slices.Clone(st.Configs)
@@ -768,27 +757,23 @@ func redactPlan(p *plan.Plan) (*plan.Plan, bool) {
 		return &cp
 	}
 	cp := *p
-	copied, redacted := false, false
-	for i := range p.Changes {
-		c := &p.Changes[i]
-		if needs(c.Before) || needs(c.After) {
-			if !copied {
-				cp.Changes, copied = slices.Clone(p.Changes), true
+	if len(changes) > 0 {
+		cp.Changes = slices.Clone(p.Changes)
+		for i := range p.Changes {
+			if changes[&p.Changes[i]] {
+				cp.Changes[i].Before, cp.Changes[i].After = clear(p.Changes[i].Before), clear(p.Changes[i].After)
 			}
-			cp.Changes[i].Before, cp.Changes[i].After = clear(c.Before), clear(c.After)
 		}
 	}
-	redacted, copied = copied, false
-	for i := range p.Blockers {
-		if c := p.Blockers[i].Change; c != nil && (needs(c.Before) || needs(c.After)) {
-			if !copied {
-				cp.Blockers, copied = slices.Clone(p.Blockers), true
+	if len(blocked) > 0 {
+		cp.Blockers = slices.Clone(p.Blockers)
+		for i := range p.Blockers {
+			if c := p.Blockers[i].Change; c != nil && blocked[c] {
+				cc := *c
+				cc.Before, cc.After = clear(c.Before), clear(c.After)
+				cp.Blockers[i].Change = &cc
 			}
-			cc := *c
-			cc.Before, cc.After = clear(c.Before), clear(c.After)
-			cp.Blockers[i].Change = &cc
 		}
 	}
-	redacted = redacted || copied
-	return &cp, redacted
+	return &cp, true
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
@@ -53,7 +52,7 @@ func LoadSaved(ctx context.Context, r SavedRequest) (*Planned, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := apply.Validate(p); err != nil {
+	if err := plan.Validate(p); err != nil {
 		return nil, fmt.Errorf("%s: %w", r.PlanFile, err)
 	}
 	if r.Source == nil {
@@ -98,7 +97,7 @@ func LoadSaved(ctx context.Context, r SavedRequest) (*Planned, error) {
 
 // Justify decides whether saved may be applied to tgt now, and returns the
 // secrets apply may resolve for it. It refuses a plan stale on tgt (a
-// resource in neither its before- nor its after-state: *apply.StaleError),
+// resource in neither its before- nor its after-state: *plan.StaleError),
 // then builds the plan again from src and tgt with saved's own options and
 // pol, and refuses a saved change that plan does not hold identically and
 // tgt does not already show, or cluster ids other than src's and tgt's
@@ -111,7 +110,7 @@ func Justify(saved *plan.Plan, src, tgt *snapshot.Snapshot, creds []plan.Credent
 	if saved.Options.Policy != "" && pol == nil {
 		return nil, errors.New("the plan was made with a topic policy, and none was given")
 	}
-	if err := apply.Stale(saved, tgt); err != nil {
+	if _, _, err := plan.Triage(saved, tgt); err != nil {
 		return nil, err
 	}
 	opts := saved.Options

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
@@ -154,7 +153,7 @@ func TestJustify(t *testing.T) {
 				}
 				return
 			}
-			var se *apply.StaleError
+			var se *plan.StaleError
 			if err == nil || !strings.Contains(err.Error(), tt.want) || errors.As(err, &se) != tt.stale {
 				t.Fatalf("Justify = %v, want an error containing %q (stale: %v)", err, tt.want, tt.stale)
 			}

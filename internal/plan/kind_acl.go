@@ -6,7 +6,14 @@ package plan
 const KindACL Kind = "acl"
 
 var aclSpec = &spec{
-	kind:     KindACL,
+	kind:    KindACL,
+	actions: []Action{ActionCreate, ActionDelete},
+	valid: func(c *Change) string {
+		if c.Resource.ACL == nil {
+			return "no ACL"
+		}
+		return ""
+	},
 	resource: "acl",
 	build:    func(b *builder) error { b.acls(); return nil },
 	observe: func(ix *Target, c *Change) *State {

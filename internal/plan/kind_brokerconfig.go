@@ -19,6 +19,7 @@ const KindBrokerConfig Kind = "broker-config"
 
 var brokerConfigSpec = &spec{
 	kind:     KindBrokerConfig,
+	valid:    needsBefore,
 	resource: "broker",
 	build:    func(b *builder) error { b.brokerConfigs(); return nil },
 	observe: func(ix *Target, c *Change) *State {

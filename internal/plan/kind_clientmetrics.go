@@ -17,6 +17,7 @@ const KindClientMetrics Kind = "client-metrics"
 
 var clientMetricsSpec = &spec{
 	kind:     KindClientMetrics,
+	valid:    needsBeforeAndAfter,
 	resource: "client-metrics",
 	build: func(b *builder) error {
 		b.namedConfigs(clientMetrics, "client-metrics", "client-metrics ", b.in.Source.ClientMetrics, b.in.Target.ClientMetrics)

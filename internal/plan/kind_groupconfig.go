@@ -12,6 +12,7 @@ const KindGroupConfig Kind = "group-config"
 
 var groupConfigSpec = &spec{
 	kind:     KindGroupConfig,
+	valid:    needsBeforeAndAfter,
 	resource: "group",
 	build: func(b *builder) error {
 		b.namedConfigs(groupConfigs, "group", "group ", b.in.Source.GroupConfigs, b.in.Target.GroupConfigs)

@@ -13,7 +13,16 @@ import (
 const KindPartitions Kind = "partitions"
 
 var partitionsSpec = &spec{
-	kind:     KindPartitions,
+	kind: KindPartitions,
+	valid: func(c *Change) string {
+		if why := needsBefore(c); why != "" {
+			return why
+		}
+		if c.After.Partitions <= c.Before.Partitions {
+			return fmt.Sprintf("a partitions change from %d to %d partitions adds none", c.Before.Partitions, c.After.Partitions)
+		}
+		return ""
+	},
 	resource: "topic",
 	modify:   modifyPartitions,
 	observe: func(ix *Target, c *Change) *State {

@@ -13,7 +13,16 @@ import (
 const KindQuota Kind = "quota"
 
 var quotaSpec = &spec{
-	kind:     KindQuota,
+	kind: KindQuota,
+	valid: func(c *Change) string {
+		if why := needsBefore(c); why != "" {
+			return why
+		}
+		if len(c.Resource.Entity) == 0 {
+			return "no quota entity"
+		}
+		return ""
+	},
 	resource: "quota",
 	build:    func(b *builder) error { b.quotas(); return nil },
 	observe: func(ix *Target, c *Change) *State {

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
@@ -14,6 +15,21 @@ const KindScramUser Kind = "scram-user"
 
 var scramUserSpec = &spec{
 	kind:     KindScramUser,
+	password: true,
+	valid: func(c *Change) string {
+		switch {
+		case c.Resource.Mechanism != "SCRAM-SHA-256" && c.Resource.Mechanism != "SCRAM-SHA-512":
+			return fmt.Sprintf("mechanism %q is not SCRAM-SHA-256 or SCRAM-SHA-512", c.Resource.Mechanism)
+		case c.Action == ActionDelete:
+			if c.After != nil {
+				return "a delete with an after-state"
+			}
+			return needsBefore(c)
+		case c.After.Password == nil:
+			return "no password reference"
+		}
+		return ""
+	},
 	resource: "user",
 	build:    func(b *builder) error { b.scram(); return nil },
 	observe: func(ix *Target, c *Change) *State {

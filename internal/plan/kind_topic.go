@@ -18,6 +18,7 @@ const KindTopic Kind = "topic"
 
 var topicSpec = &spec{
 	kind:     KindTopic,
+	actions:  []Action{ActionCreate, ActionDelete},
 	resource: "topic",
 	build: func(b *builder) error {
 		if err := b.topics(); err != nil {

@@ -14,6 +14,7 @@ const KindTopicConfig Kind = "topic-config"
 
 var topicConfigSpec = &spec{
 	kind:     KindTopicConfig,
+	valid:    needsBefore,
 	resource: "topic",
 	modify:   modifyTopicConfig,
 	observe: func(ix *Target, c *Change) *State {

@@ -31,6 +31,14 @@ type spec struct {
 	fields func(c *Change) []Field
 	// label names c's resource for people.
 	label func(r Resource) string
+	// actions are the actions its changes can have (nil: create, update
+	// and delete).
+	actions []Action
+	// valid checks what the kind needs of a change beyond Validate's
+	// common checks (nil: nothing more); "" when fine.
+	valid func(c *Change) string
+	// password: the kind's after-state may carry a SCRAM password.
+	password bool
 }
 
 // registry is every change kind's spec in apply order: the one list of

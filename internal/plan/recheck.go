@@ -146,20 +146,15 @@ const ScramKey = ""
 // SecretsOf indexes the secrets p's changes carry.
 func SecretsOf(p *Plan) *Secrets {
 	s := &Secrets{m: map[[2]string]secret.Secret{}}
-	for i := range p.Changes {
-		c := &p.Changes[i]
-		if c.After == nil {
-			continue
+	EachSecret(p, func(at SecretSite) {
+		switch {
+		case at.Blocked || !at.After:
+		case at.Password != nil:
+			s.m[[2]string{at.Change.ID, ScramKey}] = *at.Password
+		case at.Config.Sensitive && at.Config.Secret != nil:
+			s.m[[2]string{at.Change.ID, at.Config.Key}] = *at.Config.Secret
 		}
-		if c.After.Password != nil {
-			s.m[[2]string{c.ID, ScramKey}] = *c.After.Password
-		}
-		for _, cf := range c.After.Configs {
-			if cf.Sensitive && cf.Secret != nil {
-				s.m[[2]string{c.ID, cf.Key}] = *cf.Secret
-			}
-		}
-	}
+	})
 	return s
 }
 

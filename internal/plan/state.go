@@ -78,7 +78,7 @@ func Check(target *snapshot.Snapshot, c *Change) (Status, string) {
 }
 
 // Check compares a change with the indexed target's current state. A change
-// of an unknown kind is stale, its message naming the kind (apply.Validate
+// of an unknown kind is stale, its message naming the kind (plan.Validate
 // refuses such a change before anything is checked).
 func (t *Target) Check(c *Change) (Status, string) {
 	s, err := specOf(c.Kind)

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -51,7 +50,7 @@ func FuzzDecode(f *testing.F) {
 		if jsonfile.Decode(bytes.NewReader(data), &p) != nil {
 			return
 		}
-		if err := apply.Validate(&p); err != nil {
+		if err := plan.Validate(&p); err != nil {
 			if !strings.HasPrefix(err.Error(), "plan change ") {
 				t.Fatalf("validation error does not name the change: %v", err)
 			}
