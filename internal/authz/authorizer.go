@@ -22,12 +22,15 @@ type Authorizer interface {
 	// t:name, whoever asks: the ACLs whose existence makes
 	// allow.everyone.if.no.acl.found not apply, and the only ones whose
 	// principal, host, operation and permission can change a decision on
-	// that name. AclAuthorizer: the LITERAL ACLs on name and on "*", and
-	// the PREFIXED ACLs on every prefix of name (the empty prefix only for
-	// the empty name). StandardAuthorizer: the ACLs its walk reaches —
-	// the same, except that a LITERAL "*" is not consulted for names that
-	// start with "*" (and a PREFIXED "" applies to every name); the walk
-	// order is kept. The slice is new; its ACLs are copies.
+	// that name (so two names with the same ACLs in scope are decided
+	// alike for every principal, host and operation). AclAuthorizer: the
+	// LITERAL ACLs on name and on "*", and the PREFIXED ACLs on every
+	// prefix of name (the empty prefix only for the empty name).
+	// StandardAuthorizer: the ACLs its walk reaches — the same, except that
+	// a LITERAL "*" is not consulted for other names that start with "*",
+	// a PREFIXED "" applies to every name, and for a name starting below
+	// "*" the walk may loop or throw first (then only what it reached). The
+	// slice is new, each ACL in it once, in no promised order.
 	InScope(t ResourceType, name string) []ACL
 	// Config is the configuration the authorizer was built with.
 	Config() Config

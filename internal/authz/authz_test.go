@@ -271,3 +271,24 @@ func TestAuthorizeByResourceType(t *testing.T) {
 		})
 	}
 }
+
+func TestNewZKLegacy(t *testing.T) {
+	acls := parseACLs(t, "ALLOW User:alice Read Topic:ord PREFIXED *", "ALLOW User:alice Write Topic:orders LITERAL *")
+	read := Request{Principal: "User:alice", Host: "1.2.3.4", Operation: OpRead, Type: ResourceTopic, Name: "orders"}
+	cases := []struct {
+		v          Version
+		kind, want string
+	}{
+		{Version{1, 1}, "SimpleAclAuthorizer", "DENIED NoMatchingAllow"}, // no PREFIXED before 2.0: only the literal ACL is in scope
+		{Version{2, 0}, "SimpleAclAuthorizer", "ALLOWED AllowACL"},
+		{Version{2, 3}, "SimpleAclAuthorizer", "ALLOWED AllowACL"},
+		{Version{2, 4}, "AclAuthorizer", "ALLOWED AllowACL"},
+		{Kafka39, "AclAuthorizer", "ALLOWED AllowACL"},
+	}
+	for _, c := range cases {
+		a := NewZKLegacy(acls, Config{}, c.v)
+		if got := decisionText(a.Authorize(read)); a.Kind() != c.kind || got != c.want {
+			t.Errorf("%s: %s decides %s, want %s %s", c.v, a.Kind(), got, c.kind, c.want)
+		}
+	}
+}

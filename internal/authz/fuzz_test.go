@@ -193,6 +193,9 @@ func FuzzKRaftFastPath(f *testing.F) {
 			if got.Allowed != want.Allowed || got.Reason != want.Reason || got.Exception != want.Exception {
 				t.Fatalf("%s over %v: Authorize %s, the walk %s", r, acls, got, want)
 			}
+			if got, want := sortedACLs(k.InScope(r.Type, r.Name)), sortedACLs(k.walkScope(int(r.Type), r.Name)); !slices.Equal(got, want) {
+				t.Fatalf("%s over %v: InScope %v, the walk reaches %v", r, acls, got, want)
+			}
 		}
 	})
 }

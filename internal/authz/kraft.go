@@ -325,13 +325,23 @@ func (k *kraftAuthorizer) AuthorizeByResourceType(principal, host string, op Ope
 	return Decision{Reason: ByTypeNoAllow}
 }
 
-// InScope lists the ACLs StandardAuthorizer's walk reaches for t:name, in
-// its order, each once.
+// InScope lists the ACLs StandardAuthorizer's walk reaches for t:name,
+// each once: looked up by name where the walk cannot loop or throw (as
+// Authorize does), else collected by the walk itself, up to where it would
+// loop or throw.
 func (k *kraftAuthorizer) InScope(t ResourceType, name string) []ACL {
 	ti, ok := typeIndex(t)
 	if !ok {
 		return nil
 	}
+	if ta := &k.types[ti]; name == "" || name[0] >= '*' || !ta.belowStar {
+		return ta.inScope(name, true)
+	}
+	return k.walkScope(ti, name)
+}
+
+// walkScope is the ACLs the walk reaches for name, in its order, each once.
+func (k *kraftAuthorizer) walkScope(ti int, name string) []ACL {
 	acls := k.types[ti].entries
 	seen := map[int]bool{}
 	var out []ACL
@@ -341,7 +351,7 @@ func (k *kraftAuthorizer) InScope(t ResourceType, name string) []ACL {
 			out = append(out, acls[i].ACL)
 		}
 	}
-	r := Request{Type: t, Name: name}
+	r := Request{Type: ResourceType(ti), Name: name}
 	var b ruleBuilder
 	checkSection(acls, &r, name, PatternUnknown, &b, collect)
 	checkSection(acls, &r, WildcardResource, PatternLiteral, &b, collect)

@@ -193,7 +193,7 @@ func startOracle(t testing.TB, lib, mode string) *oracle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("java", "-Xss4m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dorg.apache.logging.log4j.level=OFF",
+	cmd := exec.Command("java", "-Xmx256m", "-Xss4m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dorg.apache.logging.log4j.level=OFF",
 		"-cp", filepath.Join(lib, "*"), src, mode)
 	o := &oracle{t: t, cmd: cmd, stderr: &strings.Builder{}}
 	cmd.Stderr = &lockedWriter{b: o.stderr, mu: &o.mu}
@@ -547,7 +547,7 @@ func generate(seed uint64, n int) []block {
 			c, a = configs[r.IntN(7)], allows[r.IntN(7)]
 		}
 		b.suSet, b.su, b.aeSet, b.ae = c.suSet, c.su, a.set, a.v
-		walk := r.IntN(25) == 0      // names below "*": StandardAuthorizer may loop (each costs the oracle 250 ms)
+		walk := r.IntN(25) == 0      // names below "*": StandardAuthorizer may loop (each loop costs the oracle 200 ms of CPU)
 		colonless := r.IntN(30) == 0 // an ACL principal without ':'
 		t1, t2 := types[r.IntN(len(types))], types[r.IntN(len(types))]
 		aclNames := names

@@ -8,7 +8,7 @@ type zkAuthorizer struct {
 	super         map[string]struct{}
 	allowEveryone bool
 	// broken is an ACL AclAuthorizer cannot load (a principal without ':',
-	// an Any operation or permission): loadCache throws in configure, so
+	// an Any operation, permission or resource type): loadCache throws in configure, so
 	// the broker does not start and no request is decided.
 	broken    *ACL
 	brokenExc string
@@ -71,7 +71,7 @@ func newZK(acls []ACL, cfg Config, kind string, prefixed bool) *zkAuthorizer {
 	for ti := range z.types {
 		for i := range z.types[ti].entries {
 			e := &z.types[ti].entries[i]
-			if z.broken == nil && (e.colonless || e.Operation == OpAny || e.Permission == PermissionAny) {
+			if z.broken == nil && (e.colonless || e.Operation == OpAny || e.Permission == PermissionAny || e.Type == ResourceAny) {
 				z.broken, z.brokenExc = &e.ACL, "IllegalArgumentException"
 			}
 			if e.Pattern != PatternLiteral && e.Pattern != PatternPrefixed {

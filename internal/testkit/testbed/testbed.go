@@ -109,6 +109,14 @@ func SourceServerProps(t testing.TB) string {
 	return file(t, filepath.Join("conf", "source.properties"), "testbed.sh start source writes it")
 }
 
+// TargetServerProps returns the path of the target's node 1's
+// server.properties (controller and broker: its super.users and
+// allow.everyone.if.no.acl.found are both roles').
+func TargetServerProps(t testing.TB) string {
+	t.Helper()
+	return file(t, filepath.Join("conf", "target.properties"), "testbed.sh start target writes it")
+}
+
 // EncoderSecretFile returns the path of the file holding the source broker's
 // password.encoder.secret.
 func EncoderSecretFile(t testing.TB) string {
