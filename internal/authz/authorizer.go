@@ -23,7 +23,9 @@ type Authorizer interface {
 	// allow.everyone.if.no.acl.found not apply, and the only ones whose
 	// principal, host, operation and permission can change a decision on
 	// that name (so two names with the same ACLs in scope are decided
-	// alike for every principal, host and operation). AclAuthorizer: the
+	// alike for every principal, host and operation — on
+	// StandardAuthorizer, unless a name starts below "*": whether its walk
+	// loops or throws depends on ACLs out of scope). AclAuthorizer: the
 	// LITERAL ACLs on name and on "*", and the PREFIXED ACLs on every
 	// prefix of name (the empty prefix only for the empty name).
 	// StandardAuthorizer: the ACLs its walk reaches — the same, except that
