@@ -21,9 +21,11 @@ if ! command -v "${GO:-go}" >/dev/null && [[ -x /usr/local/go/bin/go ]]; then
 	PATH=/usr/local/go/bin:$PATH
 fi
 GO=${GO:-go}
+# -timeout 45m: a package that drives the real servers end to end (cmd/migrate)
+# can pass go test's default 10 minutes on a loaded 2-core machine.
 # -p 1: packages share one set of servers (and fault tests restart the
 # target), so their test binaries run one at a time.
-read -r -a FLAGS <<<"${GO_TEST_FLAGS:--count=1 -p 1}"
+read -r -a FLAGS <<<"${GO_TEST_FLAGS:--count=1 -p 1 -timeout 45m}"
 read -r -a PKGS <<<"${GO_TEST_PKGS:-./...}"
 
 TBDIR=${TESTBED_DIR:-$ROOT/.testbed}
