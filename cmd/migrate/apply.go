@@ -297,9 +297,17 @@ func (f *applyFlags) applyFunc(pl *migration.Planned, audit apply.Observer, last
 func (f *applyFlags) loadSaved(ctx context.Context, progress io.Writer) (*migration.Planned, error) {
 	pl, err := migration.LoadSaved(ctx, migration.SavedRequest{PlanFile: f.planFile,
 		Source: func(ctx context.Context) (*snapshot.Snapshot, error) { return f.source.load(ctx, progress) },
-		Dial:   f.target.kafka().Dial, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds, Hooks: hooks(progress)})
+		Dial:   f.target.kafka().Dial, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds, PrincipalMapFile: f.principalMap,
+		Hooks: hooks(progress)})
 	var pe *migration.PolicyError
+	var me *migration.PrincipalMapError
 	switch {
+	case errors.As(err, &me) && me.Given == "":
+		return nil, fmt.Errorf("%s was planned with a principal map (%s): give the same --principal-map, so that the source is mapped as it was", me.PlanFile, me.Planned)
+	case errors.As(err, &me) && me.Planned == "":
+		return nil, fmt.Errorf("%s was planned without a principal map: leave out --principal-map %s, or plan again with it", me.PlanFile, me.Given)
+	case errors.As(err, &me):
+		return nil, fmt.Errorf("--principal-map %s (%s) is not the map %s was planned with (%s)", me.Given, me.GivenDigest, me.PlanFile, me.Planned)
 	case errors.As(err, &pe) && pe.Given == "":
 		return nil, fmt.Errorf("%s was planned with a topic policy (%s): give the same --policy, so that apply checks the changes against it again", pe.PlanFile, pe.Planned)
 	case errors.As(err, &pe):

@@ -20,12 +20,15 @@ type checkFlags struct {
 	source     sourceFlags
 	policyFile string
 	scramCreds string
-	target     string
-	output     string
-	failOn     string
-	limit      int
-	catalogue  bool
-	audit      auditFlags
+	// principalMap is --principal-map: the source is checked as it will
+	// be planned, its principals mapped.
+	principalMap string
+	target       string
+	output       string
+	failOn       string
+	limit        int
+	catalogue    bool
+	audit        auditFlags
 }
 
 func (f *checkFlags) register(fs *pflag.FlagSet) {
@@ -38,6 +41,7 @@ func (f *checkFlags) register(fs *pflag.FlagSet) {
 		fl.DefValue = "true"
 	}
 	fs.StringVar(&f.policyFile, "policy", "", "TopicActionPolicy `FILE` (YAML): report existing topics that violate it")
+	fs.StringVar(&f.principalMap, "principal-map", "", "`FILE`: map source principals as plan does (docs/principal-map.md) and report what the map leaves unmapped, merges or collides (ACL-PRINCIPAL-MAP)")
 	fs.StringVar(&f.scramCreds, "scram-credentials", "", "`FILE`: a JSON list of {user, mechanism, password, iterations}, as plan takes it: users whose passwords are given are not reported as lost")
 	fs.StringVar(&f.target, "target-version", check.DefaultTargetVersion, "Kafka `VERSION` the cluster moves to (4.0, 4.1, ...); version-dependent checks follow it")
 	outputFlag(fs, &f.output, "output: text, json or markdown (for a change ticket)", "text", "json", "markdown")
@@ -110,6 +114,10 @@ func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
 			opts.ScramPasswords[check.ScramKey{User: c.User, Mechanism: c.Mechanism}] = true
 		}
 	}
+	pm, err := migration.LoadPrincipalMap(f.principalMap)
+	if err != nil {
+		return fail(e, "check", err)
+	}
 	if f.policyFile != "" {
 		pol, err := policy.Load(f.policyFile)
 		if err != nil {
@@ -131,7 +139,7 @@ func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
 	// stayed encrypted is read per config). A plaintext password config is
 	// "known" without any secret, so it proves nothing about one.
 	opts.EncoderSecretKnown = f.source.zookeeper != "" && (f.source.encoderSecretFile != "" || staticEncoderSecret(src))
-	findings, err := check.Run(src, opts)
+	findings, err := check.Run(migration.MapForCheck(pm, src), opts)
 	if err != nil {
 		finish(ctx, e, rec, migration.Failed)
 		return fail(e, "check", err)

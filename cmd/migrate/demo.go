@@ -149,7 +149,7 @@ func demo(ctx context.Context, e *env, brokers int, interactive bool, text rende
 		// kfake places replicas itself whatever CreateTopics asks, so the
 		// demo lets the target place them (a real target keeps the source's
 		// replica lists: --placement auto).
-		p, err := migration.BuildPlan(src, tgt, creds, plan.Options{Principal: conn.Principal, Placement: plan.PlacementTarget}, nil)
+		p, err := migration.BuildPlan(src, tgt, creds, plan.Options{Principal: conn.Principal, Placement: plan.PlacementTarget}, nil, nil)
 		return p, tgt, err
 	}
 	p, tgt, err := build()

@@ -38,6 +38,7 @@ type planFlags struct {
 	resendSecrets  bool
 	scramCreds     string
 	scramResets    string
+	principalMap   string
 	output         string
 	targetVersion  string
 	interactive    bool
@@ -62,6 +63,7 @@ func (f *planFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.raiseMinimums, "raise-to-target-minimums", false, "create topics whose config values the target refuses (segment.bytes below 1 MiB on 4.1) with the nearest value it accepts; each adjustment is named in the plan")
 	fs.BoolVar(&f.resendSecrets, "resend-secrets", false, "send sensitive configs and SCRAM credentials even when present on the target")
 	fs.StringVar(&f.scramCreds, "scram-credentials", "", "`FILE`: a JSON list of {user, mechanism, password, iterations} to recreate SCRAM users")
+	fs.StringVar(&f.principalMap, "principal-map", "", "map source principals to the target's (`FILE`: Kafka's ssl.principal.mapping.rules and sasl.kerberos.principal.to.local.rules, zkmigrate.map pairs; docs/principal-map.md) in ACLs, quotas and SCRAM users")
 	fs.StringVar(&f.scramResets, "scram-resets", "", "write the users whose SCRAM password must be reset (no password given) to this `FILE`")
 	outputFlag(fs, &f.output, "output: text or json", "text", "json")
 	fs.StringVar(&f.targetVersion, "target-version", "4.1", "Kafka `VERSION` of the target (4.0, 4.1, ...): values it would refuse become blockers")
@@ -167,7 +169,8 @@ func (f *planFlags) request(progress io.Writer) (migration.PlanRequest, error) {
 		Target: migration.Target{SnapshotFile: f.targetSnapshot, Dial: f.target.kafka().Dial,
 			Principal: f.target.principal}, // --principal for offline (--target-snapshot) review
 		Options: opts, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds, ScramResetsFile: f.scramResets,
-		Hooks: hooks(progress),
+		PrincipalMapFile: f.principalMap,
+		Hooks:            hooks(progress),
 	}, nil
 }
 

@@ -214,7 +214,7 @@ func TestBrokerPasswordCannotBeRerouted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := migration.BuildPlan(src, tgt, nil, plan.Options{}, nil)
+	fresh, err := migration.BuildPlan(src, tgt, nil, plan.Options{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

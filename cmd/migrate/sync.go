@@ -72,6 +72,9 @@ A source read through its brokers (--source-bootstrap-server) has no
 change feed: sync says so and polls it, a full "poll" round every
 --poll-every (default 10s); what changed on the source since the last
 read is applied, the rest is drift.
+With --principal-map, sync polls a ZooKeeper source the same way (a full
+round every --poll-every): a change round re-reads the entities a
+notification names, and the map gives users other names on the target.
 --freeze (or SIGUSR1 to a running sync) stops all writes and turns sync
 into an alarm: a round in flight sends nothing more (what it did not send
 is named), and each change to the source is printed with what changed;
@@ -111,9 +114,9 @@ func (f *syncFlags) check(args []string) error {
 		return fmt.Errorf("unexpected argument %q", args[0])
 	case f.source.snapshotFile != "" || f.source.disk.set():
 		return errors.New("sync follows a live ZooKeeper's change feed: give --zookeeper, not --snapshot or --zk-data-dir (a fixed point in time)")
-	case f.pollSet && f.source.bootstrap == "":
-		return errors.New("--poll-every is for --source-bootstrap-server (a source without a change feed); --zookeeper is followed through its change feed")
-	case f.source.bootstrap != "" && f.pollEvery < time.Second:
+	case f.pollSet && f.source.bootstrap == "" && f.principalMap == "":
+		return errors.New("--poll-every is for --source-bootstrap-server (a source without a change feed) or --principal-map; --zookeeper is followed through its change feed")
+	case (f.source.bootstrap != "" || f.principalMap != "") && f.pollEvery < time.Second:
 		return fmt.Errorf("--poll-every %s: want at least 1s", f.pollEvery)
 	case f.targetSnapshot != "":
 		return errors.New("sync writes to a live target: give --bootstrap-server, not --target-snapshot")
@@ -154,7 +157,8 @@ func (f *syncFlags) request(e *env) (syncsession.Request, error) {
 		return syncsession.Request{}, err
 	}
 	return syncsession.Request{Source: src, Target: *f.target.kafka(), Options: opts, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds,
-		PollEvery: f.pollEvery, ReconcileEvery: f.reconcileEvery, VerifyTimeout: f.settle,
+		PrincipalMapFile: f.principalMap,
+		PollEvery:        f.pollEvery, ReconcileEvery: f.reconcileEvery, VerifyTimeout: f.settle,
 		Freeze: f.freeze, ExitOnChange: f.exitOnChange, KeepTargetEdits: f.keepTargetEdits,
 		Audit: f.audit.request(), Args: e.args, Version: version,
 		Hooks: migration.Hooks{

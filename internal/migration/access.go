@@ -120,7 +120,9 @@ func LoadAccess(ctx context.Context, r AccessRequest) (*AccessInputs, error) {
 		p := &plan.Plan{Format: plan.FormatVersion, Options: opts} // ACLs left out: the plan changes none
 		if plansACLs(opts) {
 			opts.Include, opts.Exclude = []plan.Kind{plan.KindACL}, nil
-			if p, err = BuildPlan(src, tgtSnap, nil, opts, nil); err != nil {
+			// The plan maps the source's principals with the same map, so the
+			// target it would leave names them as map(P).
+			if p, err = BuildPlan(src, tgtSnap, nil, opts, nil, out.Map); err != nil {
 				return nil, err
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/policy"
+	"github.com/zkmigrate/zkmigrate/internal/principalmap"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -29,6 +30,9 @@ type Planned struct {
 	// and key: apply resolves a secret reference only from these, never
 	// from a plan file.
 	Secrets *plan.Secrets
+	// PrincipalMap is the principal map the source was mapped with before
+	// planning (nil: none); Source is the source as read, unmapped.
+	PrincipalMap *principalmap.Map
 }
 
 // NewPlanned is p, built in this run from src and tgt, with what it was
@@ -111,6 +115,10 @@ type PlanRequest struct {
 	// ScramResetsFile, when set, receives the SCRAM users whose password
 	// must be reset (WriteScramResets).
 	ScramResetsFile string
+	// PrincipalMapFile is a principal map ("" none): the source's
+	// principals are mapped with it before the plan is built
+	// (docs/principal-map.md), and the plan records its digest.
+	PrincipalMapFile string
 	Hooks
 }
 
@@ -126,6 +134,10 @@ func Compute(ctx context.Context, r PlanRequest) (*Planned, error) {
 	}
 	opts.Policy = digest
 	creds, err := LoadCredentials(r.CredentialsFile)
+	if err != nil {
+		return nil, err
+	}
+	pm, err := LoadPrincipalMap(r.PrincipalMapFile)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +180,7 @@ func Compute(ctx context.Context, r PlanRequest) (*Planned, error) {
 		opts.Principal = conn.Principal // who the connection authenticates as
 		opts.OwnUser = OwnUser(conn)
 	}
-	p, err := BuildPlan(src, tgt, creds, opts, pol)
+	p, err := BuildPlan(src, tgt, creds, opts, pol, pm)
 	if err != nil {
 		if conn != nil {
 			conn.Close()
@@ -176,6 +188,7 @@ func Compute(ctx context.Context, r PlanRequest) (*Planned, error) {
 		return nil, err
 	}
 	out := NewPlanned(p, src, tgt, conn, creds)
+	out.PrincipalMap = pm
 	r.phase("plan")
 	if r.ScramResetsFile != "" {
 		if err := WriteScramResets(r.ScramResetsFile, p); err != nil {
@@ -238,14 +251,23 @@ func LoadPolicy(path string) (*policy.Policy, string, error) {
 	return pol, "sha256:" + hex.EncodeToString(sum[:]), nil
 }
 
-// BuildPlan builds the plan from source and target with the given options
-// and policy (nil: none). The snapshots' digests (a whole encoding of each)
-// are computed on another goroutine while the plan is built, which only
-// reads the snapshots.
-func BuildPlan(src, tgt *snapshot.Snapshot, creds []plan.Credential, opts plan.Options, pol *policy.Policy) (*plan.Plan, error) {
+// BuildPlan builds the plan from source and target with the given options,
+// policy (nil: none) and principal map (nil: none). With a map the plan is
+// built from the source with its principals mapped (principalmap.
+// ApplySnapshot: its findings are the plan's, its collisions blockers) and
+// records the map's digest in Options.PrincipalMap; Source.Digest is the
+// digest of the source as read. The snapshots' digests (a whole encoding
+// of each) are computed on another goroutine while the plan is built,
+// which only reads the snapshots.
+func BuildPlan(src, tgt *snapshot.Snapshot, creds []plan.Credential, opts plan.Options, pol *policy.Policy, pm *principalmap.Map) (*plan.Plan, error) {
 	digests := make(chan [2]string, 1)
 	go func() { digests <- [2]string{snapshot.Digest(src), snapshot.Digest(tgt)} }()
-	in := plan.Input{Source: src, Target: tgt, Options: opts, Credentials: creds,
+	mapped, blockers := mapSource(pm, src)
+	opts.PrincipalMap = ""
+	if pm != nil {
+		opts.PrincipalMap = pm.Digest()
+	}
+	in := plan.Input{Source: mapped, Target: tgt, Options: opts, Credentials: creds, Blockers: blockers,
 		SourceEndpoint: endpoint(src), TargetEndpoint: endpoint(tgt)}
 	if pol != nil {
 		in.Policy = policyAdapter{pol}

@@ -170,7 +170,7 @@ func TestBuildPlanRecordsEndpoints(t *testing.T) {
 // build returns no plan.
 func TestBuildPlanEndpoints(t *testing.T) {
 	src, tgt := source(), target()
-	p, err := BuildPlan(src, tgt, nil, plan.Options{}, nil)
+	p, err := BuildPlan(src, tgt, nil, plan.Options{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestBuildPlanEndpoints(t *testing.T) {
 			t.Errorf("endpoint %+v, want %+v", c.got, want)
 		}
 	}
-	if p, err := BuildPlan(src, tgt, nil, plan.Options{Placement: "nowhere"}, nil); err == nil {
+	if p, err := BuildPlan(src, tgt, nil, plan.Options{Placement: "nowhere"}, nil, nil); err == nil {
 		t.Errorf("a bad placement built a plan: %+v", p)
 	}
 }

@@ -63,7 +63,7 @@ func fixed(s *snapshot.Snapshot, calls *int) SourceFunc {
 
 func build(t *testing.T, src, tgt *snapshot.Snapshot, opts plan.Options) *plan.Plan {
 	t.Helper()
-	p, err := BuildPlan(src, tgt, nil, opts, nil)
+	p, err := BuildPlan(src, tgt, nil, opts, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,17 +37,17 @@ func TestJustifyOwnUser(t *testing.T) {
 		s.ScramUsers = []snapshot.ScramUser{{Name: "admin", Credentials: []snapshot.ScramCredential{{Mechanism: "SCRAM-SHA-512", Iterations: 4096}}}}
 		return s
 	}
-	saved, err := BuildPlan(source(), tgt(), nil, plan.Options{Prune: true, OwnUser: "planner", Include: []plan.Kind{plan.KindScramUser}}, nil)
+	saved, err := BuildPlan(source(), tgt(), nil, plan.Options{Prune: true, OwnUser: "planner", Include: []plan.Kind{plan.KindScramUser}}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(saved.Changes) != 1 || saved.Changes[0].ID != "scram-user:admin/SCRAM-SHA-512" || saved.Changes[0].Action != plan.ActionDelete {
 		t.Fatalf("saved plan %+v, want admin's credential deleted", saved.Changes)
 	}
-	if _, err := Justify(saved, source(), tgt(), nil, nil, "planner"); err != nil {
+	if _, err := Justify(saved, source(), tgt(), nil, nil, "planner", nil); err != nil {
 		t.Errorf("applied as the planner: %v", err)
 	}
-	_, err = Justify(saved, source(), tgt(), nil, nil, "admin")
+	_, err = Justify(saved, source(), tgt(), nil, nil, "admin", nil)
 	if err == nil || !strings.Contains(err.Error(), "scram-user:admin/SCRAM-SHA-512: blocked now: --prune would delete the SCRAM credential of User:admin") {
 		t.Errorf("applied as admin: %v, want the delete refused by name", err)
 	}

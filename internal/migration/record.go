@@ -2,6 +2,7 @@ package migration
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
@@ -189,6 +190,11 @@ func (r *Recorder) Reads(ctx context.Context, pl *Planned, srcDigest, tgtDigest 
 	_ = r.run.SetEndpoints(ctx, Endpoint(pl.Source, ""), Endpoint(pl.Target, principal))
 	_ = r.run.RecordSnapshot(ctx, "source", srcDigest, counts(pl.Source))
 	_ = r.run.RecordSnapshot(ctx, "target", tgtDigest, counts(pl.Target))
+	if pm := pl.PrincipalMap; pm != nil {
+		// The map itself, so the trail shows how principals were renamed
+		// (the plan records its digest; the renames are its findings).
+		_ = r.run.Note(ctx, "principal-map", fmt.Sprintf("%s (%s)\n%s", pm.Path(), pm.Digest(), pm.Canonical()))
+	}
 	for _, v := range pl.SecretValues() {
 		r.run.AddSecrets(v) // belt and braces: the audit scrubs these if they ever reach it
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
 	"github.com/zkmigrate/zkmigrate/internal/policy"
+	"github.com/zkmigrate/zkmigrate/internal/principalmap"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -23,6 +24,9 @@ type SavedRequest struct {
 	// made with one; CredentialsFile is a SCRAM credentials file ("" none).
 	PolicyFile      string
 	CredentialsFile string
+	// PrincipalMapFile must be the principal map the plan was made with,
+	// when it was made with one, and none when it was made without.
+	PrincipalMapFile string
 	Hooks
 }
 
@@ -73,6 +77,13 @@ func LoadSaved(ctx context.Context, r SavedRequest) (*Planned, error) {
 	if err != nil {
 		return nil, err
 	}
+	pm, err := LoadPrincipalMap(r.PrincipalMapFile)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPrincipalMap(r.PlanFile, p.Options, pm); err != nil {
+		return nil, err
+	}
 	src, err := r.Source(ctx)
 	if err != nil {
 		return nil, err
@@ -87,12 +98,12 @@ func LoadSaved(ctx context.Context, r SavedRequest) (*Planned, error) {
 		conn.Close()
 		return nil, err
 	}
-	secrets, err := Justify(p, src, tgt, creds, pol, OwnUser(conn))
+	secrets, err := Justify(p, src, tgt, creds, pol, OwnUser(conn), pm)
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("%s: %w", r.PlanFile, err)
 	}
-	return &Planned{Plan: p, Source: src, Target: tgt, Conn: conn, Credentials: creds, Secrets: secrets}, nil
+	return &Planned{Plan: p, Source: src, Target: tgt, Conn: conn, Credentials: creds, Secrets: secrets, PrincipalMap: pm}, nil
 }
 
 // Justify decides whether saved may be applied to tgt now, and returns the
@@ -105,17 +116,21 @@ func LoadSaved(ctx context.Context, r SavedRequest) (*Planned, error) {
 // so a saved reference reaches only the resource and key it was read from.
 // own is the SASL user apply authenticates as now (OwnUser): the plan built
 // now protects that user's SCRAM credentials, whoever made the saved plan,
-// so a saved --prune delete of them is refused ("blocked now").
-func Justify(saved *plan.Plan, src, tgt *snapshot.Snapshot, creds []plan.Credential, pol *policy.Policy, own string) (*plan.Secrets, error) {
+// so a saved --prune delete of them is refused ("blocked now"). pm is the
+// principal map the plan was made with (nil: none); another is refused.
+func Justify(saved *plan.Plan, src, tgt *snapshot.Snapshot, creds []plan.Credential, pol *policy.Policy, own string, pm *principalmap.Map) (*plan.Secrets, error) {
 	if saved.Options.Policy != "" && pol == nil {
 		return nil, errors.New("the plan was made with a topic policy, and none was given")
+	}
+	if err := checkPrincipalMap("the plan", saved.Options, pm); err != nil {
+		return nil, err
 	}
 	if _, _, err := plan.Triage(saved, tgt); err != nil {
 		return nil, err
 	}
 	opts := saved.Options
 	opts.OwnUser = own
-	fresh, err := BuildPlan(src, tgt, creds, opts, pol)
+	fresh, err := BuildPlan(src, tgt, creds, opts, pol, pm)
 	if err == nil {
 		err = plan.Recheck(saved, fresh, plan.NewTarget(tgt))
 	}

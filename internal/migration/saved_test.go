@@ -29,7 +29,7 @@ func TestLoadSavedRefusesBeforeReading(t *testing.T) {
 	}
 	_, otherDigest, _ := LoadPolicy(otherPol)
 	save := func(name string, edit func(p *plan.Plan)) string {
-		p, err := BuildPlan(source(), target(), nil, plan.Options{Policy: digest}, pol)
+		p, err := BuildPlan(source(), target(), nil, plan.Options{Policy: digest}, pol, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,7 @@ func TestJustify(t *testing.T) {
 		t.Fatal(err)
 	}
 	creds := []plan.Credential{{User: "alice", Mechanism: "SCRAM-SHA-256", Password: secret.New("scram-credentials:alice/SCRAM-SHA-256", "alice-pw")}}
-	saved, err := BuildPlan(source(), target(), creds, plan.Options{}, nil)
+	saved, err := BuildPlan(source(), target(), creds, plan.Options{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestJustify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			secrets, err := Justify(saved, tt.src(), tt.tgt(), tt.creds, tt.pol, "")
+			secrets, err := Justify(saved, tt.src(), tt.tgt(), tt.creds, tt.pol, "", nil)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatal(err)

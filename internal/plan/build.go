@@ -45,6 +45,9 @@ type Input struct {
 	PolicyNotes    []string
 	Credentials    []Credential
 	Options        Options
+	// Blockers are found before planning (the principal map's collisions:
+	// principalmap.Result.Collisions); each is added for a wanted kind.
+	Blockers []Blocker
 }
 
 // Error is a problem with the input that stops planning (for example a
@@ -110,6 +113,9 @@ func Build(in Input) (*Plan, error) {
 				return nil, err
 			}
 		}
+	}
+	for _, bl := range in.Blockers {
+		b.block(bl.ID, bl.Kind, bl.Resource, bl.Reason, bl.Fix, nil)
 	}
 	b.sourceFindings()
 	b.finish()

@@ -202,4 +202,9 @@ type Options struct {
 	// Policy is "sha256:<hex>" of the TopicActionPolicy file the plan was
 	// made with, "" without one; apply --plan requires the same file again.
 	Policy string `json:"policy,omitempty"`
+	// PrincipalMap is the principal map (--principal-map) the source was
+	// mapped with before the plan was built, principalmap.Map.Digest
+	// ("sha256:<hex>" of its canonical form), "" without one; apply --plan
+	// requires the same map again.
+	PrincipalMap string `json:"principal_map,omitempty"`
 }

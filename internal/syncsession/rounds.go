@@ -14,6 +14,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/policy"
+	"github.com/zkmigrate/zkmigrate/internal/principalmap"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/syncer"
 	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
@@ -28,6 +29,7 @@ type rounds struct {
 	opts    plan.Options
 	creds   []plan.Credential
 	pol     *policy.Policy
+	pm      *principalmap.Map
 	statics *migration.Statics
 	topics  *regexp.Regexp
 	settle  time.Duration // VerifyTimeout
@@ -49,6 +51,9 @@ func newRounds(req Request) (*rounds, error) {
 	}
 	r.pol, r.opts.Policy = pol, digest
 	if r.creds, err = migration.LoadCredentials(req.CredentialsFile); err != nil {
+		return nil, err
+	}
+	if r.pm, err = migration.LoadPrincipalMap(req.PrincipalMapFile); err != nil {
 		return nil, err
 	}
 	if r.statics, err = migration.LoadStatics(req.Source); err != nil {
@@ -80,7 +85,7 @@ func (r *rounds) readTargetScoped(ctx context.Context, scope kread.Scope) (*snap
 
 func (r *rounds) plan(src, tgt *snapshot.Snapshot) (*plan.Plan, error) {
 	r.statics.Apply(src)
-	return migration.BuildPlan(src, tgt, r.creds, r.opts, r.pol)
+	return migration.BuildPlan(src, tgt, r.creds, r.opts, r.pol, r.pm)
 }
 
 // apply sends one round's plan through migration.Planned.Apply (secrets

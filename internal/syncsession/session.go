@@ -33,6 +33,12 @@ type Request struct {
 	Options         plan.Options
 	PolicyFile      string
 	CredentialsFile string
+	// PrincipalMapFile is a principal map ("" none) every round's source is
+	// mapped with. With one, a ZooKeeper source is polled (full rounds
+	// every PollEvery) instead of followed: a change round reads the
+	// entities a notification names on both sides, and the map names users
+	// differently on the target.
+	PrincipalMapFile string
 	// PollEvery is the period of a polled source's full rounds.
 	PollEvery time.Duration
 	// ReconcileEvery is the period of the full reconciliation (0: never).
@@ -180,6 +186,10 @@ func (s *Session) openSource(ctx context.Context) error {
 	if s.watches, err = zkconn.Dial(ctx, wo); err != nil {
 		return err
 	}
+	if s.rounds.pm != nil {
+		s.notice("Polling ZooKeeper at %s every %s: with --principal-map every round is a full one (a change round reads entities by their source names, which the map changes on the target).", s.source, s.req.PollEvery)
+		return nil
+	}
 	// The feed is armed before the first read, so no change falls between.
 	feedCtx, stopFeed := context.WithCancel(ctx)
 	s.stopFeed = stopFeed
@@ -265,7 +275,7 @@ func (s *Session) config() syncer.Config {
 		Tracker:         s.tracker,
 		Stages:          syncer.Stages{ReadTarget: r.readTarget, ReadTargetScoped: r.readTargetScoped, Plan: r.plan, Apply: r.apply},
 	}
-	if s.kafkaSource != nil {
+	if s.kafkaSource != nil || r.pm != nil {
 		cfg.PollEvery = s.req.PollEvery
 	}
 	if s.reads != nil {
