@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -163,6 +162,10 @@ func runAccessDiff(ctx context.Context, e *env, f *accessDiffFlags, args []strin
 	if len(args) > 0 {
 		return fail(e, name, fmt.Errorf("unexpected argument %q", args[0]))
 	}
+	view, err := render.AccessView(render.Output(f.output), e.stdout, f.limit)
+	if err != nil {
+		return fail(e, name, outputError(err))
+	}
 	var planned *plan.Options
 	if f.planned {
 		var o plan.Options
@@ -201,23 +204,13 @@ func runAccessDiff(ctx context.Context, e *env, f *accessDiffFlags, args []strin
 		return fail(e, name, accessError(err))
 	}
 	rec.AccessProof(ctx, r)
-	if err := writeAccessReport(e.stdout, f.output, f.limit, r); err != nil {
+	if err := view(r); err != nil {
 		finish(ctx, e, rec, migration.Failed)
 		return fail(e, name, err)
 	}
 	o := migration.AccessOutcome(r)
 	finish(ctx, e, rec, o)
 	return int(o.Code)
-}
-
-func writeAccessReport(w io.Writer, output string, limit int, r *access.Result) error {
-	switch output {
-	case "json":
-		return render.AccessJSON(w, r)
-	case "markdown":
-		return render.AccessMarkdown(w, r)
-	}
-	return render.AccessText(w, r, limit)
 }
 
 // accessError words the proof's input errors with the flags that gave
@@ -327,17 +320,9 @@ func runAccessOne(ctx context.Context, e *env, f *accessFlags, args []string, na
 	}
 	switch x := v.(type) {
 	case *access.Explanation:
-		if f.output == "json" {
-			err = render.AccessJSON(e.stdout, x)
-		} else {
-			err = render.ExplainText(e.stdout, x)
-		}
+		err = show(render.ExplainView, e, f.output, x)
 	case *access.WhoResult:
-		if f.output == "json" {
-			err = render.AccessJSON(e.stdout, x)
-		} else {
-			err = render.WhoText(e.stdout, x)
-		}
+		err = show(render.WhoView, e, f.output, x)
 	}
 	if err != nil {
 		return fail(e, name, err)

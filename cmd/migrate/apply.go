@@ -216,9 +216,12 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 		finish(ctx, e, rec, migration.NothingToDo)
 		return exitOK, nil
 	}
-	if f.output != "json" {
-		_ = render.PlanTextWith(e.stdout, p, render.TextOptions{Detail: f.detail})
+	view, err := render.NewApplyView(render.Output(f.output), e.stdout, render.TextOptions{Detail: f.detail}, f.verbose,
+		func(text apply.Observer) apply.Observer { return withMeter(e, f.source.quiet, text) })
+	if err != nil {
+		return exitError, outputError(err)
 	}
+	_ = view.Plan(p)
 	if !f.yes && !f.validateOnly {
 		if !e.tty {
 			return exitError, errors.New("refusing to apply without confirmation: not a terminal; pass --yes")
@@ -229,14 +232,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 			return exitOK, nil
 		}
 	}
-	var obs apply.Observers
-	var js *render.ApplyJSON
-	if f.output == "json" {
-		js = &render.ApplyJSON{}
-		obs = append(obs, js)
-	} else {
-		obs = append(obs, withMeter(e, f.source.quiet, &render.ApplyText{W: e.stdout, Verbose: f.verbose}))
-	}
+	obs := apply.Observers{view.Observer()}
 	if o := rec.Observer(); o != nil {
 		obs = append(obs, o)
 	}
@@ -258,11 +254,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 			fmt.Fprintf(e.stderr, "Verified: every broker of the target shows every applied change.\n")
 		}
 	}
-	if js != nil {
-		js.Summary.AuditRun = rec.ID()
-		js.Summary.Unverified = unverified
-		_ = js.Write(e.stdout)
-	}
+	_ = view.Summary(rec.ID(), unverified)
 	return f.exit(ctx, e, rec, res, len(unverified)), nil
 }
 

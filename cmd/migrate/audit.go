@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -77,15 +75,6 @@ func (c *cli) auditSub(name, short, usage string, run func(ctx context.Context, 
 	return cmd, fs
 }
 
-func checkOutput(f *auditCmdFlags, allowed ...string) error {
-	for _, a := range allowed {
-		if f.output == a {
-			return nil
-		}
-	}
-	return fmt.Errorf("-o %q: want %s", f.output, strings.Join(allowed, " or "))
-}
-
 // openAuditDB opens an existing audit database for reading. It does not
 // create one (a missing file is an error naming the path); an older schema
 // is migrated forward, a newer one refused.
@@ -117,12 +106,6 @@ func parseRunID(pos []string, sub string) (int64, error) {
 	return id, nil
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
 func (c *cli) newAuditLogCmd() *cobra.Command {
 	var limit int
 	cmd, fs := c.auditSub("log", "runs, newest first", "Usage: migrate audit log [--limit N] [--audit-db PATH] [-o text|json]\n\nList runs, newest first.\n",
@@ -137,8 +120,9 @@ func auditLog(ctx context.Context, e *env, f *auditCmdFlags, limit int, pos []st
 	if len(pos) > 0 {
 		return fail(e, "audit log", fmt.Errorf("unexpected argument %q", pos[0]))
 	}
-	if err := checkOutput(f, "text", "json"); err != nil {
-		return fail(e, "audit log", err)
+	view, err := render.AuditRunsView(render.Output(f.output), e.stdout)
+	if err != nil {
+		return fail(e, "audit log", outputError(err))
 	}
 	s, err := openAuditDB(ctx, f)
 	if err != nil {
@@ -149,16 +133,7 @@ func auditLog(ctx context.Context, e *env, f *auditCmdFlags, limit int, pos []st
 	if err != nil {
 		return fail(e, "audit log", err)
 	}
-	if f.output == "json" {
-		if runs == nil {
-			runs = []audit.RunSummary{}
-		}
-		if err := writeJSON(e.stdout, runs); err != nil {
-			return fail(e, "audit log", err)
-		}
-		return exitOK
-	}
-	if err := render.AuditRuns(e.stdout, s.Path(), runs); err != nil {
+	if err := view(render.AuditRunsShown{DB: s.Path(), Runs: runs}); err != nil {
 		return fail(e, "audit log", err)
 	}
 	return exitOK
@@ -180,8 +155,9 @@ func auditShow(ctx context.Context, e *env, f *auditCmdFlags, kind, status strin
 	if err != nil {
 		return fail(e, "audit show", err)
 	}
-	if err := checkOutput(f, "text", "json"); err != nil {
-		return fail(e, "audit show", err)
+	view, err := render.AuditRunView(render.Output(f.output), e.stdout)
+	if err != nil {
+		return fail(e, "audit show", outputError(err))
 	}
 	switch status {
 	case "", "planned", "sent", "validated", "succeeded", "failed", "skipped":
@@ -197,7 +173,7 @@ func auditShow(ctx context.Context, e *env, f *auditCmdFlags, kind, status strin
 	if err != nil {
 		return fail(e, "audit show", err)
 	}
-	changes, err := s.Changes(ctx, id, audit.ChangeFilter{Kind: kind, Status: status, NoStates: f.output != "json"})
+	changes, err := s.Changes(ctx, id, audit.ChangeFilter{Kind: kind, Status: status, NoStates: !render.AuditRunStates(render.Output(f.output))})
 	if err != nil {
 		return fail(e, "audit show", err)
 	}
@@ -205,23 +181,7 @@ func auditShow(ctx context.Context, e *env, f *auditCmdFlags, kind, status strin
 	if err != nil {
 		return fail(e, "audit show", err)
 	}
-	if f.output == "json" {
-		if changes == nil {
-			changes = []audit.ChangeRecord{}
-		}
-		if rpcs == nil {
-			rpcs = []audit.RPCRecord{}
-		}
-		if err := writeJSON(e.stdout, struct {
-			Run     audit.RunSummary     `json:"run"`
-			Changes []audit.ChangeRecord `json:"changes"`
-			RPCs    []audit.RPCRecord    `json:"rpcs"`
-		}{run, changes, rpcs}); err != nil {
-			return fail(e, "audit show", err)
-		}
-		return exitOK
-	}
-	if err := render.AuditRun(e.stdout, run, changes, rpcs, render.AuditFilter{Kind: kind, Status: status}); err != nil {
+	if err := view(render.AuditRunShown{Run: run, Changes: changes, RPCs: rpcs, Filter: render.AuditFilter{Kind: kind, Status: status}}); err != nil {
 		return fail(e, "audit show", err)
 	}
 	return exitOK
@@ -243,8 +203,9 @@ func auditExport(ctx context.Context, e *env, f *auditCmdFlags, pos []string) in
 	if err != nil {
 		return fail(e, "audit export", err)
 	}
-	if err := checkOutput(f, "json", "csv"); err != nil {
-		return fail(e, "audit export", err)
+	view, err := render.AuditExportView(render.Output(f.output), e.stdout)
+	if err != nil {
+		return fail(e, "audit export", outputError(err))
 	}
 	s, err := openAuditDB(ctx, f)
 	if err != nil {
@@ -255,12 +216,7 @@ func auditExport(ctx context.Context, e *env, f *auditCmdFlags, pos []string) in
 	if err != nil {
 		return fail(e, "audit export", err)
 	}
-	if f.output == "json" {
-		err = writeJSON(e.stdout, x)
-	} else {
-		err = render.AuditJournalCSV(e.stdout, x)
-	}
-	if err != nil {
+	if err := view(x); err != nil {
 		return fail(e, "audit export", err)
 	}
 	return exitOK
@@ -309,11 +265,11 @@ func auditVerify(ctx context.Context, e *env, f *auditCmdFlags, v *auditVerifyFl
 	if len(pos) > 0 {
 		return fail(e, "audit verify", fmt.Errorf("unexpected argument %q", pos[0]))
 	}
-	if err := checkOutput(f, "text", "json"); err != nil {
-		return fail(e, "audit verify", err)
+	view, err := render.AuditVerifyView(render.Output(f.output), e.stdout)
+	if err != nil {
+		return fail(e, "audit verify", outputError(err))
 	}
 	opts := audit.VerifyOptions{Anchor: *anchor}
-	var err error
 	if *keyFile != "" {
 		if opts.Key, err = audit.LoadKey(*keyFile); err != nil {
 			return fail(e, "audit verify", fmt.Errorf("--audit-key: %v", err))
@@ -340,13 +296,7 @@ func auditVerify(ctx context.Context, e *env, f *auditCmdFlags, v *auditVerifyFl
 	if !res.OK {
 		code = exitPartial
 	}
-	if f.output == "json" {
-		if err := writeJSON(e.stdout, res); err != nil {
-			return fail(e, "audit verify", err)
-		}
-		return code
-	}
-	if err := render.AuditVerify(e.stdout, res, render.AuditVerifyInput{DB: s.Path(), ReceiptFile: *receiptFile, Receipts: len(opts.Receipts)}); err != nil {
+	if err := view(render.AuditVerified{Result: res, Input: render.AuditVerifyInput{DB: s.Path(), ReceiptFile: *receiptFile, Receipts: len(opts.Receipts)}}); err != nil {
 		return fail(e, "audit verify", err)
 	}
 	return code

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -263,13 +262,7 @@ func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string)
 	if run := rec.Run(); run != nil {
 		recordBootstrap(ctx, run, res)
 	}
-	if f.output == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(res)
-	} else {
-		render.BootstrapText(e.stdout, res)
-	}
+	_ = show(render.BootstrapView, e, f.output, res)
 	if writeErr != nil {
 		fail(e, "bootstrap", writeErr)
 		return end(migration.BootstrapWriteFailed(slices.ContainsFunc(targets, func(t kraftseed.Target) bool { return t.Written })))
@@ -390,12 +383,6 @@ func showCheckpoint(e *env, path, output string) int {
 	if err != nil {
 		return fail(e, "bootstrap", err)
 	}
-	if output == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(l)
-		return exitOK
-	}
-	render.CheckpointText(e.stdout, l)
+	_ = show(render.CheckpointView, e, output, l)
 	return exitOK
 }

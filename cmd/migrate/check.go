@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -88,10 +87,9 @@ func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
 	if len(args) > 0 {
 		return fail(e, "check", fmt.Errorf("unexpected argument %q", args[0]))
 	}
-	switch f.output {
-	case "text", "json", "markdown":
-	default:
-		return fail(e, "check", fmt.Errorf("-o %q: want text, json or markdown", f.output))
+	view, err := render.CheckView(render.Output(f.output), e.stdout, f.limit)
+	if err != nil {
+		return fail(e, "check", outputError(err))
 	}
 	if f.catalogue {
 		return printCatalogue(e, f.output)
@@ -156,7 +154,7 @@ func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
 		name += ", compared with " + sourceName(served)
 	}
 	rec.Findings(ctx, check.ToSnapshot(findings))
-	if err := writeCheckReport(e.stdout, f.output, f.limit, check.NewReport(name, target, findings)); err != nil {
+	if err := view(check.NewReport(name, target, findings)); err != nil {
 		finish(ctx, e, rec, migration.Failed)
 		return fail(e, "check", err)
 	}
@@ -165,26 +163,10 @@ func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
 	return int(o.Code)
 }
 
-func writeCheckReport(w io.Writer, output string, limit int, r *check.Report) error {
-	switch output {
-	case "json":
-		return render.CheckJSON(w, r)
-	case "markdown":
-		return render.CheckMarkdown(w, r, limit)
-	default:
-		return render.CheckText(w, r, limit)
-	}
-}
-
 func printCatalogue(e *env, output string) int {
-	var err error
-	switch output {
-	case "json":
-		err = render.CatalogueJSON(e.stdout)
-	case "markdown":
-		err = render.CatalogueMarkdown(e.stdout)
-	default:
-		err = render.CatalogueText(e.stdout)
+	view, err := render.CatalogueView(render.Output(output), e.stdout)
+	if err == nil {
+		err = view(struct{}{})
 	}
 	if err != nil {
 		return fail(e, "check", err)

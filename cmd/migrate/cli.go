@@ -241,12 +241,11 @@ func (c *cli) newVersionCmd() *cobra.Command {
 			if len(args) > 0 {
 				return fail(e, "version", fmt.Errorf("unexpected argument %q", args[0]))
 			}
-			info := buildinfo.Read(version, commit, buildDate)
-			if output == "json" {
-				_ = render.VersionJSON(e.stdout, info)
-			} else {
-				_ = render.VersionText(e.stdout, info)
+			view, err := render.VersionView(render.Output(output), e.stdout)
+			if err != nil {
+				return fail(e, "version", err)
 			}
+			_ = view(buildinfo.Read(version, commit, buildDate))
 			return exitOK
 		})
 	outputFlag(cmd.Flags(), &output, "output: text or json", "text", "json")

@@ -2,10 +2,12 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/render"
 )
 
 // optionFlags are the flags of the plan options a *plan.Error can name (by
@@ -72,4 +74,22 @@ func planErrorText(err error) string {
 		flag = "option " + pe.Option
 	}
 	return strings.Replace(err.Error(), pe.Error(), "plan: "+flag+" "+pe.Msg, 1)
+}
+
+// outputError words a view's refusal of an -o value as the flag's:
+// `-o "yaml": want text, json or markdown`.
+func outputError(err error) error {
+	var oe *render.OutputError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	want := make([]string, len(oe.Want))
+	for i, o := range oe.Want {
+		want[i] = string(o)
+	}
+	list := want[len(want)-1]
+	if len(want) > 1 {
+		list = strings.Join(want[:len(want)-1], ", ") + " or " + list
+	}
+	return fmt.Errorf("-o %q: want %s", oe.Output, list)
 }

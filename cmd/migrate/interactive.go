@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/tui"
 )
 
@@ -64,4 +65,14 @@ func withLoading(ctx context.Context, e *env, interactive, quiet bool, title str
 // keyHelp is the TUI's key list for --help texts.
 func keyHelp() string {
 	return "Terminal UI keys (--interactive):\n" + strings.TrimPrefix(tui.KeyHelp(), "TUI keys:\n")
+}
+
+// show shows x through the view of the chosen -o that view makes (for a
+// command that shows one result).
+func show[T any](view func(render.Output, io.Writer) (render.View[T], error), e *env, output string, x T) error {
+	v, err := view(render.Output(output), e.stdout)
+	if err != nil {
+		return outputError(err)
+	}
+	return v(x)
 }

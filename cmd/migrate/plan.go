@@ -226,9 +226,13 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 	if err := f.validate(); err != nil {
 		return fail(e, "plan", err)
 	}
+	view, err := render.PlanView(render.Output(f.output), e.stdout, render.TextOptions{Detail: f.detail})
+	if err != nil {
+		return fail(e, "plan", outputError(err))
+	}
 	rec := f.audit.begin(ctx, e, "plan")
 	var pl *migration.Planned
-	err := withLoading(ctx, e, f.interactive, f.source.quiet, "Reading the source and the target", func(progress io.Writer) error {
+	err = withLoading(ctx, e, f.interactive, f.source.quiet, "Reading the source and the target", func(progress io.Writer) error {
 		var err error
 		pl, err = f.compute(ctx, progress)
 		return err
@@ -263,13 +267,6 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 		}
 		p = sel
 	}
-	// -o json shows the digest the file holds; planfile.Write seals p itself (an
-	// encoding of the whole plan each: not twice when once will do).
-	if out == "" && f.output == "json" {
-		if err := planfile.Seal(p); err != nil {
-			return fail(e, "plan", err)
-		}
-	}
 	if out != "" {
 		for side, id := range map[string]string{"source": p.Source.ClusterID, "target": p.Target.ClusterID} {
 			if id == "" {
@@ -286,15 +283,10 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 		}
 		memPhase("save")
 	}
-	switch f.output {
-	case "json":
-		err = render.PlanJSON(e.stdout, p)
-	default:
-		err = render.PlanTextWith(e.stdout, p, render.TextOptions{Detail: f.detail})
-		if err == nil && out != "" {
-			fmt.Fprintf(e.stdout, "Saved to %s. Apply it with: migrate apply --plan %s\n", out, out)
-		}
-	}
+	// -o json shows the digest the file holds: planfile.Write sealed p, or
+	// the view seals it (an encoding of the whole plan each: not twice when
+	// once will do).
+	err = view(render.PlanShown{Plan: p, Saved: out})
 	if err != nil {
 		return fail(e, "plan", err)
 	}

@@ -2,19 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/policy"
-	"github.com/zkmigrate/zkmigrate/internal/props"
+	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -91,15 +87,7 @@ func runPolicyConvert(_ context.Context, e *env, f *policyConvertFlags, args []s
 	if out != "" && out == controllerOut {
 		return fail(e, name, fmt.Errorf("--out and --controller-config-out are both %s", out))
 	}
-	var files []*props.File
-	for _, p := range brokerConfigs {
-		f, err := props.Load(p)
-		if err != nil {
-			return fail(e, name, err)
-		}
-		files = append(files, f)
-	}
-	conv, err := policy.Convert(files)
+	conv, err := policy.LoadConverting(brokerConfigs)
 	if err != nil {
 		return fail(e, name, err)
 	}
@@ -119,24 +107,6 @@ func runPolicyConvert(_ context.Context, e *env, f *policyConvertFlags, args []s
 		}
 	}
 	return exitOK
-}
-
-// policyViolation is one existing topic the policy denies.
-type policyViolation struct {
-	Topic   string `json:"topic"`
-	Rule    string `json:"rule"`
-	Message string `json:"message"`
-}
-
-// policyTestReport is the result of `migrate policy test`.
-type policyTestReport struct {
-	Policy          string            `json:"policy"`
-	PolicyDigest    string            `json:"policy_digest"`
-	Source          string            `json:"source"`
-	Topics          int               `json:"topics"`
-	InternalSkipped int               `json:"internal_skipped"`
-	Violations      []policyViolation `json:"violations"`
-	Notes           []string          `json:"notes,omitempty"`
 }
 
 // policyTestFlags are the flags of `migrate policy test`.
@@ -165,8 +135,9 @@ func runPolicyTest(ctx context.Context, e *env, f *policyTestFlags, args []strin
 	if len(args) > 0 {
 		return fail(e, name, fmt.Errorf("unexpected argument %q", args[0]))
 	}
-	if output != "text" && output != "json" {
-		return fail(e, name, fmt.Errorf("-o %q: want text or json", output))
+	view, err := render.PolicyTestView(render.Output(output), e.stdout)
+	if err != nil {
+		return fail(e, name, outputError(err))
 	}
 	if policyFile == "" {
 		return fail(e, name, errors.New("--policy FILE is required"))
@@ -185,19 +156,9 @@ func runPolicyTest(ctx context.Context, e *env, f *policyTestFlags, args []strin
 		finish(ctx, e, rec, migration.Failed)
 		return fail(e, name, err)
 	}
-	r := testPolicy(pol, s)
-	var findings []snapshot.Finding
-	for _, v := range r.Violations {
-		findings = append(findings, snapshot.Finding{ID: catalogue.IDPolicyViolation, Severity: snapshot.SeverityError, Resource: "topic " + v.Topic,
-			Message: fmt.Sprintf("rule %q: %s", v.Rule, v.Message)})
-	}
-	rec.Findings(ctx, findings)
-	if output == "json" {
-		err = writeJSONReport(e.stdout, r)
-	} else {
-		err = r.writeText(e.stdout)
-	}
-	if err != nil {
+	r := policy.TestTopics(pol, s, sourceName(s))
+	rec.Findings(ctx, r.Findings())
+	if err := view(r); err != nil {
 		finish(ctx, e, rec, migration.Failed)
 		return fail(e, name, err)
 	}
@@ -206,51 +167,3 @@ func runPolicyTest(ctx context.Context, e *env, f *policyTestFlags, args []strin
 	return int(o.Code)
 }
 
-// testPolicy evaluates every non-internal topic of s as a CREATE made now.
-func testPolicy(pol *policy.Policy, s *snapshot.Snapshot) *policyTestReport {
-	r := &policyTestReport{Policy: pol.Source(), PolicyDigest: pol.Digest(), Source: sourceName(s), Violations: []policyViolation{}, Notes: pol.Notes()}
-	for i := range s.Topics {
-		t := &s.Topics[i]
-		if t.Internal || catalogue.IsInternalTopic(t.Name) {
-			r.InternalSkipped++
-			continue
-		}
-		r.Topics++
-		if d := pol.EvaluateExisting(t.Name, policy.FromTopic(t)); !d.Allowed {
-			r.Violations = append(r.Violations, policyViolation{Topic: t.Name, Rule: d.Rule, Message: d.Message})
-		}
-	}
-	return r
-}
-
-func writeJSONReport(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-func (r *policyTestReport) writeText(w io.Writer) error {
-	if len(r.Violations) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "TOPIC\tRULE\tMESSAGE")
-		for _, v := range r.Violations {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Topic, v.Rule, v.Message)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "%d of %d topics violate %s", len(r.Violations), r.Topics, r.Policy)
-	} else {
-		fmt.Fprintf(w, "no violations: %d topics comply with %s", r.Topics, r.Policy)
-	}
-	if r.InternalSkipped > 0 {
-		fmt.Fprintf(w, " (%d Kafka-internal topics not evaluated)", r.InternalSkipped)
-	}
-	fmt.Fprintln(w)
-	for _, n := range r.Notes {
-		if _, err := fmt.Fprintf(w, "note: %s\n", n); err != nil {
-			return err
-		}
-	}
-	return nil
-}

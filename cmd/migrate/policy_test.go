@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zkmigrate/zkmigrate/internal/policy"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 )
@@ -167,11 +168,11 @@ note: adapter org.x.Create (CREATE) is enforced by the target's controllers, not
 	if code != exitPartial {
 		t.Errorf("json: exit %d, want %d", code, exitPartial)
 	}
-	var rep policyTestReport
+	var rep policy.TestReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("json output: %v\n%s", err, stdout)
 	}
-	wantV := []policyViolation{
+	wantV := []policy.Violation{
 		{Topic: "short-retention", Rule: "retention-floor", Message: "retention.ms must be at least one day"},
 		{Topic: "weak", Rule: "durable-replication", Message: "replication factor below 3 needs min.insync.replicas=1"},
 	}
@@ -221,7 +222,7 @@ rules:
 	if code != exitPartial {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitPartial, stderr)
 	}
-	var rep policyTestReport
+	var rep policy.TestReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("json output: %v\n%s", err, stdout)
 	}

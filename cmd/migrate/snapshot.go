@@ -60,8 +60,9 @@ func runSnapshot(ctx context.Context, e *env, src *sourceFlags, output, out stri
 	if len(args) > 0 {
 		return fail(e, "snapshot", fmt.Errorf("unexpected argument %q", args[0]))
 	}
-	if output != "text" && output != "json" {
-		return fail(e, "snapshot", fmt.Errorf("-o %q: want text or json", output))
+	view, err := render.SnapshotView(render.Output(output), e.stdout)
+	if err != nil {
+		return fail(e, "snapshot", outputError(err))
 	}
 	progress := e.progressOut(src.quiet)
 	s, err := src.load(ctx, progress)
@@ -75,13 +76,7 @@ func runSnapshot(ctx context.Context, e *env, src *sourceFlags, output, out stri
 		}
 		memPhase("save")
 	}
-	if output == "json" {
-		if err := snapshot.Encode(e.stdout, s); err != nil {
-			return fail(e, "snapshot", err)
-		}
-		return exitOK
-	}
-	if err := render.SnapshotSummary(e.stdout, s, out); err != nil {
+	if err := view(render.SnapshotShown{Snapshot: s, Saved: out}); err != nil {
 		return fail(e, "snapshot", err)
 	}
 	return exitOK

@@ -141,9 +141,9 @@ func (f *sourceFlags) load(ctx context.Context, progress io.Writer) (*snapshot.S
 		return nil, err
 	}
 	p := zkMeter(progress)
-	r.ReadProgress = p.update
+	r.ReadProgress = p.Update
 	s, err := migration.LoadSource(ctx, r)
-	p.clear()
+	p.Clear()
 	return s, err
 }
 

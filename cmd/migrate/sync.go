@@ -185,7 +185,11 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 	if !f.audit.off {
 		e.auditDB = f.audit.path // hints name a database given explicitly
 	}
-	v := &syncView{e: e, json: f.output == "json", state: sess.State}
+	out, err := render.NewSyncView(render.Output(f.output), e.stdout)
+	if err != nil {
+		return exitError, err
+	}
+	v := &syncView{e: e, out: out, state: sess.State}
 	if f.metricsAddr != "" {
 		v.metrics = syncmetrics.New(sess.Tracker())
 		mctx, stopMetrics := context.WithCancel(ctx)
@@ -288,7 +292,7 @@ func (v *syncView) follow(ctx context.Context, sess *syncsession.Session, ui *sy
 // or JSON lines.
 type syncView struct {
 	e       *env
-	json    bool
+	out     render.SyncView
 	state   func() syncer.State  // the session's, for the status line
 	metrics *syncmetrics.Metrics // --metrics-addr
 }
@@ -303,24 +307,11 @@ func (v *syncView) confirm(p *plan.Plan, detail bool, target string) bool {
 	return confirm(v.e, fmt.Sprintf("Apply %d change(s) to %s, then keep it in step?", len(p.Changes), target))
 }
 
-func (v *syncView) round(r syncer.Round) {
-	if errors.Is(r.Err, syncer.ErrDeclined) {
-		return
-	}
-	if v.json {
-		_ = render.SyncJSON(v.e.stdout, r)
-		return
-	}
-	_ = render.SyncText(v.e.stdout, r)
-}
+func (v *syncView) round(r syncer.Round) { _ = v.out.Round(r) }
 
 func (v *syncView) status(st render.SyncStatus) {
 	if v.state != nil {
 		st.State = v.state()
 	}
-	if v.json {
-		_ = render.SyncStatusJSON(v.e.stdout, time.Now(), st)
-		return
-	}
-	_ = render.SyncStatusText(v.e.stdout, time.Now(), st)
+	_ = v.out.Status(time.Now(), st)
 }
