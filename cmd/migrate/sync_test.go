@@ -38,6 +38,7 @@ type roundLine struct {
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished"`
 	LagMS    float64   `json:"lag_ms"`
+	Seen     time.Time `json:"seen"`
 	Changes  []struct {
 		ID string `json:"id"`
 	} `json:"changes"`

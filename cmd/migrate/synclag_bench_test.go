@@ -414,7 +414,14 @@ func (l *roundLog) changeRounds() ([]lagRound, int) {
 			continue
 		}
 		lag := time.Duration(r.LagMS * float64(time.Millisecond))
-		out = append(out, lagRound{Seen: r.Finished.Add(-lag), Started: r.Started, Finished: r.Finished, Entities: r.Entities, Lag: lag})
+		// Seen: the round's first notification. A round is reported only
+		// after the rounds before it, so its end is Seen + lag, not
+		// Finished, when it finished before one of them.
+		seen := r.Seen
+		if seen.IsZero() {
+			seen = r.Finished.Add(-lag)
+		}
+		out = append(out, lagRound{Seen: seen, Started: r.Started, Finished: seen.Add(lag), Entities: r.Entities, Lag: lag})
 	}
 	return out, errs
 }

@@ -239,6 +239,7 @@ type syncRoundJSON struct {
 	Zxid       int64          `json:"zxid,omitempty"`
 	Started    time.Time      `json:"started"`
 	Finished   time.Time      `json:"finished"`
+	Seen       *time.Time     `json:"seen,omitempty"` // the first notification
 	LagMS      float64        `json:"lag_ms,omitempty"`
 	Phases     *syncPhases    `json:"phases_ms,omitempty"`
 	Frozen     bool           `json:"frozen,omitempty"`
@@ -328,6 +329,10 @@ func SyncJSON(w io.Writer, r syncer.Round) error {
 	}
 	if r.Lag > 0 {
 		j.LagMS = float64(r.Lag.Microseconds()) / 1000
+	}
+	if !r.Seen.IsZero() {
+		seen := r.Seen.UTC()
+		j.Seen = &seen
 	}
 	j.Phases = phasesJSON(r.Phases)
 	if len(r.Changes) > 0 {

@@ -28,7 +28,7 @@ func syncRounds() []syncer.Round {
 		After:    &plan.State{Configs: []snapshot.Config{{Key: "ssl.keystore.password", Sensitive: true, Secret: &sec}}}}
 	return []syncer.Round{
 		{N: 1, Reason: syncer.ReasonInitial, Started: t0, Finished: t0.Add(time.Second), Zxid: 0x1a2b, Changes: []plan.Change{cfgChange}, Outcome: syncer.Outcome{Applied: 1}},
-		{N: 2, Reason: syncer.ReasonChange, Started: t0, Finished: t0.Add(2 * time.Second), Zxid: 0x1a30, Lag: 41 * time.Millisecond,
+		{N: 2, Reason: syncer.ReasonChange, Started: t0, Finished: t0.Add(2 * time.Second), Zxid: 0x1a30, Seen: t0.Add(-10 * time.Millisecond), Lag: 41 * time.Millisecond,
 			Phases:   syncer.Phases{ReadSource: 3 * time.Millisecond, ReadTarget: 9500 * time.Microsecond, Plan: time.Millisecond, Apply: 20 * time.Millisecond, Verify: 7 * time.Millisecond},
 			Entities: []zkfeed.Entity{{Kind: zkfeed.Topic, Name: "orders"}}, Changes: []plan.Change{cfgChange}, Outcome: syncer.Outcome{Applied: 1}},
 		{N: 3, Reason: syncer.ReasonChange, Started: t0, Finished: t0.Add(3 * time.Second), Entities: []zkfeed.Entity{{Kind: zkfeed.Config, Name: "topics/a"}, {Kind: zkfeed.Config, Name: "topics/b"}, {Kind: zkfeed.Config, Name: "topics/c"}, {Kind: zkfeed.Config, Name: "topics/d"}}},

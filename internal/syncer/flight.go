@@ -347,7 +347,7 @@ func (s *state) fly(ctx context.Context, f *flight, src *snapshot.Snapshot, tgtS
 		r.Phases.Verify = s.since(t)
 	}
 	if !f.first.IsZero() {
-		r.Lag = s.since(f.first)
+		r.Seen, r.Lag = f.first, s.since(f.first)
 	}
 	if !f.written.IsZero() {
 		r.WriteLag = s.since(f.written)

@@ -182,9 +182,12 @@ type Round struct {
 	Zxid     int64           // the source transaction the round reflects
 	Started  time.Time
 	Finished time.Time
-	// Lag is from the feed seeing the first notification of the round to
-	// the round's verify ending (change rounds).
-	Lag time.Duration
+	// Seen is when the feed saw the round's first notification (change
+	// rounds); Lag is from then to the round's verify ending. A round is
+	// reported once every round before it is (Finished), which may be
+	// well after its own verify ended.
+	Seen time.Time
+	Lag  time.Duration
 	// WriteLag is from ZooKeeper writing the earliest notification of the
 	// round (its ctime, when the feed read it) to the round's verify
 	// ending: zero when the feed knows no write time.
