@@ -166,4 +166,3 @@ func runPolicyTest(ctx context.Context, e *env, f *policyTestFlags, args []strin
 	finish(ctx, e, rec, o)
 	return int(o.Code)
 }
-

@@ -85,4 +85,3 @@ func TestMeterObserverKeepsLinesApart(t *testing.T) {
 		t.Errorf("meter not drawn, or not erased at the end: %q", out)
 	}
 }
-
