@@ -242,7 +242,7 @@ func (c *cli) newAccessExplainCmd() *cobra.Command {
 	cmd := c.command("explain", "one request's decision and reason on each side", accessExplainUsage,
 		func(ctx context.Context, e *env, args []string) int {
 			return runAccessOne(ctx, e, &f, args, "access explain", func(in access.Input) (any, bool, error) {
-				if q.Principal == "" || q.Operation == "" || q.Resource == "" {
+				if q.Principal == "" || q.Operation == "" || q.Resource == "" && !strings.EqualFold(q.Operation, access.InitProducerID) {
 					return nil, false, errors.New("give --principal, --operation and --resource")
 				}
 				x, err := access.Explain(in, q)
@@ -254,7 +254,7 @@ func (c *cli) newAccessExplainCmd() *cobra.Command {
 		})
 	fs := cmd.Flags()
 	fs.StringVar(&q.Principal, "principal", "", "the client's `PRINCIPAL` on the source (User:alice); the target's is the principal map's")
-	fs.StringVar(&q.Operation, "operation", "", "the `OPERATION` checked (Read, Write, Describe, Create, Delete, Alter, DescribeConfigs, AlterConfigs, ClusterAction, IdempotentWrite, CreateTokens, DescribeTokens)")
+	fs.StringVar(&q.Operation, "operation", "", "the `OPERATION` checked (Read, Write, Describe, Create, Delete, Alter, DescribeConfigs, AlterConfigs, ClusterAction, IdempotentWrite, CreateTokens, DescribeTokens; or InitProducerId: the idempotent producer's request, IdempotentWrite on the cluster or else Write on some topic)")
 	fs.StringVar(&q.Resource, "resource", "", "the `TYPE:NAME` checked (Topic:orders, Group:app, Cluster:kafka-cluster, TransactionalId:tx, DelegationToken:id, User:User:bob)")
 	fs.StringVar(&q.Host, "host", "", "the client's `IP` address (default: one no ACL names)")
 	f.register(fs, "text", "json")

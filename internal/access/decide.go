@@ -285,19 +285,28 @@ func (e *engine) runIdempotent() {
 			}
 			cells := make([]cell, 0, len(scopes))
 			for _, v := range scopes {
-				c := e.request(v, pi, h, authz.OpIdempotentWrite, authz.ResourceCluster, authz.ClusterName)
-				c.idem, c.cluster = true, true
-				if !c.none && !c.unmapped && !c.d.Allowed {
-					d := v.az.AuthorizeByResourceType(e.principalOn(v, pi), e.host(h), authz.OpWrite, authz.ResourceTopic)
-					if d.Allowed || c.norm() == "no-allow" {
-						c.d, c.cluster = d, false
-					}
-				}
-				cells = append(cells, c)
+				cells = append(cells, e.idempotent(v, pi, h))
 			}
 			e.record(pi, h, IdempotentRequest, authz.ResourceCluster, NameClass{Name: authz.ClusterName, Kind: "idempotent"}, cells, 1, nil)
 		}
 	}
+}
+
+// idempotent decides InitProducerId without a transactional id on
+// variant v for pair pi from host h: IdempotentWrite on the cluster, else
+// authorizeByResourceType(Write, Topic); the reason is the check that
+// decided (the second when both deny, unless it denies for want of any
+// ACL and the first had one).
+func (e *engine) idempotent(v *variant, pi int, h string) cell {
+	c := e.request(v, pi, h, authz.OpIdempotentWrite, authz.ResourceCluster, authz.ClusterName)
+	c.idem, c.cluster = true, true
+	if !c.none && !c.unmapped && !c.d.Allowed {
+		d := v.az.AuthorizeByResourceType(e.principalOn(v, pi), e.host(h), authz.OpWrite, authz.ResourceTopic)
+		if d.Allowed || c.norm() == "no-allow" {
+			c.d, c.cluster = d, false
+		}
+	}
+	return c
 }
 
 // IdempotentRequest names the idempotent-producer request class.

@@ -50,6 +50,11 @@ func ParseResource(s string) (authz.ResourceType, string, error) {
 	return t, name, nil
 }
 
+// InitProducerID is the operation Question takes for the idempotent
+// producer's request (IdempotentWrite on the cluster, or else Write on some
+// topic); its resource is the cluster.
+const InitProducerID = "InitProducerId"
+
 // Explain decides one request on every side, with each decision's reason.
 // The host is compared as Kafka does (authz.HostAddress: an IPv6 address
 // in Java's full form).
@@ -57,13 +62,23 @@ func Explain(in Input, q Question) (*Explanation, error) {
 	if !strings.Contains(q.Principal, ":") {
 		return nil, fmt.Errorf("principal %q: want Type:name, e.g. User:alice", q.Principal)
 	}
+	idem := strings.EqualFold(q.Operation, InitProducerID)
 	op, err := authz.ParseOperation(q.Operation)
+	if idem {
+		op, err = authz.OpIdempotentWrite, nil
+		if q.Resource == "" {
+			q.Resource = authz.ResourceCluster.String() + ":" + authz.ClusterName
+		}
+	}
 	if err != nil || op <= authz.OpAll {
-		return nil, fmt.Errorf("operation %q: want one a request checks (Read, Write, Describe, Create, Delete, Alter, DescribeConfigs, AlterConfigs, ClusterAction, IdempotentWrite, CreateTokens, DescribeTokens, TwoPhaseCommit)", q.Operation)
+		return nil, fmt.Errorf("operation %q: want one a request checks (Read, Write, Describe, Create, Delete, Alter, DescribeConfigs, AlterConfigs, ClusterAction, IdempotentWrite, CreateTokens, DescribeTokens, TwoPhaseCommit) or InitProducerId", q.Operation)
 	}
 	t, name, err := ParseResource(q.Resource)
 	if err != nil {
 		return nil, err
+	}
+	if idem && (t != authz.ResourceCluster || name != authz.ClusterName) {
+		return nil, fmt.Errorf("operation InitProducerId is decided on Cluster:kafka-cluster (and any topic), not %s", q.Resource)
 	}
 	host := ""
 	if q.Host != "" {
@@ -78,6 +93,9 @@ func Explain(in Input, q Question) (*Explanation, error) {
 	pi := e.pairFor(q.Principal)
 	p := e.pairs[pi]
 	x := &Explanation{Principal: q.Principal, Host: host, Operation: op.String(), Resource: t.String() + ":" + name, Gaps: e.res.Gaps}
+	if idem {
+		x.Operation, x.Resource = IdempotentRequest, resourceText(t, NameClass{Kind: "idempotent"})
+	}
 	if host == "" {
 		x.Host = "(any host no ACL names: " + e.otherHost + ")"
 	}
@@ -87,7 +105,12 @@ func Explain(in Input, q Question) (*Explanation, error) {
 	x.Unmapped = p.unmapped
 	var cells []cell
 	for _, v := range e.vars {
-		if v.decides(t, op) {
+		switch {
+		case idem && v.scope == ScopeAll:
+			c := e.idempotent(v, pi, host)
+			cells = append(cells, c)
+			x.Decisions = append(x.Decisions, sideDecision(&c))
+		case !idem && v.decides(t, op):
 			c := e.request(v, pi, host, op, t, name)
 			cells = append(cells, c)
 			x.Decisions = append(x.Decisions, sideDecision(&c))
