@@ -277,7 +277,7 @@ func (p *jparser) sequence() (*node, error) {
 			p.pos++
 			n = &node{op: opLit, r: ch}
 		}
-		q, err := p.closure(n, start)
+		q, err := p.closure(n)
 		if err != nil {
 			return nil, err
 		}
@@ -340,7 +340,7 @@ func (p *jparser) counted(i int) (lo, hi, end int, ok bool) {
 }
 
 // closure is Pattern.closure: a quantifier after n, if any.
-func (p *jparser) closure(n *node, start int) (*node, error) {
+func (p *jparser) closure(n *node) (*node, error) {
 	var lo, hi int
 	switch p.peek() {
 	case '?':

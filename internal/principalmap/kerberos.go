@@ -62,15 +62,9 @@ func splitList(value string) []string {
 func parseKerberosRules(realm string, rules []string) (*krbRules, error) {
 	out := &krbRules{realm: realm}
 	for _, text := range rules {
-		if err := krbRuleParser.checkInput(text); err != nil {
-			return nil, &RuleError{Rule: text, Msg: err.Error(), Unsupported: true}
-		}
-		loc := krbRuleParser.find(text, 0)
-		if loc == nil || loc[0] != 0 {
-			return nil, &RuleError{Rule: text, Msg: "invalid rule", Class: "IllegalArgumentException"}
-		}
-		if loc[1] != len(text) {
-			return nil, &RuleError{Rule: text, Msg: fmt.Sprintf("invalid rule: unmatched substring %q", text[loc[1]:]), Class: "IllegalArgumentException"}
+		loc, err := parseRule(krbRuleParser, text)
+		if err != nil {
+			return nil, err
 		}
 		if loc[4] >= 0 {
 			out.rules = append(out.rules, krbRule{text: text, isDefault: true})

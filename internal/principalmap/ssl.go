@@ -78,15 +78,9 @@ func parseSSLRules(value string) (*sslRules, error) {
 	})
 	out := &sslRules{}
 	for _, text := range texts {
-		if err := sslRuleParser.checkInput(text); err != nil {
-			return nil, &RuleError{Rule: text, Msg: err.Error(), Unsupported: true}
-		}
-		loc := sslRuleParser.find(text, 0)
-		if loc == nil || loc[0] != 0 {
-			return nil, &RuleError{Rule: text, Msg: "invalid rule", Class: "IllegalArgumentException"}
-		}
-		if loc[1] != len(text) {
-			return nil, &RuleError{Rule: text, Msg: fmt.Sprintf("invalid rule: unmatched substring %q", text[loc[1]:]), Class: "IllegalArgumentException"}
+		loc, err := parseRule(sslRuleParser, text)
+		if err != nil {
+			return nil, err
 		}
 		switch {
 		case loc[2] >= 0: // DEFAULT
@@ -105,6 +99,23 @@ func parseSSLRules(value string) (*sslRules, error) {
 		}
 	}
 	return out, nil
+}
+
+// parseRule matches one rule's text with Kafka's rule pattern as Kafka does
+// (Matcher.lookingAt, then the whole text must have been taken): the
+// groups, or Kafka's "Invalid rule" refusal.
+func parseRule(parser *javaRegex, text string) ([]int, error) {
+	if err := parser.checkInput(text); err != nil {
+		return nil, &RuleError{Rule: text, Msg: err.Error(), Unsupported: true}
+	}
+	loc := parser.find(text, 0)
+	if loc == nil || loc[0] != 0 {
+		return nil, &RuleError{Rule: text, Msg: "invalid rule", Class: "IllegalArgumentException"}
+	}
+	if loc[1] != len(text) {
+		return nil, &RuleError{Rule: text, Msg: fmt.Sprintf("invalid rule: unmatched substring %q", text[loc[1]:]), Class: "IllegalArgumentException"}
+	}
+	return loc, nil
 }
 
 // patternRuleError words a pattern's refusal for its rule.
