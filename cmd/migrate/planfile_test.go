@@ -57,12 +57,19 @@ func TestPlanOutIsTheJSONOutput(t *testing.T) {
 	}
 	// -o json adds each change's fields (derived for display); the rest is
 	// the saved plan.
+	var shown struct {
+		Changes []struct {
+			Fields []plan.Field `json:"fields"`
+		} `json:"changes"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &shown); err != nil || len(shown.Changes) != len(printed.Changes) {
+		t.Fatalf("-o json changes: %v", err)
+	}
 	for i := range printed.Changes {
 		c := &printed.Changes[i]
-		if want, _ := plan.Fields(c); !cmp.Equal(c.Fields, want) {
-			t.Errorf("-o json: change %s has fields %v, want %v", c.ID, c.Fields, want)
+		if want, _ := plan.Fields(c); !cmp.Equal(shown.Changes[i].Fields, want) {
+			t.Errorf("-o json: change %s has fields %v, want %v", c.ID, shown.Changes[i].Fields, want)
 		}
-		c.Fields = nil
 	}
 	if diff := cmp.Diff(&printed, saved, cmp.AllowUnexported(secret.Secret{})); diff != "" {
 		t.Errorf("saved plan differs from -o json (-printed +saved):\n%s", diff)

@@ -76,10 +76,6 @@ type Change struct {
 	After    *State   `json:"after"`
 	Verdict  *Verdict `json:"verdict,omitempty"`
 	Notes    []string `json:"notes,omitempty"`
-	// Fields is the change key by key (Fields(c)), derived from Before
-	// and After for people and scripts: `plan -o json` fills it; a saved
-	// plan never holds it, the digest leaves it out and a read ignores it.
-	Fields []Field `json:"fields,omitempty"`
 }
 
 // Resource identifies what a change touches.

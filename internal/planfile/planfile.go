@@ -12,7 +12,6 @@ import (
 	"hash"
 	"io"
 	"os"
-	"slices"
 
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
@@ -21,13 +20,12 @@ import (
 // Digest returns the digest of p's content: "sha256:" and the hex SHA-256 of
 // its canonical encoding (compact JSON, as encoding/json writes the plan,
 // with a newline) with the Digest field left out. Compression and
-// whitespace do not change it; any change to a value does. Changes' Fields
-// (derived for display) are left out too.
+// whitespace do not change it; any change to a value does.
 func Digest(p *plan.Plan) (string, error) {
-	c := withoutFields(p)
+	c := *p
 	c.Digest = ""
 	h := sha256.New()
-	if err := jsonfile.Encode(h, c); err != nil {
+	if err := jsonfile.Encode(h, &c); err != nil {
 		return "", err
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
@@ -100,7 +98,7 @@ func (e *Encoded) Save(path string, p *plan.Plan) error {
 // is hashed and written as it is made, and the digest member is added at
 // its end. It returns the digest.
 func encode(w io.Writer, p *plan.Plan, tap io.Writer) (string, error) {
-	c := withoutFields(p)
+	c := *p
 	c.Digest = ""
 	zw, err := jsonfile.NewWriter(w)
 	if err != nil {
@@ -111,7 +109,7 @@ func encode(w io.Writer, p *plan.Plan, tap io.Writer) (string, error) {
 		out = io.MultiWriter(zw, tap)
 	}
 	dw := &digestWriter{h: sha256.New(), w: out}
-	if err := jsonfile.Encode(dw, c); err != nil {
+	if err := jsonfile.Encode(dw, &c); err != nil {
 		zw.Close()
 		return "", err
 	}
@@ -162,20 +160,6 @@ func (d *digestWriter) finish() (string, error) {
 	return digest, err
 }
 
-// withoutFields is a shallow copy of p whose changes hold no Fields (they
-// are derived for display: never saved, not in the digest).
-func withoutFields(p *plan.Plan) *plan.Plan {
-	c := *p
-	if !slices.ContainsFunc(p.Changes, func(x plan.Change) bool { return x.Fields != nil }) {
-		return &c
-	}
-	c.Changes = slices.Clone(p.Changes)
-	for i := range c.Changes {
-		c.Changes[i].Fields = nil
-	}
-	return &c
-}
-
 // Read loads and checks the plan file at path (see Decode).
 func Read(path string) (*plan.Plan, error) {
 	f, err := os.Open(path)
@@ -199,9 +183,6 @@ func Decode(name string, r io.Reader) (*plan.Plan, error) {
 	var p plan.Plan
 	if err := jsonfile.Decode(zr, &p); err != nil {
 		return nil, fmt.Errorf("%s: not a plan file: %v", name, err)
-	}
-	for i := range p.Changes {
-		p.Changes[i].Fields = nil // derived for display (plan -o json); ignored
 	}
 	if err := Check(name, &p); err != nil {
 		return nil, err

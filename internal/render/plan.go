@@ -4,6 +4,7 @@ package render
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,29 +12,55 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
 // Symbols for actions, as in Terraform's plan output.
 var symbols = map[plan.Action]string{plan.ActionCreate: "+", plan.ActionUpdate: "~", plan.ActionDelete: "-", plan.ActionNoOp: " "}
 
 // PlanJSON writes the plan as indented JSON (the saved-plan schema), one
-// change at a time, each change with its fields (plan.Fields), which are
-// cleared again afterwards. Secrets appear as references only.
+// change at a time, each change with its fields (plan.Fields: derived for
+// the view as it is written, never held by the plan). Secrets appear as
+// references only.
 func PlanJSON(w io.Writer, p *plan.Plan) error {
-	for i := range p.Changes {
-		c := &p.Changes[i]
-		fields, err := plan.Fields(c)
-		if err != nil {
-			return err
-		}
-		c.Fields = fields
+	v := planJSON{Format: p.Format, Digest: p.Digest, Fingerprint: p.Fingerprint, Source: p.Source, Target: p.Target, Options: p.Options,
+		Blockers: p.Blockers, Findings: p.Findings, PolicyNotes: p.PolicyNotes}
+	if p.Changes != nil { // null stays null
+		v.Changes = make([]changeJSON, len(p.Changes))
 	}
-	defer func() {
-		for i := range p.Changes {
-			p.Changes[i].Fields = nil
-		}
-	}()
-	return jsonfile.EncodeIndent(w, p)
+	for i := range p.Changes {
+		v.Changes[i] = changeJSON{&p.Changes[i]}
+	}
+	return jsonfile.EncodeIndent(w, &v)
+}
+
+// planJSON is a plan as `plan -o json` shows it: plan.Plan's members, in
+// its order (TestPlanJSONMirrorsPlan), each change with its fields.
+type planJSON struct {
+	Format      int                `json:"format"`
+	Digest      string             `json:"digest,omitempty"`
+	Fingerprint string             `json:"fingerprint"`
+	Source      plan.Endpoint      `json:"source"`
+	Target      plan.Endpoint      `json:"target"`
+	Options     plan.Options       `json:"options"`
+	Changes     []changeJSON       `json:"changes"`
+	Blockers    []plan.Blocker     `json:"blockers,omitempty"`
+	Findings    []snapshot.Finding `json:"findings,omitempty"`
+	PolicyNotes []string           `json:"policy_notes,omitempty"`
+}
+
+// changeJSON is a change with its fields, computed when it is written.
+type changeJSON struct{ c *plan.Change }
+
+func (c changeJSON) MarshalJSON() ([]byte, error) {
+	fields, err := plan.Fields(c.c)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(struct {
+		*plan.Change
+		Fields []plan.Field `json:"fields,omitempty"`
+	}{c.c, fields})
 }
 
 // TextOptions shape the text diff.
