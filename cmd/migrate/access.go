@@ -62,26 +62,7 @@ func (f *accessFlags) request(e *env, planned *plan.Options) (migration.AccessRe
 	return r, nil
 }
 
-const accessUsage = `Usage: migrate access diff    (source flags) (target flags) [--target-config FILE]...
-                             [--principal-map FILE] [--planned] [-o text|json|markdown]
-       migrate access explain --principal User:alice --operation Read
-                             --resource Topic:orders [--host IP] (source and target flags)
-       migrate access who     --resource Topic:orders (source and target flags)
-
-Proves that every client keeps exactly its access on the new cluster: the
-source's ZooKeeper-mode AclAuthorizer and the target's KRaft
-StandardAuthorizer (Kafka's own decision procedures, ported and checked
-against Kafka's classes) decide every request class that any ACL or
-authorizer setting of either side can tell apart, and the decisions are
-compared (docs/access.md).
-
-Each node's super.users and allow.everyone.if.no.acl.found come from its
-properties file: --broker-config for the source brokers, --target-config for
-the target's brokers and controllers (a live Kafka node hides both; the
-target's authorizer class and roles are read from it). What no input gives is
-named as not proved, never assumed.
-
-`
+var accessUsage = usageText("access_usage")
 
 func (c *cli) newAccessCmd() *cobra.Command {
 	cmd := c.command("access", "prove every client keeps exactly its access: diff, explain, who", accessUsage,
@@ -109,36 +90,7 @@ type accessDiffFlags struct {
 	audit      auditFlags
 }
 
-const accessDiffUsage = `Usage: migrate access diff (--zookeeper ... | --zk-data-dir DIR |
-                           --source-bootstrap-server ... | --snapshot FILE)
-                          [--broker-config server.properties]...
-                          (--bootstrap-server host:port [--command-config FILE] |
-                           --target-snapshot FILE)
-                          [--target-config FILE]... [--principal-map FILE]
-                          [--planned [--include KINDS] [--exclude KINDS]
-                                     [--principals REGEXP] [--prune]]
-                          [--accept ID]... [-o text|json|markdown] [--limit N]
-
-Decides every request class on both clusters and compares: each principal
-named in an ACL or super.users of either side (and one no ACL names), each
-host an ACL names (and one none names), each literal name and prefix of an
-ACL, the names just beyond each prefix and one no ACL covers, per resource
-type, every operation the type has, and the idempotent producer's
-InitProducerId (IdempotentWrite on the cluster, or Write on some topic).
-
-The result is a proof ("the target decides every request as the source
-did"), with a digest of both inputs and the verdict, or the counterexamples
-grouped by cause: one missing ACL is one line with the number of request
-classes it changes, an example, and both decisions with their reasons.
-
---planned proves the ACLs the plan (as 'migrate plan' builds it with
---include, --exclude, --principals and --prune) would leave on the target
-instead of today's, without changing anything.
-
-Exit codes: 0 equivalent; 3 not equivalent (differences, or part of the
-requests not proved: both are listed); 1 error (nothing was compared).
-
-`
+var accessDiffUsage = usageText("access_diff_usage")
 
 func (c *cli) newAccessDiffCmd() *cobra.Command {
 	var f accessDiffFlags
@@ -223,18 +175,7 @@ func accessError(err error) error {
 	return err
 }
 
-const accessExplainUsage = `Usage: migrate access explain --principal User:alice --operation Read
-                             --resource Topic:orders [--host IP]
-                             (source flags) (target flags) [--target-config FILE]...
-                             [--principal-map FILE] [-o text|json]
-
-Decides one request on every side and shows each decision with its reason:
-the ACL, super user or default that decided. --host is the client's IP
-address, compared as Kafka compares it (default: a host no ACL names).
-
-Exit codes: 0 every side decides alike; 3 the decisions differ; 1 error.
-
-`
+var accessExplainUsage = usageText("access_explain_usage")
 
 func (c *cli) newAccessExplainCmd() *cobra.Command {
 	var f accessFlags
@@ -261,18 +202,7 @@ func (c *cli) newAccessExplainCmd() *cobra.Command {
 	return cmd
 }
 
-const accessWhoUsage = `Usage: migrate access who --resource Topic:orders (source flags) (target flags)
-                         [--target-config FILE]... [--principal-map FILE]
-                         [-o text|json]
-
-Lists who may do what on one resource, on each side: every principal an ACL
-in scope or super.users names (and any other principal), from every host
-such an ACL names (and any other host), with the operations each side
-allows. Rows whose sides differ are marked ≠.
-
-Exit codes: 0 every side allows the same; 3 some row differs; 1 error.
-
-`
+var accessWhoUsage = usageText("access_who_usage")
 
 func (c *cli) newAccessWhoCmd() *cobra.Command {
 	var f accessFlags

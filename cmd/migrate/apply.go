@@ -47,43 +47,7 @@ func (f *applyFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.settle, "verify-timeout", 60*time.Second, "after applying, re-read the target through each of its brokers until every broker shows every applied change (KRaft brokers learn of changes asynchronously, each on its own); the wait goes on while each `DURATION` shows more of them (a large apply is published in pieces) and ends after one that shows none more: changes still not shown are named and the exit code is 3; 0 skips the check")
 }
 
-const applyUsage = `Usage: migrate apply --plan plan.json (--zookeeper ... | --source-bootstrap-server ... | --snapshot FILE)
-                     --bootstrap-server ... [flags]
-       migrate apply (--zookeeper ... | --zk-data-dir DIR | --source-bootstrap-server ... | --snapshot FILE)
-                     --bootstrap-server ... [plan flags]
-
-Apply a plan through the admin protocol: batched, validated server-side
-first, retried on retriable errors, results per resource. Re-running is
-safe: the target is read again, changes already applied are skipped, and a
-resource in neither its planned before- nor after-state refuses the run.
-Ctrl-C finishes the batch in flight and stops.
-One apply per target per audit database: a second one sharing --audit-db
-is refused while the first holds the target's lock (applies with another
-database are not; see docs/audit.md). Earlier applies of the target that
-were killed are resumed and closed as "abandoned" in the audit trail, once.
-A saved plan (--plan) applies only what its source still justifies: the
-file's digest must match its content, its source and target cluster ids
-those of the source (--zookeeper, --source-bootstrap-server or --snapshot)
-and --bootstrap-server given now, and every change must be one the current
-source would plan (same resource, action and after-state; the plan's own
-options are used, and the --policy it was made with, which must be given
-again) or already done on the target. Anything else is refused, naming the change, before anything is
-sent. Secrets resolve only into the resource and key they were read from.
-Flags that shape a plan (--prune, --topics, --include, ...) are refused
-with --plan: the saved plan keeps the options it was made with.
---validate-only sends only the RPCs that have a validate_only mode, with it
-set; every other change is reported as not validated and nothing is sent.
-After a real apply the target is read again, through each of its brokers,
-until every broker shows every applied change, as long as each
---verify-timeout shows more of them.
-A target that stops answering fails the request in flight after
-request.timeout.ms (--command-config, default 30000) and its retries; the
-rest of the plan is then not sent.
-Exit codes: 0 success or nothing to do, 1 error (nothing changed), 3 some
-resources failed or were not sent, or the target stopped showing more of
-the applied changes for --verify-timeout before it showed them all (they
-are named).
-`
+var applyUsage = usageText("apply_usage")
 
 func (c *cli) newApplyCmd() *cobra.Command {
 	var f applyFlags

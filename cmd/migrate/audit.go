@@ -15,25 +15,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/render"
 )
 
-const auditUsage = `Usage: migrate audit <log|show|export|verify|keygen> [flags]
-
-Read the audit trail: every run, what it read and planned, every change with
-its transitions and every admin RPC, hash-chained against tampering.
-
-  migrate audit log     [--limit N]                      runs, newest first
-  migrate audit show    RUN [--kind K] [--status S]      a run's changes and RPCs
-  migrate audit export  RUN -o json|csv                  everything about a run
-  migrate audit verify  [--anchor HASH] [--audit-key FILE] [--receipt-file FILE]
-                                                         check the hash chain, signatures, receipts
-  migrate audit keygen  --out FILE                       make an ed25519 key to sign receipts
-
-On a terminal, plain 'migrate audit [--audit-db PATH]' browses the runs.
-
-Common flags: --audit-db PATH (default %s), -o text|json.
-Exit codes: 0 ok; 1 error (no database, no such run, wrong key); 3 verify
-found a broken link, a bad or missing signature, or a receipt or anchor that
-is not in the intact chain.
-`
+var auditUsage = usageText("audit_usage")
 
 func (c *cli) newAuditCmd() *cobra.Command {
 	var db string
@@ -188,13 +170,7 @@ func auditShow(ctx context.Context, e *env, f *auditCmdFlags, kind, status strin
 }
 
 func (c *cli) newAuditExportCmd() *cobra.Command {
-	cmd, _ := c.auditSub("export", "everything about a run", `Usage: migrate audit export RUN -o json|csv [--audit-db PATH]
-
-Export everything recorded about a run. JSON holds the run, snapshot digests,
-the plan (secrets by reference only), changes with every transition, RPCs,
-blockers, findings and run events. CSV is the run's journal in chain order:
-one line per planned change, change transition and RPC.
-`, auditExport, "json", "csv")
+	cmd, _ := c.auditSub("export", "everything about a run", usageText("audit_export_usage"), auditExport, "json", "csv")
 	return cmd
 }
 
@@ -232,26 +208,7 @@ type auditVerifyFlags struct {
 
 func (c *cli) newAuditVerifyCmd() *cobra.Command {
 	var v auditVerifyFlags
-	cmd, fs := c.auditSub("verify", "check the hash chain, signatures, receipts", `Usage: migrate audit verify [--anchor HASH] [--audit-key FILE] [--receipt-file FILE] [--audit-db PATH] [-o text|json]
-
-Recompute the hash chain over every audited row and report the first broken
-link: an edited row, deleted or reordered rows, or a chain head that does not
-match the last row. --anchor takes a receipt printed at the end of an earlier
-run (kept elsewhere): it must be a link of the intact chain, which catches
-the deletion of the newest rows.
-
-Someone who edits rows and recomputes the whole chain leaves it intact; that
-is caught only with what the database does not hold:
-  --audit-key FILE     the public key (FILE.pub from 'audit keygen') or the
-                       private key the runs signed with (--audit-key on plan,
-                       apply, check): every signature must verify, and every
-                       run end from the first signed one on must be signed.
-  --receipt-file FILE  receipts appended by --receipt-file on earlier runs:
-                       each must be a run end of the intact chain.
-
-Exit 0 intact, 3 broken (or a signature, receipt or anchor fails), 1 error
-(including a key that signed none of the receipts: the wrong key).
-`, func(ctx context.Context, e *env, f *auditCmdFlags, pos []string) int {
+	cmd, fs := c.auditSub("verify", "check the hash chain, signatures, receipts", usageText("audit_verify_usage"), func(ctx context.Context, e *env, f *auditCmdFlags, pos []string) int {
 		return auditVerify(ctx, e, f, &v, pos)
 	}, "text", "json")
 	fs.StringVar(&v.anchor, "anchor", "", "a receipt (chain head `HASH`) the chain must still contain")
@@ -302,17 +259,7 @@ func auditVerify(ctx context.Context, e *env, f *auditCmdFlags, v *auditVerifyFl
 	return code
 }
 
-const auditKeygenUsage = `Usage: migrate audit keygen --out FILE
-
-Make an ed25519 key pair to sign audit receipts: FILE is the private key
-(PKCS #8 PEM, mode 0600; give it to plan, apply and check with --audit-key
-FILE), FILE.pub the public key (PKIX PEM; give it to 'audit verify
---audit-key FILE.pub'). Keep the private key off the machine that holds the
-audit database when you can: whoever holds it can re-sign a rewritten chain.
-openssl makes the same files: openssl genpkey -algorithm ed25519 -out FILE;
-openssl pkey -in FILE -pubout -out FILE.pub. Existing files are not
-overwritten.
-`
+var auditKeygenUsage = usageText("audit_keygen_usage")
 
 func (c *cli) newAuditKeygenCmd() *cobra.Command {
 	var out string

@@ -50,30 +50,7 @@ func (f *checkFlags) register(fs *pflag.FlagSet) {
 	f.audit.register(fs)
 }
 
-const checkUsage = `Usage: migrate check (--zookeeper ... | --zk-data-dir DIR | --source-bootstrap-server ... | --snapshot FILE)
-                     [--broker-config server.properties]...
-                     [--password-encoder-secret-file FILE] [--scram-credentials FILE]
-                     [--policy FILE] [--target-version 4.0|4.1] [-o text|json|markdown]
-                     [--fail-on error|warning|info|none]
-       migrate check --catalogue [-o text|json|markdown]
-
-Pre-upgrade audit: what will break when this ZooKeeper-mode cluster moves to
-KRaft and Kafka 4, what the admin protocol cannot carry to a new cluster, ACL
-hygiene, and existing topics that violate the TopicActionPolicy. Every finding
-has a stable id (see docs/checks.md or --catalogue), a severity, the resource,
-why it matters and the fix. Give each broker's server.properties with
---broker-config: the authorizer, IBP and ZooKeeper-only settings live there.
-
-With both --zookeeper and --source-bootstrap-server (the same cluster), check
-also compares what ZooKeeper holds with what the brokers serve through the
-admin protocol, kind by kind: every difference is a CROSS-* finding (a config
-the brokers never picked up, a topic a broker does not know, replica lists,
-ACLs, quotas, SCRAM users, the configs of a broker that is not running).
-
-Exit codes: 0 no finding at or above --fail-on, 3 findings at or above it,
-1 error (nothing was audited).
-
-`
+var checkUsage = usageText("check_usage")
 
 func (c *cli) newCheckCmd() *cobra.Command {
 	var f checkFlags

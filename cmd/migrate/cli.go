@@ -252,34 +252,9 @@ func (c *cli) newVersionCmd() *cobra.Command {
 	return cmd
 }
 
-const usageHead = `migrate — move a ZooKeeper-mode Kafka cluster's metadata to KRaft, with proof.
+var usageHead = usageText("usage_head")
 
-Usage: migrate <command> [flags]
-
-Commands:
-`
-
-const usageTail = `
-Source:  --zookeeper host:port[,host:port][/chroot] [--zk-auth @FILE]
-         [--zk-tls-config-file FILE] [--broker-config server.properties]...
-         [--password-encoder-secret-file FILE]   or   --snapshot FILE
-Target:  --bootstrap-server host:port [--command-config client.properties]
-Output:  human text by default; -o json everywhere.
-
-Exit codes:
-  0  success, or nothing to do
-  1  error; nothing was changed by this command (a one-line cause on stderr)
-  2  plan: runnable changes pending
-  3  partial: apply with some resources failed; check / policy test with
-     findings at or above --fail-on; audit verify found the chain broken or
-     the --anchor missing
-
-Out of scope: message data and consumer offsets (MirrorMaker 2's job);
-zkmigrate moves metadata and works alongside it.
-
-Run 'migrate <command> --help' for a command's flags;
-'migrate completion bash|zsh|fish --help' to set up shell completion.
-`
+var usageTail = usageText("usage_tail")
 
 // usage is `migrate --help`.
 func usage(w io.Writer, root *cobra.Command) {

@@ -36,19 +36,7 @@ var (
 	demoScram []byte
 )
 
-const demoUsage = `Usage: migrate demo [--no-tui] [--audit-db PATH]
-
-The whole flow with no servers: a legacy ZooKeeper-mode cluster captured
-from a real Kafka 3.9 (bundled in the binary) is read, planned against an
-in-process Kafka (franz-go kfake), applied, and planned again to show there
-is nothing left to do. On a terminal the plan is reviewed in the TUI.
-
-The demo records its runs in its own audit database (--audit-db; by default
-one in the temporary directory), never in your real one, and ends by
-printing the commands that show its run and verify its receipt there.
-Exit codes: 0 the demo ran (also when you excluded changes or quit the
-review), 3 some changes failed, 1 error.
-`
+var demoUsage = usageText("demo_usage")
 
 // demoFlags are the flags of `migrate demo`.
 type demoFlags struct {

@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"github.com/zkmigrate/zkmigrate/internal/memprofile"
 	"io"
 	"os"
 	"os/signal"
@@ -53,7 +54,7 @@ type env struct {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	stopProfile := startCPUProfile()
+	stopProfile := memprofile.StartCPU()
 	code := runEnv(ctx, processEnv(os.Args[1:]))
 	stopProfile()
 	os.Exit(code)

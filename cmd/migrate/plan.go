@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/zkmigrate/zkmigrate/internal/memprofile"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
@@ -177,7 +178,7 @@ func (f *planFlags) request(progress io.Writer) (migration.PlanRequest, error) {
 // hooks writes a use case's progress lines to progress and marks its
 // phases for the memory profile.
 func hooks(progress io.Writer) migration.Hooks {
-	h := migration.Hooks{Phase: memPhase}
+	h := migration.Hooks{Phase: memprofile.Phase}
 	if progress != nil {
 		h.Progress = func(msg string) { fmt.Fprintln(progress, msg) }
 	}
@@ -187,7 +188,7 @@ func hooks(progress io.Writer) migration.Hooks {
 // notices writes what a use case must tell the operator to stderr, and
 // the failures it goes on after as "migrate CMD: ..." lines.
 func notices(e *env) migration.Hooks {
-	return migration.Hooks{Notice: func(msg string) { fmt.Fprintln(e.stderr, msg) }, Phase: memPhase}
+	return migration.Hooks{Notice: func(msg string) { fmt.Fprintln(e.stderr, msg) }, Phase: memprofile.Phase}
 }
 
 // compute reads both sides and builds the plan.
@@ -199,13 +200,7 @@ func (f *planFlags) compute(ctx context.Context, progress io.Writer) (*migration
 	return migration.Compute(ctx, r)
 }
 
-const planUsage = `Usage: migrate plan (--zookeeper ... | --zk-data-dir DIR | --source-bootstrap-server ... | --snapshot FILE)
-                    (--bootstrap-server ... | --target-snapshot FILE) [flags]
-
-Compute the changes that bring the target in line with the source, show them
-as a diff (+ create, ~ update, - delete), and optionally save them for apply.
-Exit codes: 0 nothing to do, 2 runnable changes pending, 1 error.
-`
+var planUsage = usageText("plan_usage")
 
 func (c *cli) newPlanCmd() *cobra.Command {
 	var f planFlags
@@ -254,7 +249,7 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 	} else {
 		rec.Plan(ctx, p) // the file, if any, holds the changes picked in review
 	}
-	memPhase("audit")
+	memprofile.Phase("audit")
 	if f.interactive {
 		sel, ok, err := reviewInteractive(ctx, e, p)
 		if err != nil {
@@ -281,7 +276,7 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 			finish(ctx, e, rec, migration.Failed)
 			return fail(e, "plan", fmt.Errorf("save %s: %w", out, err))
 		}
-		memPhase("save")
+		memprofile.Phase("save")
 	}
 	// -o json shows the digest the file holds: planfile.Write sealed p, or
 	// the view seals it (an encoding of the whole plan each: not twice when
@@ -290,7 +285,7 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 	if err != nil {
 		return fail(e, "plan", err)
 	}
-	memPhase("render")
+	memprofile.Phase("render")
 	o := migration.PlanOutcome(p.Runnable())
 	finish(ctx, e, rec, o)
 	return int(o.Code)

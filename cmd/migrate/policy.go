@@ -14,23 +14,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
-const policyUsage = `Usage: migrate policy convert --broker-config server.properties [--broker-config ...]
-                             [--out FILE] [--controller-config-out FILE]
-       migrate policy test --policy FILE (--zookeeper ... | --zk-data-dir DIR | --source-bootstrap-server ... |
-                           --snapshot FILE) [-o text|json]
-
-The TopicActionPolicy: one policy, a YAML file of CEL rules, for CREATE, MODIFY
-and DELETE of topics (see docs/policy.md). zkmigrate evaluates it on every
-planned topic change (plan/apply --policy).
-
-  convert  rewrite the legacy create.topic.policy.class.name /
-           alter.config.policy.class.name settings into a policy file (legacy
-           classes become adapter entries) and into the properties the KRaft
-           controllers need. Exit 1 when a legacy key is set together with
-           topic.action.policy.class.name.
-  test     evaluate every existing topic as if created now and list the
-           violations. Exit 0 none, 3 violations found, 1 error.
-`
+var policyUsage = usageText("policy_usage")
 
 func (c *cli) newPolicyCmd() *cobra.Command {
 	cmd := c.command("policy", "TopicActionPolicy: convert legacy policy keys, test existing topics", policyUsage,

@@ -6,41 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zkmigrate/zkmigrate/internal/memprofile"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
-const snapshotUsage = `Usage: migrate snapshot (--zookeeper host:port[,host:port][/chroot] | --snapshot FILE)
-                        [--zk-auth @FILE] [--zk-tls-config-file FILE]
-                        [--broker-config server.properties]... [--password-encoder-secret-file FILE]
-                        [--full] [-o text|json] [--out FILE]
-       migrate snapshot --zk-data-dir DIR [--zk-data-log-dir DIR] [--zk-chroot /kafka]
-                        [--zk-zxid ZXID | --zk-time TIME] [flags]
-       migrate snapshot --source-bootstrap-server host:port [--source-command-config FILE] [flags]
-
-Reads the legacy cluster's whole metadata from ZooKeeper (read only) into a
-snapshot: brokers, topics and assignments, topic/broker/client configs,
-quotas, SCRAM users (by reference), ACLs, delegation tokens, pending
-deletions and reassignments, /controller, /migration, /feature. Secrets are
-never printed or saved, only referenced. --out saves the snapshot for later
-commands (--snapshot FILE); -o json prints it.
-
---zk-data-dir reads ZooKeeper's own files instead, offline (a backup, an
-air-gapped copy, a stopped ensemble member): the newest valid snapshot at or
-before the point wanted, then the transaction logs replayed onto it, to the
-newest consistent point or to --zk-zxid / --zk-time (checksums verified;
-plain, gzip and snappy snapshots of ZooKeeper 3.4-3.9). A damaged or
-truncated log tail is a warning finding naming the file and offset, and the
-last consistent point before it is read. The files are never written.
-
---source-bootstrap-server reads the same snapshot through the brokers' admin
-protocol (any Kafka: 3.x in ZooKeeper mode, 3.x or 4.x KRaft), recorded as
-source "kafka" at that address. It lacks what the protocol never returns,
-each item named in a finding: SCRAM keys (mechanism and iterations only),
-sensitive config values, and, in ZooKeeper mode, topics pending deletion and
-the configs of brokers that are not running (docs/sources.md).
-
-`
+var snapshotUsage = usageText("snapshot_usage")
 
 func (c *cli) newSnapshotCmd() *cobra.Command {
 	var src sourceFlags
@@ -69,12 +40,12 @@ func runSnapshot(ctx context.Context, e *env, src *sourceFlags, output, out stri
 	if err != nil {
 		return fail(e, "snapshot", err)
 	}
-	memPhase("read")
+	memprofile.Phase("read")
 	if out != "" {
 		if err := snapshot.Save(out, s); err != nil {
 			return fail(e, "snapshot", fmt.Errorf("save %s: %w", out, err))
 		}
-		memPhase("save")
+		memprofile.Phase("save")
 	}
 	if err := view(render.SnapshotShown{Snapshot: s, Saved: out}); err != nil {
 		return fail(e, "snapshot", err)

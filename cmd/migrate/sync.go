@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/zkmigrate/zkmigrate/internal/memprofile"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/render"
@@ -48,52 +49,7 @@ func (f *syncFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on http://`HOST:PORT`/metrics, with /healthz (the loop turns) and /readyz (200 only while IN STEP)")
 }
 
-const syncUsage = `Usage: migrate sync --zookeeper ... --bootstrap-server ... [plan flags] [--yes | --freeze]
-
-Keep the target in step with the live ZooKeeper cluster during the cutover
-window. A first full plan is shown and applied (--yes, or confirm at the
-terminal); then sync follows ZooKeeper's own change feed (persistent
-watches on ZooKeeper 3.6+, one-shot ones on older servers, on the
-notification queues Kafka writes, the topics and pending deletions): a
-notification re-reads just that entity from ZooKeeper and
-the target, plans for just its resources, and applies the result. Every
---reconcile-every a full plan is made as a safety net; what it finds no
-notification announced (a missed change, or an edit made on the target) is
-reported as drift and set back to the source's state (--keep-target-edits
-leaves target edits alone). Deletes only with --prune. Blocked changes stay
-blocked and are named. Lost ZooKeeper sessions are re-established and
-everything read again (each resync names its cause); what a round left
-undone is retried alone (1 s, doubling to 30 s).
-The state — IN STEP, BEHIND (what is pending, how many failed, the oldest's
-age), FREEZING, FROZEN — leads each status line and the sync screen;
---metrics-addr HOST:PORT serves it with the rounds as Prometheus metrics
-(zkmigrate_sync_*), /healthz and /readyz (200 only while IN STEP).
-A source read through its brokers (--source-bootstrap-server) has no
-change feed: sync says so and polls it, a full "poll" round every
---poll-every (default 10s); what changed on the source since the last
-read is applied, the rest is drift.
-With --principal-map, sync polls a ZooKeeper source the same way (a full
-round every --poll-every): a change round re-reads the entities a
-notification names, and the map gives users other names on the target.
---freeze (or SIGUSR1 to a running sync) stops all writes and turns sync
-into an alarm: a round in flight sends nothing more (what it did not send
-is named), and each change to the source is printed with what changed;
-with --exit-on-change the first one, found by a round of any kind, ends
-sync with exit code 3.
-Each applied (or, frozen, reported) round is an audit run "sync-round"
-naming the ZooKeeper zxid it reflects; the session itself is an audit run
-"sync" holding the target's lock.
-Output: one line per round and a status line (--status-every), or, with
---output json, one JSON object per line ({"event":"round",...} or
-{"event":"status",...}). --interactive (a terminal): the first plan in the
-TUI review (the whole plan or nothing: a partial selection is refused),
-then a live screen of the rounds, their lag and errors, the counts and the
-frozen state; f freezes (asks first), q stops.
-Ctrl-C (SIGINT/SIGTERM) stops after the round in flight.
-Exit codes: 0 stopped with every change taken from the source applied and
-verified (blocked ones are reported), 1 error (nothing changed by this
-command), 3 stopped with changes not on the target (named), or (--freeze
---exit-on-change) the source changed after the cut.`
+var syncUsage = usageText("sync_usage")
 
 func (c *cli) newSyncCmd() *cobra.Command {
 	var f syncFlags
@@ -164,7 +120,7 @@ func (f *syncFlags) request(e *env) (syncsession.Request, error) {
 		Hooks: migration.Hooks{
 			Notice: func(msg string) { fmt.Fprintln(e.stderr, msg) },
 			Warn:   func(err error) { fmt.Fprintf(e.stderr, "migrate sync: %s\n", errorText(err)) },
-			Phase:  memPhase, // ZKM_MEMPROFILE: where a long run's memory is
+			Phase:  memprofile.Phase, // ZKM_MEMPROFILE: where a long run's memory is
 		}}, nil
 }
 

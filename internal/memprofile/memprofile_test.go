@@ -1,4 +1,4 @@
-package main
+package memprofile
 
 import (
 	"bytes"
@@ -12,12 +12,12 @@ import (
 func TestStartCPUProfile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "cpu.pprof")
 	t.Setenv("ZKM_CPUPROFILE", "")
-	startCPUProfile()()
+	StartCPU()()
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Fatalf("unset: %v", err)
 	}
 	t.Setenv("ZKM_CPUPROFILE", file)
-	stop := startCPUProfile()
+	stop := StartCPU()
 	x := 0
 	for i := range 1_000_000 {
 		x += i % 7

@@ -1,4 +1,8 @@
-package main
+// Package memprofile marks the phases of a command for benchmarks: with
+// ZKM_MEMPROFILE=DIR each phase leaves a heap profile and a line of memory
+// figures, with ZKM_CPUPROFILE=FILE the whole command a CPU profile. Unset,
+// it costs nothing.
+package memprofile
 
 import (
 	"bytes"
@@ -29,8 +33,8 @@ var memProfile = struct {
 	start time.Time
 }{dir: os.Getenv("ZKM_MEMPROFILE"), w: os.Stderr, start: time.Now()}
 
-// memPhase marks the end of a phase.
-func memPhase(name string) {
+// Phase marks the end of a phase.
+func Phase(name string) {
 	mp := &memProfile
 	if mp.dir == "" {
 		return
@@ -52,10 +56,10 @@ func memPhase(name string) {
 		mib(ms.HeapInuse+ms.HeapIdle-ms.HeapReleased), mib(ms.StackInuse), runtime.NumGoroutine(), file)
 }
 
-// startCPUProfile, with ZKM_CPUPROFILE=FILE, profiles the CPU of the whole
+// StartCPU, with ZKM_CPUPROFILE=FILE, profiles the CPU of the whole
 // command into FILE (`go tool pprof -top FILE`), for benchmarks; the
 // returned func ends the profile. Unset, it costs nothing.
-func startCPUProfile() (stop func()) {
+func StartCPU() (stop func()) {
 	file := os.Getenv("ZKM_CPUPROFILE")
 	if file == "" {
 		return func() {}
