@@ -75,11 +75,15 @@ for ((i = -1; i < runs; i++)); do
 	warm=$((i < 0))
 	for v in "${bins[@]}"; do
 		b=${bin[$v]}
+		# The plan alone: its access proof is measured by BenchmarkCompareFullScale
+		# (a binary older than the proof has no such flag, and no proof).
+		noproof=()
+		if "$b" plan --help 2>/dev/null | grep -q -- --no-access-proof; then noproof=(--no-access-proof); fi
 		measure "$v-snapshot" "$b" "$work/$v-mig.snap" snapshot --zookeeper "$zk$chroot" --out "$work/$v-mig.snap"
 		measure "$v-snapshot-full" "$b" "$work/$v-full.snap" snapshot --zookeeper "$zk$chroot" --full --out "$work/$v-full.snap"
-		measure "$v-plan" "$b" "$work/$v.plan" plan --snapshot "$work/$v-mig.snap" --target-snapshot "$work/empty.json" --no-audit --out "$work/$v.plan"
+		measure "$v-plan" "$b" "$work/$v.plan" plan --snapshot "$work/$v-mig.snap" --target-snapshot "$work/empty.json" --no-audit "${noproof[@]}" --out "$work/$v.plan"
 		cp "$work/$v-plan.stdout" "$work/$v-plan.text"
-		measure "$v-plan-text" "$b" stdout plan --snapshot "$work/$v-mig.snap" --target-snapshot "$work/empty.json" --no-audit
+		measure "$v-plan-text" "$b" stdout plan --snapshot "$work/$v-mig.snap" --target-snapshot "$work/empty.json" --no-audit "${noproof[@]}"
 		measure "$v-check" "$b" "" check --snapshot "$work/$v-full.snap"
 	done
 done
@@ -109,7 +113,7 @@ grep -h '^Plan:' "$work/new-plan.text" || true
 
 # Where the bytes go: the plan once more with a heap profile per phase.
 mkdir -p "$work/prof"
-ZKM_MEMPROFILE="$work/prof" "${bin[new]}" plan --snapshot "$work/new-mig.snap" --target-snapshot "$work/empty.json" --no-audit --out "$work/new.plan" \
+ZKM_MEMPROFILE="$work/prof" "${bin[new]}" plan --snapshot "$work/new-mig.snap" --target-snapshot "$work/empty.json" --no-audit --no-access-proof --out "$work/new.plan" \
 	>/dev/null 2>"$work/memprofile.txt" || true
 echo
 echo "## memory per phase of plan (new)"

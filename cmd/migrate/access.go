@@ -155,7 +155,11 @@ func runAccessDiff(ctx context.Context, e *env, f *accessDiffFlags, args []strin
 		finish(ctx, e, rec, migration.Failed)
 		return fail(e, name, accessError(err))
 	}
-	rec.AccessProof(ctx, r)
+	what := migration.ProvedTarget
+	if f.planned {
+		what = migration.ProvedPlanned
+	}
+	rec.AccessProof(ctx, r, what)
 	if err := view(r); err != nil {
 		finish(ctx, e, rec, migration.Failed)
 		return fail(e, name, err)

@@ -248,3 +248,23 @@ func TestAccessBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanAccessLine: plan says whether the target it would leave is
+// equivalent — not while ACLs are left out by --principals (the causes
+// with --detail), yes for the whole plan — and --no-access-proof leaves
+// the line out.
+func TestPlanAccessLine(t *testing.T) {
+	b := newAccessBed(t, baseACLs, nil, zkBroker, kraftNode)
+	args := []string{"plan", "--snapshot", b.src, "--broker-config", b.brokerCfg, "--target-snapshot", b.tgt, "--target-config", b.nodeCfg, "--no-audit"}
+	_, out, errs := runMigrate(t, args...)
+	if !strings.Contains(out, "Access: equivalent: the target as the plan would leave it decides every request class as the source does") {
+		t.Errorf("whole plan:\n%s\n%s", out, errs)
+	}
+	_, out, _ = runMigrate(t, append(args, "--principals", "^User:alice$", "--detail")...)
+	if !strings.Contains(out, "Access: NOT equivalent: the target as the plan would leave it decides") || !strings.Contains(out, "ALLOW User:bob Write Topic:pay (PREFIXED)") {
+		t.Errorf("--principals alice:\n%s", out)
+	}
+	if _, out, _ = runMigrate(t, append(args, "--no-access-proof")...); strings.Contains(out, "Access:") {
+		t.Errorf("--no-access-proof:\n%s", out)
+	}
+}

@@ -38,9 +38,19 @@ func TestAccessRealKafka(t *testing.T) {
 	tgtCfg := []string{"--target-config", filepath.Join(dir, "conf", "target.properties"), "--target-config", filepath.Join(dir, "conf", "target1.properties")}
 	// The target's ACLs and SCRAM users made the source's, whatever ran
 	// before (--prune), the passwords set again (--resend-secrets).
-	if code, out, errs := b.migrate(t, append(append([]string{"apply", "--zookeeper", b.zk, "--include", "acl,scram-user", "--prune", "--resend-secrets",
-		"--scram-credentials", b.creds, "--yes"}, b.targetArgs()...), "--no-audit")...); code != exitOK {
+	// apply proves the target it left and records the proof.
+	code, out, errs := b.migrate(t, append(append(append(append([]string{"apply", "--zookeeper", b.zk, "--include", "acl,scram-user", "--prune", "--resend-secrets",
+		"--scram-credentials", b.creds, "--yes"}, srcCfg...), tgtCfg...), b.targetArgs()...), "-o", "json")...)
+	if code != exitOK || !strings.Contains(errs, "Access: NOT equivalent: the target decides") || !strings.Contains(errs, "2 causes") {
 		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errs)
+	}
+	var ex struct {
+		AccessProofs []struct{ What, Verdict, Digest string } `json:"access_proofs"`
+	}
+	_, exported, _ := b.migrate(t, "audit", "export", "1", "--audit-db", b.auditDB, "-o", "json")
+	if err := json.Unmarshal([]byte(exported), &ex); err != nil || len(ex.AccessProofs) != 1 || ex.AccessProofs[0].What != "target" ||
+		ex.AccessProofs[0].Verdict != access.Differences || !strings.HasPrefix(ex.AccessProofs[0].Digest, "sha256:") {
+		t.Errorf("the audit trail's proof: %v %+v", err, ex.AccessProofs)
 	}
 	diff := append(append(append([]string{"access", "diff", "--zookeeper", b.zk}, srcCfg...), b.targetArgs()...), tgtCfg...)
 	proof := func(extra ...string) (int, *access.Result) {

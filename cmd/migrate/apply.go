@@ -219,7 +219,27 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 		}
 	}
 	_ = view.Summary(rec.ID(), unverified)
+	if !f.validateOnly && res.Stopped == nil {
+		f.proveApplied(ctx, e, rec, pl)
+	}
 	return f.exit(ctx, e, rec, res, len(unverified)), nil
+}
+
+// proveApplied proves the target the apply left (its ACLs read again),
+// records the proof and says the verdict on stderr, beside the verify
+// line (the exit code stays the apply's: the proof is a report, and
+// access diff's exit code is the gate).
+func (f *applyFlags) proveApplied(ctx context.Context, e *env, rec *migration.Recorder, pl *migration.Planned) {
+	if f.noAccessProof {
+		return
+	}
+	r, err := migration.ProveTarget(ctx, migration.AccessSourceOf(pl.Source), pl.Conn, pl.PrincipalMap, f.accessSettings())
+	if err != nil {
+		fmt.Fprintf(e.stderr, "migrate apply: access proof not made: %s\n", errorText(accessError(err)))
+		return
+	}
+	rec.AccessProof(ctx, r, migration.ProvedTarget)
+	_ = render.AccessLine(e.stderr, r, "the target", f.detail)
 }
 
 // exit records the run's outcome and returns its exit code

@@ -76,7 +76,8 @@ func BenchmarkApplyRealKafka(b *testing.B) {
 			b.StartTimer()
 			args := []string{"apply", "--snapshot", path, "--yes", "--topics", "^" + prefix, "--principals", prefix,
 				"--bootstrap-server", tb, "--command-config", props, "--audit-db", filepath.Join(dir, "audit.db"), "--batch-size", "1000",
-				"--verify-timeout", "0"} // raw does not wait for the broker to publish either
+				"--verify-timeout", "0", // raw does not wait for the broker to publish either
+				"--no-access-proof"} // nor prove access (BenchmarkCompareFullScale measures the proof)
 			// ZKM_BENCH_APPLY_ARGS adds flags, e.g. "--no-preflight --no-audit", to measure what each part costs
 			args = append(args, strings.Fields(os.Getenv("ZKM_BENCH_APPLY_ARGS"))...)
 			code, out, errs := runMigrate(b, args...)

@@ -58,6 +58,7 @@ var flagGroups = map[string]string{
 	"principal-map":    groupSelection,
 	"planned":          groupSelection,
 	"accept":           groupSafety,
+	"no-access-proof":  groupSafety,
 	"operation":        groupSelection,
 	"resource":         groupSelection,
 	"host":             groupSelection,

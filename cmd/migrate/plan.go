@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/zkmigrate/zkmigrate/internal/access"
 	"github.com/zkmigrate/zkmigrate/internal/memprofile"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
@@ -40,6 +41,8 @@ type planFlags struct {
 	scramCreds     string
 	scramResets    string
 	principalMap   string
+	targetConfigs  stringList
+	noAccessProof  bool
 	output         string
 	targetVersion  string
 	interactive    bool
@@ -64,6 +67,8 @@ func (f *planFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.raiseMinimums, "raise-to-target-minimums", false, "create topics whose config values the target refuses (segment.bytes below 1 MiB on 4.1) with the nearest value it accepts; each adjustment is named in the plan")
 	fs.BoolVar(&f.resendSecrets, "resend-secrets", false, "send sensitive configs and SCRAM credentials even when present on the target")
 	fs.StringVar(&f.scramCreds, "scram-credentials", "", "`FILE`: a JSON list of {user, mechanism, password, iterations} to recreate SCRAM users")
+	fs.Var(&f.targetConfigs, "target-config", "a target node's server.properties or controller.properties `FILE` (repeatable), for the access proof: super.users and allow.everyone.if.no.acl.found, which a live node hides, and the settings of controllers that do not answer (docs/access.md)")
+	fs.BoolVar(&f.noAccessProof, "no-access-proof", false, "skip the access proof (whether the target the plan would leave decides every request as the source does; docs/access.md); at 100,000 ACLs it takes seconds")
 	fs.StringVar(&f.principalMap, "principal-map", "", "map source principals to the target's (`FILE`: Kafka's ssl.principal.mapping.rules and sasl.kerberos.principal.to.local.rules, zkmigrate.map pairs; docs/principal-map.md) in ACLs, quotas and SCRAM users")
 	fs.StringVar(&f.scramResets, "scram-resets", "", "write the users whose SCRAM password must be reset (no password given) to this `FILE`")
 	outputFlag(fs, &f.output, "output: text or json", "text", "json")
@@ -192,6 +197,27 @@ func notices(e *env) migration.Hooks {
 }
 
 // compute reads both sides and builds the plan.
+// proveAccess proves the target as the plan would leave it (unless
+// --no-access-proof) and records the proof; a proof that cannot be made
+// (a settings file refused) is said on stderr and the plan goes on.
+func (f *planFlags) proveAccess(ctx context.Context, e *env, cmd string, rec *migration.Recorder, pl *migration.Planned) *access.Result {
+	if f.noAccessProof {
+		return nil
+	}
+	r, err := migration.ProvePlanned(ctx, pl, f.accessSettings())
+	if err != nil {
+		fmt.Fprintf(e.stderr, "migrate %s: access proof not made: %s\n", cmd, errorText(accessError(err)))
+		return nil
+	}
+	rec.AccessProof(ctx, r, migration.ProvedPlanned)
+	return r
+}
+
+// accessSettings are where the access proof takes each node's settings.
+func (f *planFlags) accessSettings() migration.AccessSettings {
+	return migration.AccessSettings{BrokerConfigs: f.source.brokerConfigs, TargetConfigs: f.targetConfigs}
+}
+
 func (f *planFlags) compute(ctx context.Context, progress io.Writer) (*migration.Planned, error) {
 	r, err := f.request(progress)
 	if err != nil {
@@ -240,6 +266,7 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 	// The plan was just built from these snapshots: its endpoints hold
 	// their digests (each a whole encoding of a snapshot to compute).
 	rec.Reads(ctx, pl, pl.Plan.Source.Digest, pl.Plan.Target.Digest)
+	proof := f.proveAccess(ctx, e, "plan", rec, pl)
 	p := pl.Plan
 	pl.Source, pl.Target = nil, nil // the plan holds what is left to do: their memory goes back before it is recorded and saved
 	// The plan file is encoded with the plan's record, once for both.
@@ -281,7 +308,7 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 	// -o json shows the digest the file holds: planfile.Write sealed p, or
 	// the view seals it (an encoding of the whole plan each: not twice when
 	// once will do).
-	err = view(render.PlanShown{Plan: p, Saved: out})
+	err = view(render.PlanShown{Plan: p, Saved: out, Access: proof})
 	if err != nil {
 		return fail(e, "plan", err)
 	}

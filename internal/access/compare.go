@@ -44,6 +44,7 @@ type engine struct {
 	srcSet    map[authz.ACL]bool
 	pairs     []pair
 	srcIdx    map[string]int
+	srcPairs  map[string][]int // srcIdx as one-element lists (pairsOf)
 	tgtIdx    map[string][]int
 	unnamed   string // a principal no ACL or setting names
 	otherHost string // a host no ACL names
@@ -208,7 +209,7 @@ func (e *engine) unsupported(p string) bool {
 // principal no source principal is known to reach); and the principal no
 // one names.
 func (e *engine) principals() {
-	e.srcIdx, e.tgtIdx = map[string]int{}, map[string][]int{}
+	e.srcIdx, e.srcPairs, e.tgtIdx = map[string]int{}, map[string][]int{}, map[string][]int{}
 	var srcNamed, tgtNamed []string
 	add := func(list *[]string, seen map[string]bool, p string) {
 		if p != authz.WildcardPrincipal && !seen[p] {
@@ -239,6 +240,7 @@ func (e *engine) principals() {
 		e.pairs = append(e.pairs, p)
 		if p.src != "" {
 			e.srcIdx[p.src] = i
+			e.srcPairs[p.src] = []int{i}
 		}
 		if p.tgt != "" {
 			e.tgtIdx[p.tgt] = append(e.tgtIdx[p.tgt], i)

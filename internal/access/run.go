@@ -417,10 +417,7 @@ func (e *engine) buildChain(ix [2]typeIndex, name, longest string) *chain {
 // pairsOf are the pairs whose principal on side is p.
 func (e *engine) pairsOf(side int, p string) []int {
 	if side == 0 {
-		if i, ok := e.srcIdx[p]; ok {
-			return []int{i}
-		}
-		return nil
+		return e.srcPairs[p]
 	}
 	return e.tgtIdx[p]
 }

@@ -20,6 +20,9 @@ type RunExport struct {
 	Blockers  []BlockerRecord    `json:"blockers,omitempty"`
 	Findings  []snapshot.Finding `json:"findings,omitempty"`
 	Events    []EventRecord      `json:"events,omitempty"`
+	// AccessProofs are the access proofs the run made (access diff, plan,
+	// apply).
+	AccessProofs []AccessProof `json:"access_proofs,omitempty"`
 }
 
 // SnapshotRecord is a recorded snapshot digest.
@@ -150,6 +153,9 @@ func (s *Store) Export(ctx context.Context, runID int64) (*RunExport, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if x.AccessProofs, err = accessProofs(ctx, tx, runID); err != nil {
+		return nil, fmt.Errorf("audit: %s: export run %d: %v", s.path, runID, err)
 	}
 	err = q(`SELECT seq, at, kind, coalesce(other_run_id, 0), coalesce(detail, '') FROM run_events WHERE run_id = ? ORDER BY seq`, func(rows *sql.Rows) error {
 		var ev EventRecord

@@ -2,13 +2,13 @@ package migration
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/access"
+	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
@@ -65,17 +65,9 @@ func LoadAccess(ctx context.Context, r AccessRequest) (*AccessInputs, error) {
 			return nil, err
 		}
 		out.Map = m
-		out.Input.Map = func(p string) (string, error) {
-			t, _, err := m.Apply(p)
-			return t, err
-		}
-		out.Input.MapName = m.Path() + " (" + m.Digest() + ")"
+		out.Input.Map, out.Input.MapName = mapInput(m)
 	}
-	brokerFiles, err := loadProps(r.BrokerConfigs)
-	if err != nil {
-		return nil, err
-	}
-	targetFiles, err := loadProps(r.TargetConfigs)
+	brokerFiles, targetFiles, err := AccessSettings{r.BrokerConfigs, r.TargetConfigs}.load()
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +100,12 @@ func LoadAccess(ctx context.Context, r AccessRequest) (*AccessInputs, error) {
 		defer conn.Close()
 		r.progress("Reading target %s ...", strings.Join(conn.Bootstrap, ","))
 		tgt.Name += " " + strings.Join(conn.Bootstrap, ",")
-		if err := readLiveTarget(ctx, conn, targetFiles, &tgt); err != nil {
+		acls, findings, err := kread.ReadACLs(ctx, conn)
+		if err != nil {
+			return nil, err
+		}
+		tgt.ACLs, tgt.Gaps = acls, aclGaps(findings)
+		if tgt.Nodes, tgt.Findings, err = liveTargetNodes(ctx, conn, targetFiles); err != nil {
 			return nil, err
 		}
 		tgtSnap = &snapshot.Snapshot{Format: snapshot.FormatVersion, Source: snapshot.SourceKafka, Address: strings.Join(conn.Bootstrap, ","), ACLs: tgt.ACLs}
@@ -176,37 +173,123 @@ func sourceNodes(s *snapshot.Snapshot, files []*props.File) []access.Node {
 	return out
 }
 
-// readLiveTarget reads the target's ACLs and each broker's settings,
-// merges the files given for those nodes, and adds the controllers the
-// brokers name (controller.quorum.voters) that are not brokers: from their
-// file, or as not known.
-func readLiveTarget(ctx context.Context, conn *kafkaconn.Conn, files []*props.File, tgt *access.Side) error {
-	acls, findings, err := kread.ReadACLs(ctx, conn)
-	if err != nil {
-		return err
+// AccessSettings says where each node's authorizer settings come from:
+// the source brokers' properties files (none: the copies a source snapshot
+// holds) and the target nodes' (besides what live nodes return).
+type AccessSettings struct {
+	BrokerConfigs []string
+	TargetConfigs []string
+}
+
+func (s AccessSettings) load() (broker, target []*props.File, err error) {
+	if broker, err = loadProps(s.BrokerConfigs); err != nil {
+		return nil, nil, err
 	}
-	tgt.ACLs = acls
+	if target, err = loadProps(s.TargetConfigs); err != nil {
+		return nil, nil, err
+	}
+	return broker, target, nil
+}
+
+// mapInput is a principal map as the proof takes it.
+func mapInput(m *principalmap.Map) (func(string) (string, error), string) {
+	if m == nil {
+		return nil, ""
+	}
+	return func(p string) (string, error) {
+		t, _, err := m.Apply(p)
+		return t, err
+	}, m.Path() + " (" + m.Digest() + ")"
+}
+
+// aclGaps are the ACLs a reader could not represent: gaps of the proof.
+func aclGaps(findings []snapshot.Finding) []string {
+	var out []string
 	for _, f := range findings {
 		if f.ID == catalogue.IDKReadACLUnknown {
-			tgt.Gaps = append(tgt.Gaps, f.Message+" ("+f.Resource+")")
+			out = append(out, f.Message+" ("+f.Resource+")")
 		}
 	}
+	return out
+}
+
+// AccessSource is what a proof needs of the source: its ACLs (as read,
+// before any principal map) and its saved broker configs.
+type AccessSource struct {
+	Name          string
+	ACLs          []snapshot.ACL
+	StaticConfigs []snapshot.StaticConfig
+}
+
+// AccessSourceOf keeps what a proof needs of a source snapshot.
+func AccessSourceOf(s *snapshot.Snapshot) AccessSource {
+	return AccessSource{Name: "source " + nameOf(s), ACLs: s.ACLs, StaticConfigs: s.StaticConfigs}
+}
+
+// ProvePlanned proves the target as pl's plan would leave it: the source's
+// ACLs against the target's with the plan's ACL changes applied
+// (plan.ACLsAfter; the plan names mapped principals when it was built with
+// a principal map, and source principal P is compared with map(P)), each
+// node's settings from the files and, with a live target, DescribeConfigs.
+func ProvePlanned(ctx context.Context, pl *Planned, s AccessSettings) (*access.Result, error) {
+	tgt := plan.ACLsAfter(pl.Target.ACLs, pl.Plan)
+	return prove(ctx, AccessSourceOf(pl.Source), "target "+nameOf(pl.Target)+", as the plan would leave it", tgt, nil, pl.Conn, pl.PrincipalMap, s)
+}
+
+// ProveTarget proves the target as it is now (after an apply): its ACLs
+// read again through conn.
+func ProveTarget(ctx context.Context, src AccessSource, conn *kafkaconn.Conn, m *principalmap.Map, s AccessSettings) (*access.Result, error) {
+	acls, findings, err := kread.ReadACLs(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	return prove(ctx, src, "target "+strings.Join(conn.Bootstrap, ","), acls, aclGaps(findings), conn, m, s)
+}
+
+func prove(ctx context.Context, src AccessSource, tgtName string, tgtACLs []snapshot.ACL, gaps []string, conn *kafkaconn.Conn, m *principalmap.Map, s AccessSettings) (*access.Result, error) {
+	brokerFiles, targetFiles, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	in := access.Input{Source: access.Side{Name: src.Name, ACLs: src.ACLs, Nodes: sourceNodes(&snapshot.Snapshot{StaticConfigs: src.StaticConfigs}, brokerFiles)},
+		Target: access.Side{Name: tgtName, ACLs: tgtACLs, Gaps: gaps}}
+	in.Map, in.MapName = mapInput(m)
+	if conn != nil {
+		if in.Target.Nodes, in.Target.Findings, err = liveTargetNodes(ctx, conn, targetFiles); err != nil {
+			return nil, err
+		}
+	} else {
+		for _, f := range targetFiles {
+			in.Target.Nodes = append(in.Target.Nodes, access.NodeFromFile(f))
+		}
+	}
+	return access.Compare(in)
+}
+
+// liveTargetNodes are the target's nodes: each broker's settings as
+// DescribeConfigs returns them merged with the file given for it (same
+// node.id), then the controllers the brokers name
+// (controller.quorum.voters) that are not brokers, from their file or as
+// not known, then the files no node matched.
+func liveTargetNodes(ctx context.Context, conn *kafkaconn.Conn, files []*props.File) ([]access.Node, []snapshot.Finding, error) {
 	live, err := kread.ReadNodeConfigs(ctx, conn, access.NodeKeys)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	byID := map[string]*props.File{}
 	var loose []*props.File
 	for _, f := range files {
 		if n := access.NodeFromFile(f); n.ID != "" {
 			if byID[n.ID] != nil {
-				return fmt.Errorf("%s and %s both configure node %s", byID[n.ID].Path, f.Path, n.ID)
+				return nil, nil, fmt.Errorf("%s and %s both configure node %s", byID[n.ID].Path, f.Path, n.ID)
 			}
 			byID[n.ID] = f
 		} else {
 			loose = append(loose, f)
 		}
 	}
+	var nodes []access.Node
+	var findings []snapshot.Finding
 	used := map[string]bool{}
 	var voters []string
 	for _, lc := range live {
@@ -226,34 +309,31 @@ func readLiveTarget(ctx context.Context, conn *kafkaconn.Conn, files []*props.Fi
 			used[n.ID] = true
 			var fs []snapshot.Finding
 			n, fs = access.Merge(n, access.NodeFromFile(f))
-			tgt.Findings = append(tgt.Findings, fs...)
+			findings = append(findings, fs...)
 		}
-		tgt.Nodes = append(tgt.Nodes, n)
+		nodes = append(nodes, n)
 	}
 	for _, id := range voters {
-		if used[id] || slices.ContainsFunc(tgt.Nodes, func(n access.Node) bool { return n.ID == id && n.Has(access.RoleController) }) {
-			continue
-		}
-		if slices.ContainsFunc(tgt.Nodes, func(n access.Node) bool { return n.ID == id }) {
+		if used[id] || slices.ContainsFunc(nodes, func(n access.Node) bool { return n.ID == id }) {
 			continue // a broker that is also a voter answered for itself
 		}
+		used[id] = true
 		if f := byID[id]; f != nil {
-			used[id] = true
-			tgt.Nodes = append(tgt.Nodes, access.NodeFromFile(f))
+			nodes = append(nodes, access.NodeFromFile(f))
 			continue
 		}
-		tgt.Nodes = append(tgt.Nodes, access.UnknownNode("controller "+id, id, access.RoleController))
+		nodes = append(nodes, access.UnknownNode("controller "+id, id, access.RoleController))
 	}
 	for id, f := range byID {
 		if !used[id] {
-			tgt.Nodes = append(tgt.Nodes, access.NodeFromFile(f))
+			nodes = append(nodes, access.NodeFromFile(f))
 		}
 	}
 	for _, f := range loose {
-		tgt.Nodes = append(tgt.Nodes, access.NodeFromFile(f))
+		nodes = append(nodes, access.NodeFromFile(f))
 	}
-	slices.SortStableFunc(tgt.Nodes, func(a, b access.Node) int { return cmpID(a.ID, b.ID) })
-	return nil
+	slices.SortStableFunc(nodes, func(a, b access.Node) int { return cmpID(a.ID, b.ID) })
+	return nodes, findings, nil
 }
 
 func cmpID(a, b string) int {
@@ -274,14 +354,21 @@ func AccessOutcome(r *access.Result) Outcome {
 	return Outcome{r.Verdict, ExitPartial}
 }
 
+// The things a proof is about, as the audit trail records them.
+const (
+	ProvedTarget  = "target"  // the target as read
+	ProvedPlanned = "planned" // the target as the plan would leave it
+)
+
 // AccessProof records a proof in the run: its findings (one
-// ACCESS-DIFFERENCE per cause) and a note "access-proof" with the verdict,
-// counts and digest (access.Summary as JSON).
-func (r *Recorder) AccessProof(ctx context.Context, res *access.Result) {
+// ACCESS-DIFFERENCE per cause) and the proof (what, verdict, counts,
+// digest: audit.AccessProof).
+func (r *Recorder) AccessProof(ctx context.Context, res *access.Result, what string) {
 	if !r.OK() {
 		return
 	}
 	r.Findings(ctx, access.Findings(res))
-	b, _ := json.Marshal(access.Summarize(res))
-	r.Note(ctx, "access-proof", string(b))
+	sum := access.Summarize(res)
+	_ = r.run.RecordAccessProof(ctx, audit.AccessProof{What: what, Verdict: sum.Verdict, Classes: sum.Classes, Differing: sum.Differing,
+		Causes: int64(sum.Causes), NotProved: int64(sum.Gaps), Accepted: res.Accepted, Digest: sum.Digest})
 }

@@ -283,3 +283,37 @@ func WhoText(w io.Writer, r *access.WhoResult) error {
 	}
 	return ew.err
 }
+
+// AccessLine is the proof in one line for plan and apply ("Access: ..."),
+// what naming what was proved; with detail, one more line per cause.
+func AccessLine(w io.Writer, r *access.Result, what string, detail bool) error {
+	ew := &errWriter{w: w}
+	switch {
+	case r.Verdict == access.Equivalent:
+		s := fmt.Sprintf("Access: equivalent: %s decides every request class as the source does (%s", what, classes(r.Classes))
+		if r.Accepted > 0 {
+			s += fmt.Sprintf("; %s accepted", plural(accepted(r), "cause"))
+		}
+		ew.printf("%s; proof %s)\n", s, r.Digest)
+	case r.Verdict == access.NotProved:
+		ew.printf("Access: not proved for %s: %s not decided (give --broker-config and --target-config; migrate access diff shows what)\n", what, plural(len(r.Gaps), "part"))
+	default:
+		ew.printf("Access: NOT equivalent: %s decides %s differently from the source, %s", what, classes(r.Differing-r.Accepted), plural(len(r.Groups)-accepted(r), "cause"))
+		if detail {
+			ew.printf(":\n")
+		} else {
+			ew.printf(" (--detail lists them; migrate access diff explains each)\n")
+		}
+	}
+	if detail {
+		for _, g := range r.Groups {
+			if !g.Accepted {
+				ew.printf("  [%s] %s%s (%s)\n", g.ID, notProvedMark(g), safe(g.Cause), classes(g.Classes))
+			}
+		}
+		for _, g := range r.Gaps {
+			ew.printf("  not proved: %s: %s\n", gapWhere(g), safe(g.Why))
+		}
+	}
+	return ew.err
+}

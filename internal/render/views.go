@@ -47,6 +47,9 @@ func SnapshotView(o Output, w io.Writer) (View[SnapshotShown], error) {
 type PlanShown struct {
 	Plan  *plan.Plan
 	Saved string
+	// Access is the proof of the target as the plan would leave it (nil:
+	// not made); text shows a line, and the causes with Detail.
+	Access *access.Result
 }
 
 // PlanView is `migrate plan`'s: the diff (with how to apply a saved
@@ -55,8 +58,16 @@ type PlanShown struct {
 func PlanView(o Output, w io.Writer, text TextOptions) (View[PlanShown], error) {
 	return pick(o, w,
 		as(Text, func(w io.Writer, x PlanShown) error {
-			if err := PlanTextWith(w, x.Plan, text); err != nil || x.Saved == "" {
+			if err := PlanTextWith(w, x.Plan, text); err != nil {
 				return err
+			}
+			if x.Access != nil {
+				if err := AccessLine(w, x.Access, "the target as the plan would leave it", text.Detail); err != nil {
+					return err
+				}
+			}
+			if x.Saved == "" {
+				return nil
 			}
 			_, err := fmt.Fprintf(w, "Saved to %s. Apply it with: migrate apply --plan %s\n", x.Saved, x.Saved)
 			return err
