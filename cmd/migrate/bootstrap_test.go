@@ -22,6 +22,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zkmigrate/zkmigrate/internal/demo"
 	"github.com/zkmigrate/zkmigrate/internal/kraftcheckpoint"
 	"github.com/zkmigrate/zkmigrate/internal/kraftseed"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
@@ -34,11 +35,11 @@ import (
 const kafka41Checkpoint = "../../internal/kraftcheckpoint/testdata/kafka41-format-scram.checkpoint"
 
 // useDemoSource makes bootstrap read the demo's legacy tree (captured from
-// the test bed's Kafka 3.9, passwords in demodata/legacy.scram.json)
+// the test bed's Kafka 3.9, passwords in internal/demo/demodata/legacy.scram.json)
 // instead of dialling ZooKeeper.
 func useDemoSource(t *testing.T) {
 	t.Helper()
-	tree, err := zktree.Decode(bytes.NewReader(demoTree))
+	tree, err := zktree.Decode(bytes.NewReader(demo.Tree))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ type demoCred struct {
 
 func demoCreds(t *testing.T) []demoCred {
 	var cs []demoCred
-	if err := json.Unmarshal(demoScram, &cs); err != nil {
+	if err := json.Unmarshal(demo.Scram, &cs); err != nil {
 		t.Fatal(err)
 	}
 	return cs

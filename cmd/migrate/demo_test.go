@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/zkmigrate/zkmigrate/internal/demo"
 )
 
 // TestDemo runs the README's first command: the whole flow on the bundled
@@ -23,10 +25,10 @@ func TestDemo(t *testing.T) {
 	var creds []struct {
 		Password string `json:"password"`
 	}
-	if err := json.Unmarshal(demoScram, &creds); err != nil {
+	if err := json.Unmarshal(demo.Scram, &creds); err != nil {
 		t.Fatal(err)
 	}
-	secrets := []string{strings.TrimSpace(demoEncoderSecret), "kp-secret-1"}
+	secrets := []string{strings.TrimSpace(demo.EncoderSecret), "kp-secret-1"}
 	for _, c := range creds {
 		secrets = append(secrets, c.Password)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/zkmigrate/zkmigrate/internal/demo"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
@@ -22,15 +23,15 @@ import (
 // demo does.
 func fixtureSource(t testing.TB) *snapshot.Snapshot {
 	t.Helper()
-	tree, err := zktree.Decode(bytes.NewReader(demoTree))
+	tree, err := zktree.Decode(bytes.NewReader(demo.Tree))
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := zkread.Read(context.Background(), tree, zkread.Options{Address: "fixture", EncoderSecrets: []string{strings.TrimSpace(demoEncoderSecret)}})
+	src, err := zkread.Read(context.Background(), tree, zkread.Options{Address: "fixture", EncoderSecrets: []string{strings.TrimSpace(demo.EncoderSecret)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	adaptForKfake(src)
+	demo.AdaptForKfake(src)
 	src.Sort()
 	return src
 }
@@ -43,7 +44,7 @@ func fixtureFiles(t testing.TB, dir string) (snap, creds string) {
 	if err := snapshot.Save(snap, fixtureSource(t)); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(creds, demoScram, 0o600); err != nil {
+	if err := os.WriteFile(creds, demo.Scram, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return snap, creds

@@ -71,3 +71,47 @@ func AcquireLock(ctx context.Context, store *audit.Store, run *audit.Run, target
 	l.Abandoned, l.AbandonErr = run.AbandonRuns(ctx, ids)
 	return l, nil
 }
+
+// ApplyRequest is how a command applies a plan: a dry run that changes
+// nothing (ValidateOnly), without the validate-only request before each
+// real one (NoPreflight), resources per request, requests in flight and
+// resources per second (zero: apply's defaults, unlimited rate).
+type ApplyRequest struct {
+	ValidateOnly bool
+	NoPreflight  bool
+	BatchSize    int
+	MaxInFlight  int
+	Rate         float64
+}
+
+func (r ApplyRequest) options() apply.Options {
+	return apply.Options{ValidateOnly: r.ValidateOnly, NoPreflight: r.NoPreflight, BatchSize: r.BatchSize, MaxInFlight: r.MaxInFlight, Rate: r.Rate}
+}
+
+// Run applies sel (p's plan, or a selection of it) as r asks, through
+// Apply; every event goes to each of obs (nil ones are skipped).
+func (p *Planned) Run(ctx context.Context, sel *plan.Plan, r ApplyRequest, obs ...apply.Observer) (apply.Result, error) {
+	return p.Apply(ctx, sel, r.options(), observers(obs))
+}
+
+// ApplyFunc is the apply the terminal UI runs (tui.ApplyFunc): Run with
+// the UI's observer and record (nil: none), the last result kept for last.
+func (p *Planned) ApplyFunc(r ApplyRequest, record apply.Observer) (run func(context.Context, *plan.Plan, apply.Observer) error, last func() apply.Result) {
+	var res apply.Result
+	run = func(ctx context.Context, sel *plan.Plan, obs apply.Observer) error {
+		var err error
+		res, err = p.Run(ctx, sel, r, obs, record)
+		return err
+	}
+	return run, func() apply.Result { return res }
+}
+
+func observers(obs []apply.Observer) apply.Observers {
+	out := make(apply.Observers, 0, len(obs))
+	for _, o := range obs {
+		if o != nil {
+			out = append(out, o)
+		}
+	}
+	return out
+}
