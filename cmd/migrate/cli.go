@@ -70,6 +70,7 @@ func (c *cli) root() *cobra.Command {
 		c.newVersionCmd(),
 		c.newSnapshotCmd(),
 		c.newCheckCmd(),
+		c.newExplainCmd(),
 		c.newPlanCmd(),
 		c.newApplyCmd(),
 		c.newSyncCmd(),

@@ -57,7 +57,7 @@ func TestPrincipalMapFlag(t *testing.T) {
 	}
 
 	code, out, _ = runMigrate(t, "check", "--snapshot", srcFile, "--principal-map", mapFile, "--no-audit", "--fail-on", "none")
-	if code != 0 || !strings.Contains(out, "ACL-PRINCIPAL-MAP") || !strings.Contains(out, "User:CN=x,O=other") {
+	if code != 0 || !strings.Contains(out, "[principal-map-unmapped]") || !strings.Contains(out, "User:CN=x,O=other") {
 		t.Errorf("check: exit %d\n%s", code, out)
 	}
 

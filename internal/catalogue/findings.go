@@ -1,5 +1,10 @@
 package catalogue
 
+import (
+	"slices"
+	"strings"
+)
+
 // Finding is one kind of finding in the one vocabulary every part of the
 // tool reports with: `migrate check`, the readers (zkread, kread, snapshot
 // files, the source flags of the commands) and the plan (findings and
@@ -17,9 +22,38 @@ type Finding struct {
 	Why          string `json:"why"`   // why it matters
 	Fix          string `json:"fix"`   // the generic fix; findings may be more specific
 	Ref          string `json:"ref,omitempty"`
-	// From is who reports it: FromCheck, FromReader, FromPlan, FromBlocker.
-	From string `json:"-"`
+	// Aliases are former ids of the finding, which scripts may still use:
+	// LookupFinding and `migrate explain` accept them. An alias names one
+	// finding, or several that an old id once covered together
+	// (READ-PROBLEM: every reader finding).
+	Aliases []string `json:"aliases,omitempty"`
+	// From is who reports it first (its section in docs/checks.md):
+	// FromCheck, FromReader, FromPlan, FromBlocker; AlsoFrom who else
+	// reports it under the same id.
+	From     string   `json:"-"`
+	AlsoFrom []string `json:"-"`
 }
+
+// ReportedBy lists who reports the finding: From, then AlsoFrom.
+// `migrate check` reports every reader finding as it is.
+func (f Finding) ReportedBy() []string {
+	out := append([]string{f.From}, f.AlsoFrom...)
+	if f.From == FromReader && !slices.Contains(out, FromCheck) {
+		out = append(out, FromCheck)
+	}
+	return out
+}
+
+// Reports says whether from reports the finding.
+func (f Finding) Reports(from string) bool { return slices.Contains(f.ReportedBy(), from) }
+
+// DocsURL is where docs/checks.md explains an id.
+func DocsURL(id string) string {
+	return "https://github.com/zkmigrate/zkmigrate/blob/main/docs/checks.md#" + Anchor(id)
+}
+
+// Anchor is the GitHub heading anchor of an id in docs/checks.md.
+func Anchor(id string) string { return strings.ReplaceAll(strings.ToLower(id), "/", "") }
 
 // Severities, from most to least serious (snapshot's spellings).
 const (
@@ -39,7 +73,6 @@ const (
 
 // Categories, in documentation order.
 const (
-	CatRead     = "Reading the source"
 	CatKRaft    = "KRaft readiness"
 	CatKafka4   = "Kafka 4 configuration"
 	CatCarry    = "What the admin protocol cannot carry"
@@ -134,7 +167,8 @@ const (
 // findings, then the readers', the plan's and the plan's blockers.
 func Findings() []Finding { return append([]Finding(nil), allFindings...) }
 
-// FindingsFrom returns the findings one reporter (FromCheck, ...) uses.
+// FindingsFrom returns the findings one reporter (FromCheck, ...) reports
+// first, in documentation order.
 func FindingsFrom(from string) []Finding {
 	var out []Finding
 	for _, f := range allFindings {
@@ -145,10 +179,48 @@ func FindingsFrom(from string) []Finding {
 	return out
 }
 
-// LookupFinding returns the finding with the given id.
+// ReportedBy returns every finding one reporter reports (first or also), in
+// documentation order.
+func ReportedBy(from string) []Finding {
+	var out []Finding
+	for _, f := range allFindings {
+		if f.Reports(from) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// LookupFinding returns the finding with the given id, or the one finding
+// a former id (an alias) names. Ids match without regard to case.
 func LookupFinding(id string) (Finding, bool) {
-	f, ok := findingIndex[id]
-	return f, ok
+	if f, ok := findingIndex[strings.ToLower(id)]; ok {
+		return f, true
+	}
+	if fs := aliasIndex[strings.ToLower(id)]; len(fs) == 1 {
+		return fs[0], true
+	}
+	return Finding{}, false
+}
+
+// Lookup returns the findings an id names: the one with that id, or every
+// finding that lists it as a former id (one, or several for an id that once
+// covered several). Ids match without regard to case.
+func Lookup(id string) []Finding {
+	if f, ok := findingIndex[strings.ToLower(id)]; ok {
+		return []Finding{f}
+	}
+	return aliasIndex[strings.ToLower(id)]
+}
+
+// IDs lists every id of the vocabulary, in documentation order (for shell
+// completion).
+func IDs() []string {
+	out := make([]string, len(allFindings))
+	for i, f := range allFindings {
+		out[i] = f.ID
+	}
+	return out
 }
 
 var allFindings = func() []Finding {
@@ -159,6 +231,11 @@ var allFindings = func() []Finding {
 	}{{FromCheck, checkFindings}, {FromReader, readerFindings}, {FromPlan, planFindings}, {FromBlocker, blockerFindings}, {FromAccess, accessFindings}} {
 		for _, f := range part.fs {
 			f.From = part.from
+			if f.From == FromReader {
+				// check reported every reader finding under READ-PROBLEM,
+				// with the reader's id in the message.
+				f.Aliases = append(slices.Clip(f.Aliases), "READ-PROBLEM")
+			}
 			all = append(all, f)
 		}
 	}
@@ -168,10 +245,23 @@ var allFindings = func() []Finding {
 var findingIndex = func() map[string]Finding {
 	m := make(map[string]Finding, len(allFindings))
 	for _, f := range allFindings {
-		if _, dup := m[f.ID]; dup {
+		if _, dup := m[strings.ToLower(f.ID)]; dup {
 			panic("catalogue: finding id listed twice: " + f.ID)
 		}
-		m[f.ID] = f
+		m[strings.ToLower(f.ID)] = f
+	}
+	return m
+}()
+
+var aliasIndex = func() map[string][]Finding {
+	m := map[string][]Finding{}
+	for _, f := range allFindings {
+		for _, a := range f.Aliases {
+			if _, clash := findingIndex[strings.ToLower(a)]; clash {
+				panic("catalogue: alias " + a + " of " + f.ID + " is an id")
+			}
+			m[strings.ToLower(a)] = append(m[strings.ToLower(a)], f)
+		}
 	}
 	return m
 }()

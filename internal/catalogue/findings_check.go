@@ -3,13 +3,6 @@ package catalogue
 // checkFindings are the findings of `migrate check` (internal/check), in
 // documentation order.
 var checkFindings = []Finding{
-	{
-		ID: "READ-PROBLEM", Category: CatRead, Severity: SeverityWarning,
-		SeverityNote: "as reported by the reader",
-		Title:        "A problem met while reading the source: a malformed or unreadable znode, a znode that changed during the read, a file that could not be parsed.",
-		Why:          "Whatever could not be read is missing from every other check, and from any plan built on this snapshot.",
-		Fix:          "Fix or remove the named znode or file (or grant the tool read access to it) and run the check again; a znode that changed during the read needs only a second read.",
-	},
 
 	// KRaft readiness.
 	{
@@ -27,28 +20,32 @@ var checkFindings = []Finding{
 		Ref:   "kafka-zk-model §1.10",
 	},
 	{
-		ID: "KRAFT-PENDING-DELETE", Category: CatKRaft, Severity: SeverityWarning,
+		ID: IDTopicPendingDelete, Aliases: []string{"KRAFT-PENDING-DELETE"}, AlsoFrom: []string{FromPlan},
+		Category: CatKRaft, Severity: SeverityWarning,
 		Title: "A topic is marked for deletion (/admin/delete_topics) and the deletion has not finished.",
 		Why:   "KIP-866 does not migrate topics that are being deleted (\"brokers will reconcile their logs\"), and a deletion that stays pending usually means delete.topic.enable=false or an offline replica; the topic's data and metadata are in limbo.",
 		Fix:   "Let the deletion finish (bring the replicas' brokers online, set delete.topic.enable=true) or, if the topic must stay, remove /admin/delete_topics/<topic> while no controller acts on it; then run the check again.",
 		Ref:   "kafka-zk-model §1.8, §5.2",
 	},
 	{
-		ID: "KRAFT-PENDING-NOTIFICATIONS", Category: CatKRaft, Severity: SeverityInfo,
+		ID: IDNotificationsPending, Aliases: []string{"KRAFT-PENDING-NOTIFICATIONS"}, AlsoFrom: []string{FromReader},
+		Category: CatKRaft, Severity: SeverityInfo,
 		Title: "Change-notification znodes are queued (/config/changes, /kafka-acl-changes, /isr_change_notification, ...).",
 		Why:   "Brokers delete these sequential znodes once every broker has processed them (config and ACL changes after 15 minutes); entries left mean a recent change, or a broker that has not caught up. They are ZooKeeper-mode plumbing: nothing in them is migrated, and the changes they announce are already in the config and ACL znodes that are read.",
 		Fix:   "Nothing to migrate. If the queue does not drain, check that every broker is up and connected to ZooKeeper before the cutover.",
 		Ref:   "kafka-zk-model §1.7, §1.9",
 	},
 	{
-		ID: "KRAFT-LEGACY-REASSIGNMENT", Category: CatKRaft, Severity: SeverityWarning,
+		ID: IDLegacyReassignment, Aliases: []string{"KRAFT-LEGACY-REASSIGNMENT"}, AlsoFrom: []string{FromPlan},
+		Category: CatKRaft, Severity: SeverityWarning,
 		Title: "/admin/reassign_partitions holds a legacy (pre-2.4) partition reassignment.",
 		Why:   "The legacy znode is not migrated; a reassignment still listed there has not completed, and its replica moves will be lost or left half done.",
 		Fix:   "Wait for the reassignment to finish (kafka-reassign-partitions --verify) or cancel it, so the znode disappears before the move.",
 		Ref:   "kafka-zk-model §1.8, §5.2",
 	},
 	{
-		ID: "KRAFT-REASSIGNMENT", Category: CatKRaft, Severity: SeverityWarning,
+		ID: IDTopicMidReassignment, Aliases: []string{"KRAFT-REASSIGNMENT"}, AlsoFrom: []string{FromPlan},
+		Category: CatKRaft, Severity: SeverityWarning,
 		Title: "Partitions are in the middle of a reassignment (adding or removing replicas).",
 		Why:   "A recreated topic gets the reassignment's target replicas (assignment minus removing replicas), so the data movement restarts on the new cluster; an in-place migration carries the half-finished state across.",
 		Fix:   "Let the reassignment complete (kafka-reassign-partitions --verify) or cancel it before the move.",
@@ -60,6 +57,12 @@ var checkFindings = []Finding{
 		Why:   "The KIP-866 migration reads every topic's id and fails on a topic without one; Kafka 4 uses topic ids everywhere.",
 		Fix:   "Upgrade the brokers and inter.broker.protocol.version to at least 2.8 (3.x recommended) and restart the controller: it assigns ids to every topic. Recreating through the admin protocol assigns new ids anyway.",
 		Ref:   "KIP-516; kafka-zk-model §1.3, §5.1",
+	},
+	{
+		ID: "KRAFT-IBP-INVALID", Aliases: []string{"READ-PROBLEM"}, Category: CatKRaft, Severity: SeverityWarning,
+		Title: "A server.properties file sets inter.broker.protocol.version to a value that is not a Kafka version.",
+		Why:   "A broker refuses to start with it; the IBP checks were skipped for that file.",
+		Fix:   "Correct the value (3.9, 3.6-IV1, ...) and run the check again.",
 	},
 	{
 		ID: "KRAFT-IBP-TOO-OLD", Category: CatKRaft, Severity: SeverityError,
@@ -199,21 +202,24 @@ var checkFindings = []Finding{
 		Ref:   "KIP-554; kafka-zk-model §3.2",
 	},
 	{
-		ID: "CARRY-DELEGATION-TOKEN", Category: CatCarry, Severity: SeverityWarning,
+		ID: IDDelegationToken, Aliases: []string{"CARRY-DELEGATION-TOKEN"}, AlsoFrom: []string{FromPlan},
+		Category: CatCarry, Severity: SeverityWarning,
 		Title: "A delegation token exists; it cannot be recreated with the same id and HMAC.",
 		Why:   "CreateDelegationToken always issues a new token id and HMAC; clients holding the old token fail to authenticate on the new cluster.",
 		Fix:   "Have the owners request new tokens on the target (kafka-delegation-tokens --create) and hand them to the clients at cutover.",
 		Ref:   "kafka-zk-model §1.14, §8",
 	},
 	{
-		ID: "CARRY-TOPIC-ID", Category: CatCarry, Severity: SeverityInfo,
+		ID: IDTopicIDChanges, Aliases: []string{"CARRY-TOPIC-ID"}, AlsoFrom: []string{FromPlan},
+		Category: CatCarry, Severity: SeverityInfo,
 		Title: "Topic ids change when topics are recreated through the admin protocol.",
 		Why:   "KRaft assigns a random id to each created topic; clients and tools that cache topic ids (fetch sessions, tiered storage, external catalogues) see new topics.",
 		Fix:   "Nothing to do for most clients; update anything that stores topic ids. Only an in-place KIP-866 migration keeps them.",
 		Ref:   "KIP-516; kafka-zk-model §8",
 	},
 	{
-		ID: "CARRY-TIERED-STORAGE", Category: CatCarry, Severity: SeverityError,
+		ID: IDBlockTieredStorageTopic, Aliases: []string{"CARRY-TIERED-STORAGE"}, AlsoFrom: []string{FromBlocker},
+		Category: CatCarry, Severity: SeverityError,
 		Title: "A topic uses tiered storage (remote.storage.enable=true).",
 		Why:   "Remote log segments are keyed by topic id; a recreated topic gets a new id, which orphans the remote data. zkmigrate treats these topics as blockers.",
 		Fix:   "Move tiered topics with an in-place KIP-866 migration (which keeps ids), or copy their data with MirrorMaker 2 and accept a new remote store.",
@@ -250,13 +256,6 @@ var checkFindings = []Finding{
 		Fix:   "Delete whichever entry is wrong; if the deny is meant for other principals, narrow it to them.",
 		Ref:   "kafka-zk-model §2.2",
 	},
-	{
-		ID: "ACL-PRINCIPAL-MAP", Category: CatACL, Severity: SeverityWarning, SeverityNote: "error for principal-map-collision",
-		Title: "With --principal-map, a source principal has no mapping (principal-map-unmapped), several map onto one (principal-map-merge), or SCRAM users or differing quotas collide (principal-map-collision); the plan's finding id is in the message.",
-		Why:   "The clients authenticate as the mapped principals on the target: what is not mapped reaches nobody there, and what is merged is shared.",
-		Fix:   "Extend the map (docs/principal-map.md): a rule or a zkmigrate.map pair for each principal named.",
-		Ref:   "docs/principal-map.md",
-	},
 
 	// Topic health.
 	{
@@ -266,7 +265,8 @@ var checkFindings = []Finding{
 		Fix:   "Increase the replication factor (kafka-reassign-partitions) or lower the topic's min.insync.replicas to at most its replication factor.",
 	},
 	{
-		ID: "TOPIC-LEGACY-CONSUMER-OFFSETS", Category: CatTopic, Severity: SeverityInfo,
+		ID: IDOutOfScopeOffsets, Aliases: []string{"TOPIC-LEGACY-CONSUMER-OFFSETS"}, AlsoFrom: []string{FromPlan},
+		Category: CatTopic, Severity: SeverityInfo,
 		Title: "Consumer offsets of the old Scala consumer are stored under /consumers.",
 		Why:   "Nothing migrates /consumers (not KIP-866, not the admin protocol), and clients that old (before 2.1) cannot talk to Kafka 4 at all (KIP-896).",
 		Fix:   "If the group is still used, move it to the Java consumer and commit its offsets to Kafka (kafka-consumer-groups --reset-offsets) before the move; otherwise ignore or delete the old znodes.",
@@ -304,7 +304,7 @@ var checkFindings = []Finding{
 		ID: "CROSS-TOPIC-DELETING", Category: CatCross, Severity: SeverityInfo,
 		Title: "A topic marked for deletion (/admin/delete_topics) is still in ZooKeeper; the brokers no longer serve it.",
 		Why:   "In ZooKeeper mode the brokers drop a topic from Metadata as soon as its deletion starts, while ZooKeeper keeps it until every replica is deleted; the admin protocol cannot see such a topic at all.",
-		Fix:   "Bring the brokers holding its replicas online so the deletion finishes (see KRAFT-PENDING-DELETE).",
+		Fix:   "Bring the brokers holding its replicas online so the deletion finishes (see topic-pending-delete).",
 	},
 	{
 		ID: "CROSS-TOPIC-NOT-IN-ZK", Category: CatCross, Severity: SeverityWarning,

@@ -3,8 +3,8 @@ package catalogue
 // readerFindings are reported while the source is read (zkread, kread, a
 // snapshot file, the commands' source flags). They travel in the snapshot;
 // `migrate snapshot` lists them, `plan` carries them into the plan, and
-// `check` reports each under READ-PROBLEM with its id in the message
-// (notifications-pending under KRAFT-PENDING-NOTIFICATIONS).
+// `check` reports them as they are (READ-PROBLEM, the id it once reported
+// them under, is an alias of each).
 var readerFindings = []Finding{
 	{ID: IDZnodeMalformed, Category: CatReader, Severity: SeverityError, SeverityNote: "warning for a broker config znode Kafka never reads",
 		Title: "A znode holds data Kafka's own reader would reject: bad JSON, a field of the wrong type, a name that is not an id.",
@@ -22,10 +22,6 @@ var readerFindings = []Finding{
 		Title: "Znodes changed while the snapshot was read: it is not one point in time.",
 		Why:   "The snapshot may mix states from before and after a change (a topic and its config, an ACL and its change notification).",
 		Fix:   "Read again when the cluster is quiet."},
-	{ID: IDNotificationsPending, Category: CatReader, Severity: SeverityInfo,
-		Title: "Change-notification znodes are queued (/config/changes, the ACL change queues, ...).",
-		Why:   "A recent change, or a broker that has not caught up; nothing in them is migrated (see KRAFT-PENDING-NOTIFICATIONS).",
-		Fix:   "Nothing to migrate; if the queue does not drain, check every broker is up."},
 	{ID: IDTopicConfigOrphan, Category: CatReader, Severity: SeverityWarning,
 		Title: "A topic config znode (/config/topics/NAME) has no topic (/brokers/topics/NAME).",
 		Why:   "Kafka ignores it; it is not migrated.",
@@ -110,22 +106,10 @@ var readerFindings = []Finding{
 
 // planFindings are what plan.Build notes about the move.
 var planFindings = []Finding{
-	{ID: IDTopicPendingDelete, Category: CatPlan, Severity: SeverityWarning,
-		Title: "A topic is marked for deletion in the source (/admin/delete_topics) and is not migrated.",
-		Why:   "Its deletion has not finished; the topic would be recreated only to be wanted gone.",
-		Fix:   "Let the deletion finish, or cancel it, before the cutover."},
-	{ID: IDTopicIDChanges, Category: CatPlan, Severity: SeverityInfo,
-		Title: "Topics get new topic ids on the target: the admin protocol cannot carry them.",
-		Why:   "Clients and tools that cache topic ids see new topics.",
-		Fix:   "Nothing, unless tooling stores ids."},
 	{ID: IDTopicNoPartitions, Category: CatPlan, Severity: SeverityWarning,
 		Title: "A source topic has no partitions and is skipped.",
 		Why:   "A topic needs at least one partition to be created.",
 		Fix:   "Check the topic's assignment znode in the source."},
-	{ID: IDTopicMidReassignment, Category: CatPlan, Severity: SeverityWarning,
-		Title: "A source partition is being reassigned; the target gets the reassignment's target replicas.",
-		Why:   "The final layout is taken, not the current one.",
-		Fix:   "Let the reassignment finish before the cutover if the final layout matters."},
 	{ID: IDConfigRemovedKafka4, Category: CatPlan, Severity: SeverityWarning,
 		Title: "A topic or broker config the target's Kafka release no longer defines (or a ZooKeeper-only one) is dropped.",
 		Why:   "Written to Kafka 4 it is refused or breaks later config changes (KAFKA-19851); internal/catalogue lists the keys per release.",
@@ -158,23 +142,11 @@ var planFindings = []Finding{
 		Title: "--prune leaves the target's client-metrics subscriptions and group configs alone: the source is ZooKeeper.",
 		Why:   "Only a KRaft cluster has them; a ZooKeeper source says nothing about them.",
 		Fix:   "Nothing; read a KRaft source through the admin protocol to prune them."},
-	{ID: IDDelegationToken, Category: CatPlan, Severity: SeverityWarning,
-		Title: "A delegation token cannot be carried through the admin protocol.",
-		Why:   "CreateDelegationToken issues a new id and HMAC (see CARRY-DELEGATION-TOKEN).",
-		Fix:   "Re-issue the token on the target (kafka-delegation-tokens --create) and hand it to its users."},
-	{ID: IDLegacyReassignment, Category: CatPlan, Severity: SeverityWarning,
-		Title: "A legacy reassignment request is pending in /admin/reassign_partitions and is not migrated.",
-		Why:   "Its replica moves are lost.",
-		Fix:   "Let it finish before the cutover."},
-	{ID: IDOutOfScopeOffsets, Category: CatPlan, Severity: SeverityInfo,
-		Title: "Old-consumer groups keep offsets in ZooKeeper (/consumers); message data and offsets are out of scope.",
-		Why:   "Nothing migrates them.",
-		Fix:   "Move data and offsets with MirrorMaker 2."},
-	{ID: IDPrincipalMapUnmapped, Category: CatPlan, Severity: SeverityWarning,
+	{ID: IDPrincipalMapUnmapped, Aliases: []string{"ACL-PRINCIPAL-MAP"}, AlsoFrom: []string{FromCheck}, Category: CatPlan, Severity: SeverityWarning,
 		Title: "A source principal of a kind the principal map (--principal-map) maps has no mapping: no rule applies, the rule fails in Kafka, or the tool cannot evaluate it exactly; its ACLs, quotas and SCRAM user are carried unchanged.",
 		Why:   "On the target that client authenticates as another principal (or not at all), so the rights carried under the old name reach nobody.",
 		Fix:   "Add a rule that covers it, or a zkmigrate.map pair (docs/principal-map.md); a pair to itself keeps it deliberately."},
-	{ID: IDPrincipalMapMerge, Category: CatPlan, Severity: SeverityWarning,
+	{ID: IDPrincipalMapMerge, Aliases: []string{"ACL-PRINCIPAL-MAP"}, AlsoFrom: []string{FromCheck}, Category: CatPlan, Severity: SeverityWarning,
 		Title: "The principal map (--principal-map) maps two or more source principals onto one target principal: their ACLs and quotas merge.",
 		Why:   "The one target principal gets the rights of all of them; a DENY of one applies to the others.",
 		Fix:   "Nothing, if they are one client; else give them distinct target principals with zkmigrate.map pairs."},
@@ -183,10 +155,6 @@ var planFindings = []Finding{
 // blockerFindings are the reasons plan.Build blocks a change: the change
 // is not made, and the plan exits 2 with the blocker listed.
 var blockerFindings = []Finding{
-	{ID: IDBlockTieredStorageTopic, Category: CatBlockers, Severity: SeverityError,
-		Title: "A topic uses tiered storage (remote.storage.enable=true).",
-		Why:   "Recreating it gives a new topic id, which orphans its remote log segments (see CARRY-TIERED-STORAGE).",
-		Fix:   "Migrate the topic with Kafka's own ZooKeeper-to-KRaft migration, which keeps topic ids."},
 	{ID: IDBlockConfigInvalidOnTgt, Category: CatBlockers, Severity: SeverityError,
 		Title: "A topic config is below the target's minimum; the target would refuse the topic.",
 		Why:   "The create would fail.",
@@ -227,7 +195,7 @@ var blockerFindings = []Finding{
 		Title: "--prune would delete a SCRAM credential of the user this tool authenticates to the target as.",
 		Why:   "The rest of the apply, and every later run, would be locked out of the target.",
 		Fix:   "Add the credential to the source, leave the user out with --principals, or run as another user."},
-	{ID: IDBlockPrincipalMapClash, Category: CatBlockers, Severity: SeverityError,
+	{ID: IDBlockPrincipalMapClash, Aliases: []string{"ACL-PRINCIPAL-MAP"}, AlsoFrom: []string{FromCheck}, Category: CatBlockers, Severity: SeverityError,
 		Title: "The principal map (--principal-map) maps two source SCRAM users, or two user quota entities with different values, onto one target user.",
 		Why:   "One user has one password per mechanism and one quota: the tool cannot choose whose to keep, so it sets neither.",
 		Fix:   "Give the source users distinct target names (zkmigrate.map pairs), or set the target user's password or quota by hand."},

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"testing"
 
 	"github.com/zkmigrate/zkmigrate/internal/secret"
@@ -91,7 +92,7 @@ func TestScaleSnapshotFindings(t *testing.T) {
 	}
 	for id, want := range map[string]int{
 		"K4-TOPIC-CONFIG-REMOVED": 500, "K4-TOPIC-SEGMENT-BYTES": 500, "TOPIC-RF-BELOW-MIN-ISR": 500,
-		"CARRY-SCRAM": 5000, "CARRY-TOPIC-ID": 1, "KRAFT-AUTHORIZER": 1,
+		"CARRY-SCRAM": 5000, catalogue.IDTopicIDChanges: 1, "KRAFT-AUTHORIZER": 1,
 	} {
 		if got[id] != want {
 			t.Errorf("%s: %d findings, want %d", id, got[id], want)

@@ -25,7 +25,7 @@ func checkUncarried(c *run) {
 		}
 	}
 	for _, t := range c.s.DelegationTokens {
-		c.add("CARRY-DELEGATION-TOKEN", "delegation-token:"+t.TokenID,
+		c.add(catalogue.IDDelegationToken, "delegation-token:"+t.TokenID,
 			fmt.Sprintf("token owned by %s must be re-issued on the target", t.Owner), "")
 	}
 	var withID []string
@@ -47,14 +47,14 @@ func checkUncarried(c *run) {
 				if id == "" {
 					id = "none"
 				}
-				c.add("CARRY-TIERED-STORAGE", "topic:"+t.Name, "remote.storage.enable=true (remote data keyed by topic id "+id+")", "")
+				c.add(catalogue.IDBlockTieredStorageTopic, "topic:"+t.Name, "remote.storage.enable=true (remote data keyed by topic id "+id+")", "")
 			}
 		}
 	}
 	// Whether read from ZooKeeper or through the brokers, a topic created
 	// on the target through the admin protocol gets a new id.
 	if len(withID) > 0 {
-		c.add("CARRY-TOPIC-ID", "topics",
+		c.add(catalogue.IDTopicIDChanges, "topics",
 			fmt.Sprintf("%s will get new topic ids when recreated (%s)", plural(len(withID), "topic"), sample(withID, 5)), "")
 	}
 }
@@ -106,7 +106,7 @@ func checkLegacyConsumers(c *run) {
 		if len(g.Topics) > 0 {
 			msg += " on " + sample(g.Topics, 5)
 		}
-		c.add("TOPIC-LEGACY-CONSUMER-OFFSETS", "consumer-group:"+g.Group, msg, "")
+		c.add(catalogue.IDOutOfScopeOffsets, "consumer-group:"+g.Group, msg, "")
 	}
 }
 

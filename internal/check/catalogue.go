@@ -7,30 +7,18 @@ import "github.com/zkmigrate/zkmigrate/internal/catalogue"
 // readers and the plan.
 type Rule = catalogue.Finding
 
-// idReadIssue is the id readers' findings are reported under.
-const idReadIssue = "READ-PROBLEM"
+// Catalogue returns the rules check reports (its own, the readers' it
+// passes through, the plan's it shares), in documentation order. Ids never
+// change meaning; a retired id is kept as an alias of the ids that replace
+// it.
+func Catalogue() []Rule { return catalogue.ReportedBy(catalogue.FromCheck) }
 
-// Catalogue returns check's rules, in documentation order. Ids never change
-// meaning; a retired id is not reused.
-func Catalogue() []Rule { return catalogue.FindingsFrom(catalogue.FromCheck) }
-
-// Lookup returns the check rule with the given id.
-func Lookup(id string) (Rule, bool) {
-	r, ok := byID[id]
-	return r, ok
-}
-
-var byID = func() map[string]Rule {
-	m := map[string]Rule{}
-	for _, r := range Catalogue() {
-		m[r.ID] = r
-	}
-	return m
-}()
+// Lookup returns the rule with the given id (or former id) from the whole
+// vocabulary.
+func Lookup(id string) (Rule, bool) { return catalogue.LookupFinding(id) }
 
 // Check's categories, in catalogue order.
 const (
-	CatRead   = catalogue.CatRead
 	CatKRaft  = catalogue.CatKRaft
 	CatKafka4 = catalogue.CatKafka4
 	CatCarry  = catalogue.CatCarry

@@ -218,8 +218,8 @@ func (c *run) add(id, resource, message, fix string) {
 // addSev is add with a severity other than the rule's default (only for
 // rules whose catalogue entry documents the variation).
 func (c *run) addSev(id, severity, resource, message, fix string) {
-	r, ok := byID[id]
-	if !ok {
+	r, ok := catalogue.LookupFinding(id)
+	if !ok || r.ID != id {
 		panic("check: finding with id " + id + " not in the catalogue")
 	}
 	if severity == "" {
@@ -229,6 +229,22 @@ func (c *run) addSev(id, severity, resource, message, fix string) {
 		fix = r.Fix
 	}
 	c.out = append(c.out, Finding{ID: id, Severity: severity, Resource: resource, Message: message, Why: r.Why, Fix: fix})
+}
+
+// pass reports a reader's finding as it is, with the vocabulary's why and
+// fix (a finding of an id the vocabulary lacks, from a snapshot file of
+// another version, keeps its own words).
+func (c *run) pass(f snapshot.Finding, resource string) {
+	sev := f.Severity
+	if Rank(sev) == 0 {
+		sev = SeverityWarning
+	}
+	r, _ := catalogue.LookupFinding(f.ID)
+	fix := f.Fix
+	if fix == "" {
+		fix = r.Fix
+	}
+	c.out = append(c.out, Finding{ID: f.ID, Severity: sev, Resource: resource, Message: f.Message, Why: r.Why, Fix: fix})
 }
 
 // brokerDefault returns the cluster-wide value of a broker config: the

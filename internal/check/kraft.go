@@ -10,44 +10,30 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
-// checkReadFindings passes the reader's findings through under READ-PROBLEM,
-// keeping the reader's id in the message; pending notification queues have
-// a check of their own.
+// checkReadFindings reports the reader's findings under their own ids (the
+// one vocabulary: check, snapshot and plan name a finding alike).
 func checkReadFindings(c *run) {
+	inconsistent := false
 	for _, f := range c.s.Findings {
-		if f.ID == catalogue.IDNotificationsPending {
-			c.add("KRAFT-PENDING-NOTIFICATIONS", "znode:"+f.Resource, f.Message, "")
-			continue
-		}
-		// A source mapped with --principal-map (principalmap.ApplySnapshot).
-		if f.ID == catalogue.IDPrincipalMapUnmapped || f.ID == catalogue.IDPrincipalMapMerge || f.ID == catalogue.IDBlockPrincipalMapClash {
-			c.addSev("ACL-PRINCIPAL-MAP", f.Severity, f.Resource, f.ID+": "+f.Message, f.Fix)
-			continue
-		}
 		// An admin-protocol read names each SCRAM user and broker password
 		// it could not read; CARRY-SCRAM and KRAFT-PASSWORD-NO-SECRET
 		// report the same items with the audit's options applied.
 		if f.ID == catalogue.IDKReadScramKeys || (f.ID == catalogue.IDKReadSensitiveConfig && strings.HasPrefix(f.Resource, "broker ")) {
 			continue
 		}
-		sev := f.Severity
-		if Rank(sev) == 0 {
-			sev = SeverityWarning
-		}
-		msg := f.Message
-		if f.ID != "" {
-			msg = f.ID + ": " + msg
-		}
+		inconsistent = inconsistent || f.ID == catalogue.IDReadNotConsistent
 		res := f.Resource
-		if res == "" {
+		switch {
+		case res == "":
 			res = "source"
+		case f.ID == catalogue.IDNotificationsPending:
+			res = "znode:" + res
 		}
-		c.addSev(idReadIssue, sev, res, msg, f.Fix)
+		c.pass(f, res)
 	}
-	if n := len(c.s.Read.Changed); n > 0 {
-		c.addSev(idReadIssue, SeverityWarning, "source",
-			fmt.Sprintf("%s changed while the snapshot was read (for example %s); the snapshot is not point-in-time", plural(n, "znode"), c.s.Read.Changed[0]),
-			"Read again when the cluster is quiet, or check the named znodes by hand.")
+	if n := len(c.s.Read.Changed); n > 0 && !inconsistent { // a snapshot written before the reader said so itself
+		c.add(catalogue.IDReadNotConsistent, "source",
+			fmt.Sprintf("%s changed while the snapshot was read (for example %s); the snapshot is not point-in-time", plural(n, "znode"), c.s.Read.Changed[0]), "")
 	}
 }
 
@@ -74,10 +60,10 @@ func checkPendingWork(c *run) {
 		if c.s.Topic(t) == nil {
 			msg += " (its assignment is already gone)"
 		}
-		c.add("KRAFT-PENDING-DELETE", "topic:"+t, msg, "")
+		c.add(catalogue.IDTopicPendingDelete, "topic:"+t, msg, "")
 	}
 	for topic, parts := range byTopic(c.s.LegacyReassignments) {
-		c.add("KRAFT-LEGACY-REASSIGNMENT", "topic:"+topic,
+		c.add(catalogue.IDLegacyReassignment, "topic:"+topic,
 			fmt.Sprintf("/admin/reassign_partitions lists %s: %s", plural(len(parts), "partition"), partList(parts)), "")
 	}
 	seen := map[string]bool{}
@@ -91,13 +77,13 @@ func checkPendingWork(c *run) {
 		}
 		if len(parts) > 0 {
 			seen[t.Name] = true
-			c.add("KRAFT-REASSIGNMENT", "topic:"+t.Name,
+			c.add(catalogue.IDTopicMidReassignment, "topic:"+t.Name,
 				fmt.Sprintf("%s being reassigned: %s", plural(len(parts), "partition"), strings.Join(parts, "; ")), "")
 		}
 	}
 	for topic, parts := range byTopic(c.s.Reassignments) {
 		if !seen[topic] {
-			c.add("KRAFT-REASSIGNMENT", "topic:"+topic,
+			c.add(catalogue.IDTopicMidReassignment, "topic:"+topic,
 				fmt.Sprintf("%s being reassigned: %s", plural(len(parts), "partition"), partList(parts)), "")
 		}
 	}
@@ -292,7 +278,7 @@ func (v ibpVersion) below(major, minor, iv int) bool {
 func ibpChecks(c *run, res, v string, cfg map[string]string) {
 	ibp, ok := parseIBP(v)
 	if !ok {
-		c.addSev(idReadIssue, SeverityWarning, res, fmt.Sprintf("inter.broker.protocol.version=%q is not a Kafka version", v), "Correct the value; the IBP checks were skipped for this file.")
+		c.add("KRAFT-IBP-INVALID", res, fmt.Sprintf("inter.broker.protocol.version=%q is not a Kafka version", v), "")
 		return
 	}
 	switch {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"os"
 	"strings"
 	"testing"
@@ -83,10 +84,10 @@ func TestTestbedLegacyFindings(t *testing.T) {
 		{"ACL-UNCHECKED-OPERATION", "acl:Group:LITERAL:billing", "Write"},
 		{"CARRY-SCRAM", "scram-user:User:alice", "SCRAM-SHA-"},
 		{"CARRY-SCRAM", "scram-user:User:bob", "SCRAM-SHA-256"},
-		{"CARRY-DELEGATION-TOKEN", "", "User:admin"},
-		{"CARRY-TOPIC-ID", "topics", ""},
+		{catalogue.IDDelegationToken, "", "User:admin"},
+		{catalogue.IDTopicIDChanges, "topics", ""},
 		{"KRAFT-PASSWORD-NO-SECRET", "broker:1", "listener.name.sasl_plaintext.ssl.key.password"},
-		{"KRAFT-PENDING-DELETE", "topic:doomed", ""},
+		{catalogue.IDTopicPendingDelete, "topic:doomed", ""},
 		{"KRAFT-AUTHORIZER", "", aclAuthorizer},
 		{"KRAFT-ZK-SETTING", "", "zookeeper.connect"},
 	} {

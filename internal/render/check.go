@@ -168,7 +168,7 @@ func plural(n int, word string) string {
 }
 
 // anchor is the GitHub heading anchor of an id.
-func anchor(id string) string { return strings.ReplaceAll(strings.ToLower(id), "/", "") }
+func anchor(id string) string { return catalogue.Anchor(id) }
 
 // mdText escapes text for a Markdown paragraph.
 func mdText(s string) string {
@@ -197,7 +197,8 @@ func CatalogueMarkdown(w io.Writer) error {
 	ew.printf("Ids are stable: a check may be refined, but an id never changes meaning and a retired id is not reused.\n\n")
 	ew.printf("Exit codes: 0 when no finding is at or above `--fail-on` (default `error`), 3 when one is, 1 when the check itself failed. ")
 	ew.printf("`--target-version` (default %s) selects the version-dependent checks.\n\n", check.DefaultTargetVersion)
-	ew.printf("The ids the readers, `migrate snapshot` and `migrate plan` report come from the same vocabulary and are listed after check's ([other findings](#other-findings)).\n\n")
+	ew.printf("The ids the readers, `migrate snapshot` and `migrate plan` report come from the same vocabulary (check reports the readers' findings under their own ids too) and are listed after check's ([other findings](#other-findings)). ")
+	ew.printf("`migrate explain ID` prints any entry, and accepts an entry's former ids.\n\n")
 	ew.printf("| Id | Severity | What it detects |\n| --- | --- | --- |\n")
 	for _, r := range rules {
 		ew.printf("| [%s](#%s) | %s | %s |\n", r.ID, anchor(r.ID), severityCell(r), mdCell(r.Title))
@@ -207,12 +208,14 @@ func CatalogueMarkdown(w io.Writer) error {
 
 	others := slices.DeleteFunc(catalogue.Findings(), func(f catalogue.Finding) bool { return f.From == catalogue.FromCheck })
 	ew.printf("\n## Other findings\n\n")
-	ew.printf("The readers (ZooKeeper, a Kafka cluster, a snapshot file, the source flags) report findings into the snapshot: `migrate snapshot` lists them, `migrate plan` carries them into the plan, and `migrate check` reports each under READ-PROBLEM with its id in the message. ")
+	ew.printf("The readers (ZooKeeper, a Kafka cluster, a snapshot file, the source flags) report findings into the snapshot: `migrate snapshot` lists them, `migrate plan` carries them into the plan, and `migrate check` reports them under the same ids. ")
 	ew.printf("`migrate plan` adds findings of its own, and blockers: a blocked change is not made, and the plan exits 2 listing it (`-o json`: `blockers[].id`). ")
-	ew.printf("`migrate access diff` reports the ACCESS-* ids above and one of its own about its inputs.\n\n")
+	ew.printf("`migrate access diff` reports the ACCESS-* ids above and one of its own about its inputs. ")
+	ew.printf("A finding check and plan both report (a topic pending deletion, a delegation token, ...) has one id, listed once. ")
+	ew.printf("A retired id is kept as an alias (\"former id\") that `migrate explain` still accepts.\n\n")
 	ew.printf("| Id | Reported by | Severity | What it reports |\n| --- | --- | --- | --- |\n")
 	for _, r := range others {
-		ew.printf("| [%s](#%s) | %s | %s | %s |\n", r.ID, anchor(r.ID), fromText[r.From], severityCell(r), mdCell(r.Title))
+		ew.printf("| [%s](#%s) | %s | %s | %s |\n", r.ID, anchor(r.ID), reporters(r), severityCell(r), mdCell(r.Title))
 	}
 	catalogueSections(ew, others)
 	return ew.err
@@ -222,6 +225,15 @@ func CatalogueMarkdown(w io.Writer) error {
 var fromText = map[string]string{
 	catalogue.FromCheck: "check", catalogue.FromReader: "reader", catalogue.FromPlan: "plan", catalogue.FromBlocker: "plan (blocker)",
 	catalogue.FromAccess: "access diff",
+}
+
+// reporters names everyone who reports r: "reader, check".
+func reporters(r catalogue.Finding) string {
+	var out []string
+	for _, f := range r.ReportedBy() {
+		out = append(out, fromText[f])
+	}
+	return strings.Join(out, ", ")
 }
 
 func severityCell(r catalogue.Finding) string {
@@ -251,31 +263,105 @@ func catalogueSections(ew *errWriter, rules []catalogue.Finding) {
 			sev += " (" + r.SeverityNote + ")"
 		}
 		ew.printf("- **Severity:** %s\n", mdText(sev))
+		if len(r.ReportedBy()) > 1 {
+			ew.printf("- **Reported by:** %s\n", reporters(r))
+		}
 		ew.printf("- **Why it matters:** %s\n", mdText(r.Why))
 		ew.printf("- **Fix:** %s\n", mdText(r.Fix))
 		if r.Ref != "" {
 			ew.printf("- **Reference:** %s\n", mdText(r.Ref))
 		}
+		if len(r.Aliases) > 0 {
+			ew.printf("- **Former id:** %s\n", mdText(strings.Join(r.Aliases, ", ")))
+		}
 	}
 }
 
-// CatalogueText lists the check catalogue for a terminal.
+// CatalogueText lists the whole finding vocabulary for a terminal: every
+// id check, the readers and the plan report.
 func CatalogueText(w io.Writer) error {
 	ew := &errWriter{w: w}
-	for _, r := range check.Catalogue() {
-		sev := r.Severity
-		if r.SeverityNote != "" {
-			sev += " (" + r.SeverityNote + ")"
-		}
-		ew.printf("%s  [%s]\n  %s\n  why: %s\n  fix: %s\n\n", r.ID, sev, r.Title, r.Why, r.Fix)
+	for _, r := range catalogue.Findings() {
+		writeEntry(ew, r, false)
+		ew.printf("\n")
 	}
 	return ew.err
 }
 
-// CatalogueJSON writes the check catalogue as a JSON array.
+// CatalogueJSON writes the whole finding vocabulary as a JSON array.
 func CatalogueJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(check.Catalogue())
+	return enc.Encode(catalogueEntries(catalogue.Findings()))
+}
+
+// catalogueEntry is a vocabulary entry as JSON shows it.
+type catalogueEntry struct {
+	catalogue.Finding
+	ReportedBy []string `json:"reported_by"`
+	Docs       string   `json:"docs"`
+}
+
+func catalogueEntries(fs []catalogue.Finding) []catalogueEntry {
+	out := make([]catalogueEntry, len(fs))
+	for i, f := range fs {
+		out[i] = catalogueEntry{Finding: f, ReportedBy: f.ReportedBy(), Docs: catalogue.DocsURL(f.ID)}
+	}
+	return out
+}
+
+// writeEntry writes one vocabulary entry: id and severity, what it
+// reports, who reports it, why, fix and, with full, reference, former ids
+// and the docs link.
+func writeEntry(ew *errWriter, r catalogue.Finding, full bool) {
+	sev := r.Severity
+	if r.From == catalogue.FromBlocker {
+		sev = "blocks the change"
+	}
+	if r.SeverityNote != "" {
+		sev += " (" + r.SeverityNote + ")"
+	}
+	ew.printf("%s  [%s]\n  %s\n", r.ID, sev, r.Title)
+	if full {
+		ew.printf("  reported by: %s\n", reporters(r))
+	}
+	ew.printf("  why: %s\n  fix: %s\n", r.Why, r.Fix)
+	if !full {
+		return
+	}
+	if r.Ref != "" {
+		ew.printf("  reference: %s\n", r.Ref)
+	}
+	if len(r.Aliases) > 0 {
+		ew.printf("  former id: %s\n", strings.Join(r.Aliases, ", "))
+	}
+	ew.printf("  docs: %s\n", catalogue.DocsURL(r.ID))
+}
+
+// ExplainIDText writes what `migrate explain ID` prints for the findings an
+// id names: one in full, or, for a former id that covered several, a list
+// of them (each explained by its own id).
+func ExplainIDText(w io.Writer, id string, fs []catalogue.Finding) error {
+	ew := &errWriter{w: w}
+	if len(fs) == 1 {
+		if !strings.EqualFold(fs[0].ID, id) {
+			ew.printf("%s is a former id of %s.\n\n", id, fs[0].ID)
+		}
+		writeEntry(ew, fs[0], true)
+		return ew.err
+	}
+	ew.printf("%s is a former id: the findings it covered are reported under these ids now (migrate explain ID):\n", id)
+	for _, f := range fs {
+		ew.printf("  %-34s %s\n", f.ID, f.Title)
+	}
+	return ew.err
+}
+
+// ExplainIDJSON writes the findings an id names as a JSON array.
+func ExplainIDJSON(w io.Writer, fs []catalogue.Finding) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(catalogueEntries(fs))
 }
