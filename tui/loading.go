@@ -7,6 +7,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/zkmigrate/zkmigrate/internal/termsafe"
 )
 
 // loadingStep is one progress report from the work of a loading screen.
@@ -96,13 +98,13 @@ func (l *loadingScreen) Update(msg tea.Msg) tea.Cmd {
 func (l *loadingScreen) View() string {
 	st := l.c.Styles
 	w, h := l.c.Width, l.c.Height
-	lines := []string{st.Title.Render(trunc(l.title, w)), ""}
+	lines := []string{st.Title.Render(trunc(termsafe.Line(l.title), w)), ""}
 	room := h - 7
 	from := max(len(l.steps)-room, 0)
 	for _, s := range l.steps[from:] {
-		lines = append(lines, st.OK.Render("✓ ")+s)
+		lines = append(lines, st.OK.Render("✓ ")+termsafe.Line(s))
 	}
-	cur := l.cur.msg
+	cur := termsafe.Line(l.cur.msg)
 	if cur == "" {
 		cur = "starting"
 	}

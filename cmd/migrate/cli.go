@@ -13,6 +13,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/buildinfo"
 	"github.com/zkmigrate/zkmigrate/internal/render"
+	"github.com/zkmigrate/zkmigrate/internal/termsafe"
 )
 
 // The command line is spf13/cobra over spf13/pflag: the library kubectl,
@@ -126,8 +127,17 @@ func flagErrorText(err error) string {
 	return err.Error()
 }
 
-// runEnv runs one command line.
+// runEnv runs one command line. Everything it writes to stdout and stderr
+// passes the terminal barrier (termsafe.Writer): a name or value from a
+// cluster or a file, whichever view prints it, cannot drive the terminal.
+// Only the TUI and the progress line, which escape what they show
+// themselves, write around it (env.trusted).
 func runEnv(ctx context.Context, e *env) int {
+	out, errw := termsafe.NewWriter(e.stdout), termsafe.NewWriter(e.stderr)
+	defer func() { _ = out.Flush(); _ = errw.Flush() }()
+	se := *e
+	se.stdout, se.stderr = out, errw
+	e = &se
 	c := &cli{e: e}
 	root := c.root()
 	args := normalizeArgs(root, e.args)
@@ -268,4 +278,14 @@ func usage(w io.Writer, root *cobra.Command) {
 		}
 	}
 	fmt.Fprint(w, usageTail)
+}
+
+// trusted returns the writer under w's terminal barrier, for output that
+// escapes what it shows itself and draws with escape sequences of its own
+// (the TUI, the progress line); w itself when it has no barrier.
+func trusted(w io.Writer) io.Writer {
+	if t, ok := w.(*termsafe.Writer); ok {
+		return t.Trusted()
+	}
+	return w
 }

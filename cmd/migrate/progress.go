@@ -14,7 +14,7 @@ import (
 // terminal and --quiet is not given, else nowhere.
 func (e *env) progressOut(quiet bool) io.Writer {
 	if e.stderrTTY && !quiet {
-		return e.stderr
+		return trusted(e.stderr) // the line redraws itself: \r, erase to the end
 	}
 	return io.Discard
 }
