@@ -11,17 +11,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/render"
 )
 
-const explainUsage = `Usage: migrate explain ID [ID...] [-o text|json]
-
-What a finding, check or blocker id means: its title, severity, who reports
-it (check, the readers, plan), why it matters, the fix, and where
-docs/checks.md explains it. Every id that check, snapshot, plan, apply and
-the TUI print is in one vocabulary ('migrate check --catalogue' lists it);
-former ids (KRAFT-PENDING-NOTIFICATIONS, READ-PROBLEM, ...) are accepted.
-Ids match without regard to case.
-
-Exit codes: 0 every id is known, 1 an id is not (nothing else is printed).
-`
+var explainUsage = usageText("explain_usage")
 
 func (c *cli) newExplainCmd() *cobra.Command {
 	var output string
