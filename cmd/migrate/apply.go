@@ -13,12 +13,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
-	"github.com/zkmigrate/zkmigrate/tui"
 )
 
 type applyFlags struct {
@@ -168,20 +166,21 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 	}
 
 	if f.interactive {
-		var last apply.Result
-		res, err := sessionInteractive(ctx, e, p, f.applyFunc(pl, rec.Observer(), &last), rec.ID())
+		run, last := pl.ApplyFunc(f.applyRequest(), rec.Observer())
+		res, err := sessionInteractive(ctx, e, p, run, rec.ID())
 		if err != nil {
 			return exitError, err
 		}
-		return f.exit(ctx, e, rec, apply.Result{Failed: res.Failed, Canceled: res.Canceled, NotValidated: last.NotValidated}, 0), nil
+		r := last()
+		r.Failed, r.Canceled = res.Failed, res.Canceled // the session's counts; what the apply could not validate
+		return f.exit(ctx, e, rec, migration.ApplyOutcome(r, 0, f.validateOnly)), nil
 	}
 	if !p.Runnable() {
 		_ = render.PlanTextWith(e.stdout, p, render.TextOptions{Detail: f.detail})
 		finish(ctx, e, rec, migration.NothingToDo)
 		return exitOK, nil
 	}
-	view, err := render.NewApplyView(render.Output(f.output), e.stdout, render.TextOptions{Detail: f.detail}, f.verbose,
-		func(text apply.Observer) apply.Observer { return withMeter(e, f.source.quiet, text) })
+	view, err := render.NewApplyView(render.Output(f.output), e.stdout, render.TextOptions{Detail: f.detail}, f.verbose, e.meterOut(f.source.quiet), e.tty)
 	if err != nil {
 		return exitError, outputError(err)
 	}
@@ -196,13 +195,8 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 			return exitOK, nil
 		}
 	}
-	obs := apply.Observers{view.Observer()}
-	if o := rec.Observer(); o != nil {
-		obs = append(obs, o)
-	}
 	var sent migration.Applied
-	obs = append(obs, &sent)
-	res, err := pl.Apply(ctx, p, f.applyOptions(), obs)
+	res, err := pl.Run(ctx, p, f.applyRequest(), view.Observer(), rec.Observer(), &sent)
 	if err != nil {
 		return exitError, err
 	}
@@ -222,7 +216,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 	if !f.validateOnly && res.Stopped == nil {
 		f.proveApplied(ctx, e, rec, pl)
 	}
-	return f.exit(ctx, e, rec, res, len(unverified)), nil
+	return f.exit(ctx, e, rec, migration.ApplyOutcome(res, len(unverified), f.validateOnly)), nil
 }
 
 // proveApplied proves the target the apply left (its ACLs read again),
@@ -242,29 +236,17 @@ func (f *applyFlags) proveApplied(ctx context.Context, e *env, rec *migration.Re
 	_ = render.AccessLine(e.stderr, r, "the target", f.detail)
 }
 
-// exit records the run's outcome and returns its exit code
-// (migration.ApplyOutcome).
-func (f *applyFlags) exit(ctx context.Context, e *env, rec *migration.Recorder, res apply.Result, unverified int) int {
-	o := migration.ApplyOutcome(res, unverified, f.validateOnly)
+// exit records the run's outcome and returns its exit code.
+func (f *applyFlags) exit(ctx context.Context, e *env, rec *migration.Recorder, o migration.Outcome) int {
 	finish(ctx, e, rec, o)
 	return int(o.Code)
 }
 
-// applyOptions maps the apply flags to apply.Options (the secrets and the
-// request timeout come with the plan: migration.Planned.Apply).
-func (f *applyFlags) applyOptions() apply.Options {
-	return apply.Options{ValidateOnly: f.validateOnly, NoPreflight: f.noPreflight, BatchSize: f.batchSize,
+// applyRequest maps the apply flags to how a plan is applied (the secrets
+// and the request timeout come with the plan: migration.Planned.Apply).
+func (f *applyFlags) applyRequest() migration.ApplyRequest {
+	return migration.ApplyRequest{ValidateOnly: f.validateOnly, NoPreflight: f.noPreflight, BatchSize: f.batchSize,
 		MaxInFlight: f.maxInFlight, Rate: f.rate}
-}
-
-// applyFunc is the apply the TUI runs; the audit trail sees its events too.
-// The result is kept in last.
-func (f *applyFlags) applyFunc(pl *migration.Planned, audit apply.Observer, last *apply.Result) tui.ApplyFunc {
-	return func(ctx context.Context, p *plan.Plan, obs apply.Observer) error {
-		res, err := pl.Apply(ctx, p, f.applyOptions(), apply.Observers{obs, audit})
-		*last = res
-		return err
-	}
 }
 
 // loadSaved maps the apply flags to the request that reads a saved plan

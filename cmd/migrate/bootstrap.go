@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,14 +13,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/audit"
-	"github.com/zkmigrate/zkmigrate/internal/kraftcheckpoint"
 	"github.com/zkmigrate/zkmigrate/internal/kraftseed"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
-	"github.com/zkmigrate/zkmigrate/internal/zkconn"
-	"github.com/zkmigrate/zkmigrate/internal/zkdisk"
-	"github.com/zkmigrate/zkmigrate/internal/zkread"
 )
 
 var bootstrapUsage = usageText("bootstrap_usage")
@@ -164,13 +157,8 @@ func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string)
 		fail(e, "bootstrap", err)
 		return end(migration.Failed)
 	}
-	if run := rec.Run(); run != nil {
-		for _, c := range seed.Creds {
-			run.AddSecrets(secretForms(c)...) // belt and braces: scrubbed should one ever reach the audit
-		}
-		_ = run.SetEndpoints(ctx, audit.Endpoint{Kind: snapshot.SourceZooKeeper, Address: f.src.zookeeper, ClusterID: res.ClusterID},
-			audit.Endpoint{Kind: "bootstrap-checkpoint", Address: targetFiles(targets), ClusterID: targets[0].ClusterID})
-	}
+	rec.BootstrapSeed(ctx, seed, audit.Endpoint{Kind: snapshot.SourceZooKeeper, Address: f.src.zookeeper, ClusterID: res.ClusterID},
+		audit.Endpoint{Kind: "bootstrap-checkpoint", Address: targetFiles(targets), ClusterID: targets[0].ClusterID})
 	for i := range targets {
 		if err := targets[i].Extend(seed, time.Now()); err != nil {
 			fail(e, "bootstrap", bootstrapFlagError(err))
@@ -182,9 +170,7 @@ func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string)
 		writeErr = kraftseed.Write(targets)
 	}
 	res.Targets = targets
-	if run := rec.Run(); run != nil {
-		recordBootstrap(ctx, run, res)
-	}
+	rec.Bootstrap(ctx, res)
 	_ = show(render.BootstrapView, e, f.output, res)
 	if writeErr != nil {
 		fail(e, "bootstrap", writeErr)
@@ -202,7 +188,7 @@ func bootstrapFlagError(err error) error {
 	var te *kraftseed.TokenVersionError
 	if errors.As(err, &te) {
 		return fmt.Errorf("%s: metadata.version level %d has no delegation tokens (3.6-IV2, level %d, or later); leave out --delegation-tokens or format with a later --release-version",
-			te.File, te.Level, kraftcheckpoint.MinDelegationTokenMetadataVersion)
+			te.File, te.Level, migration.MinTokenMetadataVersion)
 	}
 	return err
 }
@@ -218,7 +204,7 @@ func targetFiles(ts []kraftseed.Target) string {
 // readBootstrapSource opens the source and reads from it what the flags
 // ask for.
 func readBootstrapSource(ctx context.Context, f *bootstrapFlags, res *kraftseed.Result) (kraftseed.Seed, error) {
-	conn, addr, closeConn, err := openBootstrapSource(ctx, &f.src)
+	conn, addr, closeConn, err := openBootstrapSource(ctx, f.src.where())
 	if err != nil {
 		return kraftseed.Seed{}, err
 	}
@@ -233,71 +219,9 @@ func readBootstrapSource(ctx context.Context, f *bootstrapFlags, res *kraftseed.
 	return kraftseed.ReadSource(ctx, conn, addr, o, res)
 }
 
-// openBootstrapSource connects to the source ZooKeeper (read only). Tests
-// replace it with a captured tree.
-var openBootstrapSource = func(ctx context.Context, f *sourceFlags) (zkread.Source, string, func(), error) {
-	if f.disk.set() {
-		res, err := zkdisk.Read(zkdisk.Options{DataDir: f.disk.dataDir, LogDir: f.disk.logDir, Zxid: f.disk.zxid, Time: f.disk.at})
-		if err != nil {
-			return nil, "", nil, fmt.Errorf("--zk-data-dir: %w", err)
-		}
-		if len(res.Warnings) > 0 {
-			w := res.Warnings[0]
-			return nil, "", nil, fmt.Errorf("--zk-data-dir: %s: %s (offset %d); bootstrap reads only an undamaged data directory", w.File, w.Message, w.Offset)
-		}
-		tree, err := res.Tree(f.disk.chroot)
-		if err != nil {
-			return nil, "", nil, err
-		}
-		dir, _ := filepath.Abs(res.SnapDir)
-		return tree, dir + f.disk.chroot + fmt.Sprintf(" at zxid %#x", res.Zxid), func() {}, nil
-	}
-	conn, err := zkconn.Dial(ctx, zkconn.Options{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile,
-		ConnectTimeout: f.zkTimeout, RequestTimeout: f.zkTimeout, RetryTimeout: f.zkTimeout})
-	if err != nil {
-		return nil, "", nil, err
-	}
-	return conn, conn.Address(), conn.Close, nil
-}
-
-// secretForms are a credential's key bytes as they could be spelled (hex,
-// base64), for the audit trail's scrubber.
-func secretForms(c kraftcheckpoint.ScramCredential) []string {
-	var out []string
-	for _, b := range [][]byte{c.Salt, c.StoredKey, c.ServerKey} {
-		out = append(out, hex.EncodeToString(b), base64.StdEncoding.EncodeToString(b), base64.RawStdEncoding.EncodeToString(b))
-	}
-	return out
-}
-
-// recordBootstrap records in the audit trail which users were seeded into
-// (or kept in) which file, and the written file's SHA-256.
-func recordBootstrap(ctx context.Context, run *audit.Run, res *kraftseed.Result) {
-	verb := "seeded"
-	if res.DryRun {
-		verb = "would-seed"
-	}
-	for _, s := range res.Skipped {
-		_ = run.Note(ctx, "bootstrap-skipped", s)
-	}
-	for _, t := range res.Targets {
-		for _, u := range t.Added {
-			_ = run.Note(ctx, "bootstrap-"+verb, fmt.Sprintf("%s (%d iterations) into %s", u, u.Iterations, t.Out))
-		}
-		for _, u := range t.Kept {
-			_ = run.Note(ctx, "bootstrap-kept", fmt.Sprintf("%s already in %s: kept as it is, the source's not added", u, t.Out))
-		}
-		for _, id := range t.AddedTokens {
-			_ = run.Note(ctx, "bootstrap-"+verb, fmt.Sprintf("delegation token %s into %s", id, t.Out))
-		}
-		for _, name := range t.AddedTopics {
-			_ = run.Note(ctx, "bootstrap-"+verb, fmt.Sprintf("topic %s with its topic id into %s", name, t.Out))
-		}
-		if t.Written {
-			_ = run.Note(ctx, "bootstrap-file", fmt.Sprintf("%s sha256:%s (%d SCRAM credentials, %d delegation tokens, %d topics added)", t.Out, t.SHA256, len(t.Added), len(t.AddedTokens), len(t.AddedTopics)))
-		}
-	}
-}
+// openBootstrapSource opens the source ZooKeeper (read only) or its data
+// directory. Tests replace it with a captured tree.
+var openBootstrapSource = migration.OpenZooKeeper
 
 // showCheckpoint is --show: the records of a checkpoint by kind, the
 // feature levels and the SCRAM users and mechanisms, never key bytes.

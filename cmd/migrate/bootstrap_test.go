@@ -25,6 +25,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/demo"
 	"github.com/zkmigrate/zkmigrate/internal/kraftcheckpoint"
 	"github.com/zkmigrate/zkmigrate/internal/kraftseed"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
@@ -44,7 +45,7 @@ func useDemoSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := openBootstrapSource
-	openBootstrapSource = func(context.Context, *sourceFlags) (zkread.Source, string, func(), error) {
+	openBootstrapSource = func(context.Context, migration.SourceRequest) (zkread.Source, string, func(), error) {
 		return tree, "fixture:2181", func() {}, nil
 	}
 	t.Cleanup(func() { openBootstrapSource = old })
@@ -405,7 +406,7 @@ func TestBootstrapTokens(t *testing.T) {
 	}}
 	tree.Sort()
 	old := openBootstrapSource
-	openBootstrapSource = func(context.Context, *sourceFlags) (zkread.Source, string, func(), error) {
+	openBootstrapSource = func(context.Context, migration.SourceRequest) (zkread.Source, string, func(), error) {
 		return tree, "tree", func() {}, nil
 	}
 	t.Cleanup(func() { openBootstrapSource = old })

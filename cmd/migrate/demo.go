@@ -110,7 +110,7 @@ func runTheDemo(ctx context.Context, e *env, brokers int, interactive bool, text
 			return exitError, err
 		}
 		fmt.Fprintln(w, "\n== Apply ==")
-		res, err := pl.Run(ctx, p, migration.ApplyRequest{}, withMeter(e, quiet, &render.ApplyText{W: w}), rec.Observer())
+		res, err := pl.Run(ctx, p, migration.ApplyRequest{}, render.WithMeter(e.meterOut(quiet), e.tty, &render.ApplyText{W: w}), rec.Observer())
 		if err != nil {
 			return exitError, err
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 
-	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 )
 
@@ -34,12 +33,11 @@ func zkMeter(progress io.Writer) *render.Meter {
 	return render.NewMeter(progress, "reading ZooKeeper", "znodes")
 }
 
-// withMeter puts a progress meter around a text-mode apply's printer when
-// stderr is a terminal (and not --quiet); else it returns text as it is.
-func withMeter(e *env, quiet bool, text apply.Observer) apply.Observer {
-	out := e.progressOut(quiet)
-	if out == io.Discard {
-		out = nil
+// meterOut is where an apply's progress meter draws: stderr when it is a
+// terminal (and not --quiet), else nil (no meter).
+func (e *env) meterOut(quiet bool) io.Writer {
+	if out := e.progressOut(quiet); out != io.Discard {
+		return out
 	}
-	return render.WithMeter(out, e.tty, text)
+	return nil
 }

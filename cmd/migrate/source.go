@@ -105,7 +105,8 @@ func (f *sourceFlags) given() bool {
 // reading the password encoder secret file; progress (nil or io.Discard:
 // none) gets the progress of the read.
 func (f *sourceFlags) request(progress io.Writer) (migration.SourceRequest, error) {
-	r := migration.SourceRequest{BrokerConfigs: f.brokerConfigs, Full: f.full, Hooks: hooks(progress)}
+	r := f.where()
+	r.BrokerConfigs, r.Full, r.Hooks = f.brokerConfigs, f.full, hooks(progress)
 	if f.encoderSecretFile != "" {
 		b, err := os.ReadFile(f.encoderSecretFile)
 		if err != nil {
@@ -115,10 +116,15 @@ func (f *sourceFlags) request(progress io.Writer) (migration.SourceRequest, erro
 			return r, fmt.Errorf("--password-encoder-secret-file %s is empty", f.encoderSecretFile)
 		}
 	}
+	return r, nil
+}
+
+// where is the source the flags name, and nothing else.
+func (f *sourceFlags) where() migration.SourceRequest {
+	r := migration.SourceRequest{SnapshotFile: f.snapshotFile}
 	if f.bootstrap != "" {
 		r.Kafka = &migration.KafkaSource{Bootstrap: strings.Split(f.bootstrap, ","), CommandConfig: f.commandConfig}
 	}
-	r.SnapshotFile = f.snapshotFile
 	if f.disk.set() {
 		r.DataDir = &migration.DataDirSource{Dir: f.disk.dataDir, LogDir: f.disk.logDir, Chroot: f.disk.chroot, Zxid: f.disk.zxid, Time: f.disk.at}
 	}
@@ -126,7 +132,7 @@ func (f *sourceFlags) request(progress io.Writer) (migration.SourceRequest, erro
 		r.ZooKeeper = &migration.ZooKeeperSource{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile, Timeout: f.zkTimeout,
 			Connections: f.connections, NoMultiRead: f.noMultiRead, Workers: f.workers}
 	}
-	return r, nil
+	return r
 }
 
 // load reads the source: ZooKeeper, its data directory, the brokers or
@@ -150,5 +156,5 @@ func (f *sourceFlags) load(ctx context.Context, progress io.Writer) (*snapshot.S
 // readKafka reads the source through its brokers' admin protocol alone
 // (check's cross-check).
 func (f *sourceFlags) readKafka(ctx context.Context, progress io.Writer) (*snapshot.Snapshot, error) {
-	return migration.ReadKafka(ctx, &migration.KafkaSource{Bootstrap: strings.Split(f.bootstrap, ","), CommandConfig: f.commandConfig}, hooks(progress))
+	return migration.ReadKafka(ctx, f.where().Kafka, hooks(progress))
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/render"
-	"github.com/zkmigrate/zkmigrate/internal/syncer"
 	"github.com/zkmigrate/zkmigrate/internal/syncmetrics"
 	"github.com/zkmigrate/zkmigrate/internal/syncsession"
 )
@@ -249,8 +248,8 @@ func (v *syncView) follow(ctx context.Context, sess *syncsession.Session, ui *sy
 type syncView struct {
 	e       *env
 	out     render.SyncView
-	state   func() syncer.State  // the session's, for the status line
-	metrics *syncmetrics.Metrics // --metrics-addr
+	state   func() syncsession.State // the session's, for the status line
+	metrics *syncmetrics.Metrics     // --metrics-addr
 }
 
 // confirm shows the first plan and asks, at a terminal only.
@@ -263,7 +262,7 @@ func (v *syncView) confirm(p *plan.Plan, detail bool, target string) bool {
 	return confirm(v.e, fmt.Sprintf("Apply %d change(s) to %s, then keep it in step?", len(p.Changes), target))
 }
 
-func (v *syncView) round(r syncer.Round) { _ = v.out.Round(r) }
+func (v *syncView) round(r syncsession.Round) { _ = v.out.Round(r) }
 
 func (v *syncView) status(st render.SyncStatus) {
 	if v.state != nil {

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
-	"github.com/zkmigrate/zkmigrate/internal/syncer"
+	"github.com/zkmigrate/zkmigrate/internal/syncsession"
 	"github.com/zkmigrate/zkmigrate/tui"
 )
 
@@ -19,28 +19,28 @@ type syncUI struct {
 	e      *env
 	title  string
 	freeze func()
-	state  func() syncer.State
+	state  func() syncsession.State
 
 	start     chan struct{} // closed when the screen should start
 	startOnce sync.Once
 
 	// Used by the command's loop only:
 	running bool
-	pending []syncer.Round // rounds before the screen started
-	rounds  chan syncer.Round
+	pending []syncsession.Round // rounds before the screen started
+	rounds  chan syncsession.Round
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when the screen has returned
 	err     error
 }
 
-func newSyncUI(e *env, target, source string, freeze func(), state func() syncer.State) *syncUI {
+func newSyncUI(e *env, target, source string, freeze func(), state func() syncsession.State) *syncUI {
 	return &syncUI{e: e, title: source + " → " + target, freeze: freeze, state: state, start: make(chan struct{}),
-		rounds: make(chan syncer.Round, 64), done: make(chan struct{})}
+		rounds: make(chan syncsession.Round, 64), done: make(chan struct{})}
 }
 
 func (u *syncUI) begin() { u.startOnce.Do(func() { close(u.start) }) }
 
-// confirm reviews the first plan (syncer.Config.Confirm). Sync keeps the
+// confirm reviews the first plan (the session's confirm). Sync keeps the
 // whole target equal to the source, so a selection that leaves changes
 // out is refused: the next reconciliation would send them anyway.
 func (u *syncUI) confirm(ctx context.Context, p *plan.Plan) bool {
@@ -93,7 +93,7 @@ func (u *syncUI) run(ctx context.Context) {
 
 // send gives the screen a round (kept until it starts; dropped once it
 // has ended).
-func (u *syncUI) send(r syncer.Round) {
+func (u *syncUI) send(r syncsession.Round) {
 	if !u.running {
 		u.pending = append(u.pending, r)
 		u.begin()

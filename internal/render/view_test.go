@@ -36,7 +36,7 @@ func TestViewFormats(t *testing.T) {
 		{"version", func(o Output) error { _, err := VersionView(o, w); return err }, []Output{Text, JSON}},
 		{"snapshot", func(o Output) error { _, err := SnapshotView(o, w); return err }, []Output{Text, JSON}},
 		{"plan", func(o Output) error { _, err := PlanView(o, w, TextOptions{}); return err }, []Output{Text, JSON}},
-		{"apply", func(o Output) error { _, err := NewApplyView(o, w, TextOptions{}, false, nil); return err }, []Output{Text, JSON}},
+		{"apply", func(o Output) error { _, err := NewApplyView(o, w, TextOptions{}, false, nil, false); return err }, []Output{Text, JSON}},
 		{"sync", func(o Output) error { _, err := NewSyncView(o, w); return err }, []Output{Text, JSON}},
 		{"check", func(o Output) error { _, err := CheckView(o, w, 0); return err }, []Output{Text, JSON, Markdown}},
 		{"check --catalogue", func(o Output) error { _, err := CatalogueView(o, w); return err }, []Output{Text, JSON, Markdown}},

@@ -241,15 +241,12 @@ type ApplyView interface {
 	Summary(auditRun int64, unverified []string) error
 }
 
-// NewApplyView is the apply view for o. meter puts a progress meter
-// around the text printer (nil: none).
-func NewApplyView(o Output, w io.Writer, text TextOptions, verbose bool, meter func(apply.Observer) apply.Observer) (ApplyView, error) {
+// NewApplyView is the apply view for o. Text draws a progress meter on
+// meter (nil: none; sameTerminal: w is that terminal too, WithMeter).
+func NewApplyView(o Output, w io.Writer, text TextOptions, verbose bool, meter io.Writer, sameTerminal bool) (ApplyView, error) {
 	switch o {
 	case Text:
-		var obs apply.Observer = &ApplyText{W: w, Verbose: verbose}
-		if meter != nil {
-			obs = meter(obs)
-		}
+		obs := WithMeter(meter, sameTerminal, &ApplyText{W: w, Verbose: verbose})
 		return &applyTextView{w: w, text: text, obs: obs}, nil
 	case JSON:
 		return &applyJSONView{w: w}, nil

@@ -21,6 +21,12 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
 )
 
+// Round is one round of the session, as the loop reports it (syncer.Round).
+type Round = syncer.Round
+
+// State is where the session stands (syncer.State).
+type State = syncer.State
+
 // Request is what a sync session needs.
 type Request struct {
 	// Source is a live ZooKeeper, followed through its change feed, or
