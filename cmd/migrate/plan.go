@@ -68,7 +68,7 @@ func (f *planFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.resendSecrets, "resend-secrets", false, "send sensitive configs and SCRAM credentials even when present on the target")
 	fs.StringVar(&f.scramCreds, "scram-credentials", "", "`FILE`: a JSON list of {user, mechanism, password, iterations} to recreate SCRAM users")
 	fs.Var(&f.targetConfigs, "target-config", "a target node's server.properties or controller.properties `FILE` (repeatable), for the access proof: super.users and allow.everyone.if.no.acl.found, which a live node hides, and the settings of controllers that do not answer (docs/access.md)")
-	fs.BoolVar(&f.noAccessProof, "no-access-proof", false, "skip the access proof (whether the target the plan would leave decides every request as the source does; docs/access.md); at 100,000 ACLs it takes seconds")
+	fs.BoolVar(&f.noAccessProof, "no-access-proof", false, "skip the access proof (docs/access.md): plan's of the target the plan would leave, apply's of the target it left, sync's on every reconciliation (access drift); at 100,000 ACLs one takes seconds")
 	fs.StringVar(&f.principalMap, "principal-map", "", "map source principals to the target's (`FILE`: Kafka's ssl.principal.mapping.rules and sasl.kerberos.principal.to.local.rules, zkmigrate.map pairs; docs/principal-map.md) in ACLs, quotas and SCRAM users")
 	fs.StringVar(&f.scramResets, "scram-resets", "", "write the users whose SCRAM password must be reset (no password given) to this `FILE`")
 	outputFlag(fs, &f.output, "output: text or json", "text", "json")

@@ -111,7 +111,12 @@ func (f *syncFlags) request(e *env) (syncsession.Request, error) {
 	if err != nil {
 		return syncsession.Request{}, err
 	}
-	return syncsession.Request{Source: src, Target: *f.target.kafka(), Options: opts, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds,
+	var proof *migration.AccessSettings
+	if !f.noAccessProof {
+		s := f.accessSettings()
+		proof = &s
+	}
+	return syncsession.Request{AccessProof: proof, Source: src, Target: *f.target.kafka(), Options: opts, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds,
 		PrincipalMapFile: f.principalMap,
 		PollEvery:        f.pollEvery, ReconcileEvery: f.reconcileEvery, VerifyTimeout: f.settle,
 		Freeze: f.freeze, ExitOnChange: f.exitOnChange, KeepTargetEdits: f.keepTargetEdits,

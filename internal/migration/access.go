@@ -246,6 +246,12 @@ func ProveTarget(ctx context.Context, src AccessSource, conn *kafkaconn.Conn, m 
 	return prove(ctx, src, "target "+strings.Join(conn.Bootstrap, ","), acls, aclGaps(findings), conn, m, s)
 }
 
+// ProveACLs proves a target whose ACLs were read already (a sync
+// reconciliation's), each node's settings from conn and the files.
+func ProveACLs(ctx context.Context, src AccessSource, tgtName string, tgtACLs []snapshot.ACL, conn *kafkaconn.Conn, m *principalmap.Map, s AccessSettings) (*access.Result, error) {
+	return prove(ctx, src, tgtName, tgtACLs, nil, conn, m, s)
+}
+
 func prove(ctx context.Context, src AccessSource, tgtName string, tgtACLs []snapshot.ACL, gaps []string, conn *kafkaconn.Conn, m *principalmap.Map, s AccessSettings) (*access.Result, error) {
 	brokerFiles, targetFiles, err := s.load()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zkmigrate/zkmigrate/internal/access"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/syncer"
 	"github.com/zkmigrate/zkmigrate/internal/termsafe"
@@ -162,6 +163,18 @@ func syncHeadline(r syncer.Round) string {
 	if len(r.Drift) > 0 {
 		fmt.Fprintf(&b, "; %s on the target (drift)", plural(len(r.Drift), "difference"))
 	}
+	if a := r.Access; a != nil {
+		switch {
+		case a.Err != "":
+			fmt.Fprintf(&b, "; access not proved: %s", termsafe.Line(a.Err))
+		case a.Verdict == access.Equivalent:
+			b.WriteString("; access equivalent")
+		case a.Verdict == access.NotProved:
+			b.WriteString("; access not proved (settings not known)")
+		default:
+			fmt.Fprintf(&b, "; ACCESS DRIFT: %s, %d request classes decided differently", plural(a.Causes, "cause"), a.Differing)
+		}
+	}
 	if r.Lag > 0 {
 		fmt.Fprintf(&b, "; lag %s", r.Lag.Round(time.Millisecond))
 	}
@@ -232,28 +245,30 @@ func nameList(names []string, most int) string {
 
 // syncRoundJSON is one round as a JSON line.
 type syncRoundJSON struct {
-	Event      string         `json:"event"` // "round"
-	N          int            `json:"round"`
-	Reason     string         `json:"reason"`
-	Entities   []string       `json:"entities,omitempty"`
-	Zxid       int64          `json:"zxid,omitempty"`
-	Started    time.Time      `json:"started"`
-	Finished   time.Time      `json:"finished"`
-	Seen       *time.Time     `json:"seen,omitempty"` // the first notification
-	LagMS      float64        `json:"lag_ms,omitempty"`
-	Phases     *syncPhases    `json:"phases_ms,omitempty"`
-	Frozen     bool           `json:"frozen,omitempty"`
-	Changes    []syncChange   `json:"changes,omitempty"`
-	Resync     []syncResync   `json:"resync,omitempty"`
-	AfterCut   []string       `json:"after_cut,omitempty"` // ids of the changes the source made after the cut
-	Unsent     []string       `json:"unsent,omitempty"`    // ids of the changes a freeze kept from being sent
-	Missed     []syncChange   `json:"missed,omitempty"`
-	Drift      []syncChange   `json:"drift,omitempty"`
-	Blocked    []plan.Blocker `json:"blocked,omitempty"`
-	Applied    int            `json:"applied"`
-	Failed     int            `json:"failed"`
-	Unverified int            `json:"unverified,omitempty"`
-	Error      string         `json:"error,omitempty"`
+	Event    string       `json:"event"` // "round"
+	N        int          `json:"round"`
+	Reason   string       `json:"reason"`
+	Entities []string     `json:"entities,omitempty"`
+	Zxid     int64        `json:"zxid,omitempty"`
+	Started  time.Time    `json:"started"`
+	Finished time.Time    `json:"finished"`
+	Seen     *time.Time   `json:"seen,omitempty"` // the first notification
+	LagMS    float64      `json:"lag_ms,omitempty"`
+	Phases   *syncPhases  `json:"phases_ms,omitempty"`
+	Frozen   bool         `json:"frozen,omitempty"`
+	Changes  []syncChange `json:"changes,omitempty"`
+	Resync   []syncResync `json:"resync,omitempty"`
+	AfterCut []string     `json:"after_cut,omitempty"` // ids of the changes the source made after the cut
+	Unsent   []string     `json:"unsent,omitempty"`    // ids of the changes a freeze kept from being sent
+	Missed   []syncChange `json:"missed,omitempty"`
+	Drift    []syncChange `json:"drift,omitempty"`
+	// Access is a reconciliation's access proof (sync --access-check).
+	Access     *syncer.AccessCheck `json:"access,omitempty"`
+	Blocked    []plan.Blocker      `json:"blocked,omitempty"`
+	Applied    int                 `json:"applied"`
+	Failed     int                 `json:"failed"`
+	Unverified int                 `json:"unverified,omitempty"`
+	Error      string              `json:"error,omitempty"`
 }
 
 // syncPhases is where a round's time went, in milliseconds (a phase that
@@ -357,6 +372,7 @@ func SyncJSON(w io.Writer, r syncer.Round) error {
 	if len(r.Drift) > 0 {
 		j.Drift = syncChanges(r.Drift)
 	}
+	j.Access = r.Access
 	if r.Reason == syncer.ReasonChange {
 		j.Blocked = r.Blockers
 	}

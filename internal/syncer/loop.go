@@ -35,6 +35,23 @@ type Stages struct {
 	// answers an error (sync was frozen), naming the changes it did not
 	// send in Outcome.Unsent.
 	Apply func(ctx context.Context, p *plan.Plan, target *snapshot.Snapshot, round Round) (Outcome, error)
+	// Access, when set, is asked on every reconciliation whether the
+	// target, as the round read it (before its apply), decides every
+	// request as the source does (docs/access.md): access drift. What it
+	// says is the round's Access.
+	Access func(ctx context.Context, source, target *snapshot.Snapshot) AccessCheck
+}
+
+// AccessCheck is a reconciliation's access proof in a few words: the
+// verdict (access.Equivalent, ...), the causes of differences, the request
+// classes decided differently and the proof's digest; Err when no proof
+// was made.
+type AccessCheck struct {
+	Verdict   string `json:"verdict,omitempty"`
+	Causes    int    `json:"causes,omitempty"`
+	Differing int64  `json:"differing,omitempty"`
+	Digest    string `json:"digest,omitempty"`
+	Err       string `json:"error,omitempty"`
 }
 
 // Outcome is what applying one round's plan did.
@@ -207,7 +224,10 @@ type Round struct {
 	Missed []plan.Change
 	// Drift are the other changes a reconciliation found: the target was
 	// edited, or an earlier round did not finish.
-	Drift    []plan.Change
+	Drift []plan.Change
+	// Access is a reconciliation's access proof of the target as it read
+	// it (Stages.Access; nil when not asked).
+	Access   *AccessCheck
 	Blockers []plan.Blocker
 	Outcome  Outcome
 	// Frozen: sync was frozen when the round began; it sent nothing.
@@ -602,6 +622,10 @@ func (s *state) full(ctx context.Context, reason string) error {
 	}
 	r.Blockers = p.Blockers
 	changes := p.Changes
+	if reason == ReasonReconcile && s.cfg.Stages.Access != nil {
+		a := s.cfg.Stages.Access(ctx, src, tgt)
+		r.Access = &a
+	}
 	if (reason == ReasonReconcile || reason == ReasonPoll) && before != nil {
 		fromSource, drift := splitDrift(p.Changes, sourceChanges(before, src).mapBrokers(s.cfg.BrokerIDMap))
 		r.Drift = drift

@@ -74,6 +74,18 @@ func (r *rounds) bind(target *kafkaconn.Conn, session *migration.Recorder) {
 	r.opts.OwnUser = migration.OwnUser(target)
 }
 
+// access proves the target a reconciliation read against the source it
+// read (before the principal map: source P is compared with map(P)) and
+// records the proof in the session's run.
+func (r *rounds) access(ctx context.Context, s migration.AccessSettings, source, target *snapshot.Snapshot) syncer.AccessCheck {
+	res, err := migration.ProveACLs(ctx, migration.AccessSourceOf(source), "target "+strings.Join(r.target.Bootstrap, ","), target.ACLs, r.target, r.pm, s)
+	if err != nil {
+		return syncer.AccessCheck{Err: err.Error()}
+	}
+	r.session.AccessProof(ctx, res, migration.ProvedTarget)
+	return syncer.AccessCheck{Verdict: res.Verdict, Causes: len(res.Groups), Differing: res.Differing - res.Accepted, Digest: res.Digest}
+}
+
 func (r *rounds) readTarget(ctx context.Context) (*snapshot.Snapshot, error) {
 	return kread.Read(ctx, r.target, kread.Options{Topics: r.topics})
 }

@@ -45,6 +45,11 @@ type Request struct {
 	// entities a notification names on both sides, and the map names users
 	// differently on the target.
 	PrincipalMapFile string
+	// AccessProof, when set, proves on every reconciliation that the
+	// target decides every request as the source does (docs/access.md),
+	// each node's settings from these files and the target's nodes; the
+	// round reports it and the session's run records it.
+	AccessProof *migration.AccessSettings
 	// PollEvery is the period of a polled source's full rounds.
 	PollEvery time.Duration
 	// ReconcileEvery is the period of the full reconciliation (0: never).
@@ -280,6 +285,12 @@ func (s *Session) config() syncer.Config {
 		BrokerIDMap:     r.opts.BrokerIDMap,
 		Tracker:         s.tracker,
 		Stages:          syncer.Stages{ReadTarget: r.readTarget, ReadTargetScoped: r.readTargetScoped, Plan: r.plan, Apply: r.apply},
+	}
+	if s.req.AccessProof != nil {
+		settings := *s.req.AccessProof
+		cfg.Stages.Access = func(ctx context.Context, source, target *snapshot.Snapshot) syncer.AccessCheck {
+			return r.access(ctx, settings, source, target)
+		}
 	}
 	if s.kafkaSource != nil || r.pm != nil {
 		cfg.PollEvery = s.req.PollEvery
