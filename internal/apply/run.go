@@ -340,8 +340,9 @@ func (r *runner) runKind(ctx context.Context, k *kindSpec, cs []*plan.Change) {
 		wg.Add(1)
 		go func(b []*plan.Change) {
 			defer func() { <-sem; wg.Done() }()
-			// A batch in flight is finished even when the user interrupts.
-			r.runBatch(context.WithoutCancel(ctx), k, b)
+			// A batch in flight is finished even when the user interrupts:
+			// its requests are not cut, but it does not wait to retry.
+			r.runBatch(context.WithoutCancel(ctx), ctx, k, b)
 		}(b)
 	}
 	wg.Wait()
@@ -471,8 +472,10 @@ type outcome struct {
 // then the real request, retrying retriable failures with backoff. Each
 // request is a batch of its own in the events (BatchSent.Batch); Attempt
 // counts the real requests for these changes (1, then 2... for retries;
-// the preflight is attempt 1 with ValidateOnly).
-func (r *runner) runBatch(ctx context.Context, k *kindSpec, b []*plan.Change) {
+// the preflight is attempt 1 with ValidateOnly). Its requests go out under
+// ctx; stop ends a wait to retry (the user's interrupt: the batch's
+// answers stand, nothing more is sent).
+func (r *runner) runBatch(ctx, stop context.Context, k *kindSpec, b []*plan.Change) {
 	x := r.rpcs[b[0]]
 	pending := b
 	if !r.o.ValidateOnly && !r.o.NoPreflight && x.validateOnly {
@@ -497,10 +500,11 @@ func (r *runner) runBatch(ctx context.Context, k *kindSpec, b []*plan.Change) {
 		}
 		res, no := r.send(ctx, x, pending, r.o.ValidateOnly, attempt)
 		var retry []*plan.Change
+		var last []outcome // the answers of the changes to retry
 		for i, c := range pending {
 			o := res[i]
 			if o.code != 0 && retriable(o.code) && attempt < r.o.Retries {
-				retry = append(retry, c)
+				retry, last = append(retry, c), append(last, o)
 				continue
 			}
 			if attempt > 1 && o.code != 0 && k.alreadyDone != nil && k.alreadyDone(c, o.code) {
@@ -509,10 +513,27 @@ func (r *runner) runBatch(ctx context.Context, k *kindSpec, b []*plan.Change) {
 			r.report(c, o, r.o.ValidateOnly, no)
 		}
 		pending = retry
-		if len(pending) > 0 {
-			time.Sleep(backoff)
-			backoff *= 2
+		if len(pending) > 0 && !sleep(stop, backoff) {
+			// Stopped while waiting to try again: nothing more is sent,
+			// and each change keeps the answer it got.
+			for i, c := range pending {
+				r.report(c, last[i], r.o.ValidateOnly, no)
+			}
+			return
 		}
+		backoff *= 2
+	}
+}
+
+// sleep waits d, or until ctx is done: false then.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
