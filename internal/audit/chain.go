@@ -31,7 +31,16 @@ type rowShape struct {
 	names   []string // seq, then the columns (hash is not among them)
 	order   []int    // names in hashing (sorted) order
 	inserts [insertSizes]string
+	parent  bool // other tables' rows reference this table's: see parentTables
 }
+
+// parentTables are the tables other tables' rows reference by foreign key
+// (every run_id REFERENCES runs (id)). Their rows are written as they are
+// inserted, never left waiting in a batch: a batch of child rows that fills
+// up is written at once, and its rows would otherwise reach SQLite before
+// the run they belong to (a run begun with its plan, Store.BeginPlannedRun,
+// of 64 or more blockers failed with "FOREIGN KEY constraint failed").
+var parentTables = map[string]bool{"runs": true}
 
 // insertSQL returns the statement inserting 1<<k rows.
 func (sh *rowShape) insertSQL(k int) string {
@@ -62,7 +71,7 @@ func (s *Store) shape(table string, cols []string) *rowShape {
 		return sh
 	}
 	names := append([]string{"seq"}, cols...)
-	sh := &rowShape{table: table, names: names, order: nameOrder(names)}
+	sh := &rowShape{table: table, names: names, order: nameOrder(names), parent: parentTables[table]}
 	s.shapes[string(key)] = sh
 	return sh
 }
@@ -226,7 +235,8 @@ func nullIfEmpty(s string) any {
 // hashed and given their place in the chain as they are inserted, and
 // written to SQLite in multi-row INSERT statements: a table's rows wait in
 // a batch until it is full, a query is made in the transaction (txn), or
-// the transaction commits.
+// the transaction commits; a row other rows reference (a run's) is written
+// at once (parentTables).
 type writer struct {
 	ctx     context.Context
 	s       *Store
@@ -405,7 +415,7 @@ func (w *writer) insert(table string, cols []string, vals ...any) (seq int64, er
 	w.seq++
 	w.head = h
 	b.rows++
-	if b.rows == rowsPerInsert {
+	if b.rows == rowsPerInsert || sh.parent {
 		if err := w.flushBatch(b); err != nil {
 			return 0, err
 		}

@@ -2,9 +2,12 @@ package audit
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
 // TestBeginPlannedRun: a run begun with its endpoints, plan and notes in
@@ -120,5 +123,102 @@ func TestBeginPlannedRunAtomic(t *testing.T) {
 	}
 	if _, err := s.BeginPlannedRun(ctx, RunInfo{Command: "sync-round"}, nil); err == nil {
 		t.Error("BeginPlannedRun without a plan succeeded, want an error")
+	}
+}
+
+// TestBeginPlannedRunManyRows: a run begun with a plan holding a full
+// INSERT statement's worth of blockers, verdicts or findings records it.
+// The run's own row waited in its batch while the plan's rows were
+// inserted, and a batch that filled up was written at once, before it:
+// "insert into blockers: FOREIGN KEY constraint failed" (what a frozen sync
+// round over a test bed with leftovers met: 64 or more blocked changes).
+func TestBeginPlannedRunManyRows(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		grow func(p *plan.Plan, n int)
+	}{
+		{"blockers", func(p *plan.Plan, n int) {
+			for i := range n {
+				p.Blockers = append(p.Blockers, plan.Blocker{ID: "scram-no-password", Kind: plan.KindScramUser,
+					Resource: fmt.Sprintf("user-%03d", i), Reason: "no password"})
+			}
+		}},
+		{"verdicts", func(p *plan.Plan, n int) {
+			for i := range p.Changes[:n] {
+				p.Changes[i].Verdict = &plan.Verdict{Allowed: true, Rule: "ok"}
+			}
+		}},
+		{"findings", func(p *plan.Plan, n int) {
+			for i := range n {
+				p.Findings = append(p.Findings, snapshot.Finding{ID: "topic-id-changes", Severity: snapshot.SeverityInfo,
+					Resource: fmt.Sprintf("orders-%05d", i), Message: "the topic id will change"})
+			}
+		}},
+	} {
+		for _, n := range []int{rowsPerInsert - 1, rowsPerInsert, 2*rowsPerInsert + 1} {
+			t.Run(fmt.Sprintf("%s-%d", tc.name, n), func(t *testing.T) {
+				s, _ := openTest(t)
+				// An earlier run, so the new run's id is not the first.
+				if _, err := s.BeginRun(ctx, RunInfo{Command: "sync"}); err != nil {
+					t.Fatal(err)
+				}
+				p := testPlan(n)
+				tc.grow(p, n)
+				r, err := s.BeginPlannedRun(ctx, RunInfo{Command: "sync-round"}, p, Note{"sync-round", "frozen"})
+				if err != nil {
+					t.Fatalf("BeginPlannedRun: %v", err)
+				}
+				var blockers, verdicts, findings int
+				if err := s.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM blockers WHERE run_id = ?1),
+					(SELECT count(*) FROM verdicts WHERE run_id = ?1), (SELECT count(*) FROM findings WHERE run_id = ?1)`, r.ID()).
+					Scan(&blockers, &verdicts, &findings); err != nil {
+					t.Fatal(err)
+				}
+				wantVerdicts := 1 + 1 // testPlan's first change and its blocker
+				if tc.name == "verdicts" {
+					wantVerdicts = n + 1
+				}
+				if blockers != len(p.Blockers) || verdicts != wantVerdicts || findings != len(p.Findings) {
+					t.Errorf("recorded %d blockers, %d verdicts, %d findings; want %d, %d, %d",
+						blockers, verdicts, findings, len(p.Blockers), wantVerdicts, len(p.Findings))
+				}
+				head, err := r.Finish(ctx, "frozen", 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res, err := s.Verify(ctx, head); err != nil || !res.OK {
+					t.Errorf("verify: %+v, %v; want the chain intact", res, err)
+				}
+			})
+		}
+	}
+}
+
+// TestParentTablesComplete: every table a foreign key of the schema
+// references is in parentTables, so that its rows are written before the
+// rows that reference them (a migration adding a reference must add the
+// table there).
+func TestParentTablesComplete(t *testing.T) {
+	_, path := openTest(t)
+	db := rawDB(t, path)
+	rows, err := db.Query(`SELECT DISTINCT f."table" FROM sqlite_master m, pragma_foreign_key_list(m.name) f WHERE m.type = 'table'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var parent string
+		if err := rows.Scan(&parent); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if !parentTables[parent] {
+			t.Errorf("table %s is referenced by a foreign key and not in parentTables", parent)
+		}
+	}
+	if n == 0 {
+		t.Error("no foreign keys found in the schema; the query is wrong")
 	}
 }
