@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/access"
+	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/render"
@@ -23,7 +24,7 @@ type accessFlags struct {
 	source         sourceFlags
 	target         targetFlags
 	targetSnapshot string
-	targetConfigs  stringList
+	targetConfigs  cmdline.StringList
 	principalMap   string
 	output         string
 }
@@ -34,7 +35,7 @@ func (f *accessFlags) register(fs *pflag.FlagSet, outputs ...string) {
 	fs.StringVar(&f.targetSnapshot, "target-snapshot", "", "compare with a saved target snapshot `FILE` (its ACLs) instead of --bootstrap-server")
 	fs.Var(&f.targetConfigs, "target-config", "a target node's server.properties or controller.properties `FILE` (repeatable): super.users and allow.everyone.if.no.acl.found, which a live node hides, and the settings of controllers that do not answer; matched to a node by node.id")
 	fs.StringVar(&f.principalMap, "principal-map", "", "principal map `FILE` (ssl.principal.mapping.rules, sasl.kerberos.principal.to.local.rules, zkmigrate.map pairs; docs/principal-map.md): source principal P is compared with target principal map(P)")
-	outputFlag(fs, &f.output, "output: "+strings.Join(outputs, ", "), outputs...)
+	cmdline.OutputFlag(fs, &f.output, "output: "+strings.Join(outputs, ", "), outputs...)
 }
 
 // request maps the flags to the use case's request.
@@ -86,7 +87,7 @@ type accessDiffFlags struct {
 	principals string
 	prune      bool
 	limit      int
-	accept     stringList
+	accept     cmdline.StringList
 	audit      auditFlags
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/audit"
+	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 )
 
@@ -53,7 +54,7 @@ func (c *cli) auditSub(name, short, usage string, run func(ctx context.Context, 
 	cmd := c.command(name, short, usage, func(ctx context.Context, e *env, args []string) int { return run(ctx, e, f, args) })
 	fs := cmd.Flags()
 	fs.StringVar(&f.db, "audit-db", "", "audit database `PATH` (default "+audit.DefaultPath()+")")
-	outputFlag(fs, &f.output, "output: "+strings.Join(outputs, "|"), outputs...)
+	cmdline.OutputFlag(fs, &f.output, "output: "+strings.Join(outputs, "|"), outputs...)
 	return cmd, fs
 }
 

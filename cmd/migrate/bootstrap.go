@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/audit"
+	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/kraftseed"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/render"
@@ -34,7 +35,7 @@ func init() {
 // bootstrapFlags are migrate bootstrap's flags.
 type bootstrapFlags struct {
 	src        sourceFlags
-	dirs       stringList
+	dirs       cmdline.StringList
 	in, out    string
 	show       string
 	principals string
@@ -62,7 +63,7 @@ func (f *bootstrapFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.topics, "topics", "", "with --topic-ids: only topics whose name matches this `REGEXP`")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "report what would be added; write nothing")
 	fs.StringVar(&f.show, "show", "", "list the records of this bootstrap checkpoint `FILE` (or a --metadata-dir's) and exit")
-	outputFlag(fs, &f.output, "output: text or json", "text", "json")
+	cmdline.OutputFlag(fs, &f.output, "output: text or json", "text", "json")
 	f.audit.register(fs)
 }
 

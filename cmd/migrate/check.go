@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/check"
+	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
-	"github.com/zkmigrate/zkmigrate/internal/policy"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -43,7 +43,7 @@ func (f *checkFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.principalMap, "principal-map", "", "`FILE`: map source principals as plan does (docs/principal-map.md) and report what the map leaves unmapped, merges or collides (ACL-PRINCIPAL-MAP)")
 	fs.StringVar(&f.scramCreds, "scram-credentials", "", "`FILE`: a JSON list of {user, mechanism, password, iterations}, as plan takes it: users whose passwords are given are not reported as lost")
 	fs.StringVar(&f.target, "target-version", check.DefaultTargetVersion, "Kafka `VERSION` the cluster moves to (4.0, 4.1, ...); version-dependent checks follow it")
-	outputFlag(fs, &f.output, "output: text, json or markdown (for a change ticket)", "text", "json", "markdown")
+	cmdline.OutputFlag(fs, &f.output, "output: text, json or markdown (for a change ticket)", "text", "json", "markdown")
 	fs.StringVar(&f.failOn, "fail-on", check.SeverityError, "exit 3 when a finding at or above this `SEVERITY` exists: error, warning, info or none")
 	fs.IntVar(&f.limit, "max-per-check", 20, "text and markdown: list at most `N` findings per check id (0: all); json lists all")
 	fs.BoolVar(&f.catalogue, "catalogue", false, "print the catalogue of checks (ids, severities, fixes) and exit")
@@ -78,63 +78,32 @@ func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
 	if err != nil {
 		return fail(e, "check", err)
 	}
-	opts := check.Options{TargetVersion: target.String()}
-	creds, err := migration.LoadCredentials(f.scramCreds)
-	if err != nil {
-		return fail(e, "check", fmt.Errorf("--scram-credentials: %w", err))
+	progress := e.progressOut(f.source.quiet)
+	req := migration.CheckRequest{Target: target, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds, PrincipalMapFile: f.principalMap,
+		EncoderSecretGiven: f.source.encoderSecretFile != "", LiveZooKeeper: f.source.zookeeper != "",
+		Source: func(ctx context.Context) (*snapshot.Snapshot, error) { return f.source.load(ctx, progress) }}
+	if f.source.zookeeper != "" && f.source.bootstrap != "" {
+		req.Served = func(ctx context.Context) (*snapshot.Snapshot, error) { return f.source.readKafka(ctx, progress) }
 	}
-	if len(creds) > 0 {
-		opts.ScramPasswords = map[check.ScramKey]bool{}
-		for _, c := range creds {
-			opts.ScramPasswords[check.ScramKey{User: c.User, Mechanism: c.Mechanism}] = true
-		}
-	}
-	pm, err := migration.LoadPrincipalMap(f.principalMap)
+	audit, err := migration.PrepareCheck(req)
 	if err != nil {
 		return fail(e, "check", err)
-	}
-	if f.policyFile != "" {
-		pol, err := policy.Load(f.policyFile)
-		if err != nil {
-			return fail(e, "check", err)
-		}
-		opts.Policy = checkPolicy{pol}
 	}
 	if err := f.source.validate(); err != nil {
 		return fail(e, "check", err)
 	}
-	progress := e.progressOut(f.source.quiet)
 	rec := f.audit.begin(ctx, e, "check")
-	src, err := f.source.load(ctx, progress)
+	report, err := audit.Run(ctx)
 	if err != nil {
 		finish(ctx, e, rec, migration.Failed)
 		return fail(e, "check", err)
 	}
-	// Whether a secret was given (it only words the finding; which passwords
-	// stayed encrypted is read per config). A plaintext password config is
-	// "known" without any secret, so it proves nothing about one.
-	opts.EncoderSecretKnown = f.source.zookeeper != "" && (f.source.encoderSecretFile != "" || staticEncoderSecret(src))
-	findings, err := check.Run(migration.MapForCheck(pm, src), opts)
-	if err != nil {
+	rec.Findings(ctx, check.ToSnapshot(report.Findings))
+	if err := view(report); err != nil {
 		finish(ctx, e, rec, migration.Failed)
 		return fail(e, "check", err)
 	}
-	name := sourceName(src)
-	if f.source.zookeeper != "" && f.source.bootstrap != "" {
-		served, err := f.source.readKafka(ctx, progress)
-		if err != nil {
-			finish(ctx, e, rec, migration.Failed)
-			return fail(e, "check", err)
-		}
-		findings = append(findings, check.CrossCheck(src, served)...)
-		check.Sort(findings)
-		name += ", compared with " + sourceName(served)
-	}
-	rec.Findings(ctx, check.ToSnapshot(findings))
-	if err := view(check.NewReport(name, target, findings)); err != nil {
-		finish(ctx, e, rec, migration.Failed)
-		return fail(e, "check", err)
-	}
+	findings := report.Findings
 	o := migration.CheckOutcome(check.AtOrAbove(findings, f.failOn), f.failOn)
 	finish(ctx, e, rec, o)
 	return int(o.Code)
@@ -149,40 +118,4 @@ func printCatalogue(e *env, output string) int {
 		return fail(e, "check", err)
 	}
 	return exitOK
-}
-
-// sourceName says what was audited, without credentials.
-func sourceName(s *snapshot.Snapshot) string {
-	switch {
-	case s.Address != "" && s.Source != "":
-		return s.Source + " " + s.Address
-	case s.Address != "":
-		return s.Address
-	}
-	return s.Source
-}
-
-// staticEncoderSecret reports whether a --broker-config file sets
-// password.encoder.secret (which the live read tries on broker passwords).
-func staticEncoderSecret(s *snapshot.Snapshot) bool {
-	for _, sc := range s.StaticConfigs {
-		for _, c := range sc.Configs {
-			if c.Key == "password.encoder.secret" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// checkPolicy lets the audit evaluate existing topics against a loaded
-// TopicActionPolicy (as if each were created now, with no principal).
-type checkPolicy struct{ p *policy.Policy }
-
-func (c checkPolicy) CheckExisting(t *snapshot.Topic) []check.PolicyViolation {
-	d := c.p.EvaluateExisting(t.Name, policy.FromTopic(t))
-	if d.Allowed {
-		return nil
-	}
-	return []check.PolicyViolation{{Rule: d.Rule, Message: d.Message}}
 }

@@ -2,16 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/buildinfo"
+	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/termsafe"
 )
@@ -43,7 +42,7 @@ func (c *cli) command(use, short, long string, run runFunc) *cobra.Command {
 	if run != nil {
 		cmd.RunE = func(cc *cobra.Command, args []string) error {
 			se := *c.e
-			se.args = argsAfter(cc, c.e.args)
+			se.args = cmdline.ArgsAfter(cc, c.e.args)
 			c.code = run(cc.Context(), &se, args)
 			return nil
 		}
@@ -90,7 +89,7 @@ func (c *cli) root() *cobra.Command {
 			usage(cc.OutOrStdout(), root)
 			return
 		}
-		printHelp(cc.OutOrStdout(), cc)
+		cmdline.PrintHelp(cc.OutOrStdout(), cc, helpGroups)
 	})
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentPreRun = func(cc *cobra.Command, _ []string) { warnInlineSecrets(c.e, cc) }
@@ -101,31 +100,7 @@ func (c *cli) root() *cobra.Command {
 // usageError is a bad flag or a missing or bad flag value.
 type usageError struct{ err error }
 
-func (u usageError) Error() string { return flagErrorText(u.err) }
-
-// flagErrorText words pflag's errors the way the rest of migrate words
-// errors: the flag first, with its dashes.
-func flagErrorText(err error) string {
-	var notExist *pflag.NotExistError
-	var needsValue *pflag.ValueRequiredError
-	var invalid *pflag.InvalidValueError
-	switch {
-	case errors.As(err, &notExist):
-		if s := notExist.GetSpecifiedShortnames(); s != "" {
-			return fmt.Sprintf("unknown flag -%s", notExist.GetSpecifiedName())
-		}
-		return fmt.Sprintf("unknown flag --%s", notExist.GetSpecifiedName())
-	case errors.As(err, &needsValue):
-		if needsValue.GetSpecifiedShortnames() != "" {
-			return fmt.Sprintf("flag -%s needs a value", needsValue.GetSpecifiedName())
-		}
-		return fmt.Sprintf("flag --%s needs a value", needsValue.GetSpecifiedName())
-	case errors.As(err, &invalid):
-		f := invalid.GetFlag()
-		return fmt.Sprintf("--%s %q: %v", f.Name, invalid.GetValue(), invalid.Unwrap())
-	}
-	return err.Error()
-}
+func (u usageError) Error() string { return cmdline.FlagErrorText(u.err) }
 
 // runEnv runs one command line. Everything it writes to stdout and stderr
 // passes the terminal barrier (termsafe.Writer): a name or value from a
@@ -140,7 +115,7 @@ func runEnv(ctx context.Context, e *env) int {
 	e = &se
 	c := &cli{e: e}
 	root := c.root()
-	args := normalizeArgs(root, e.args)
+	args := cmdline.NormalizeArgs(root, e.args)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
@@ -150,79 +125,12 @@ func runEnv(ctx context.Context, e *env) int {
 		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 			fmt.Fprintf(e.stderr, "migrate: unknown command %q (try 'migrate --help')\n", args[0])
 		} else {
-			fmt.Fprintf(e.stderr, "migrate: %s (try 'migrate --help')\n", flagErrorText(err))
+			fmt.Fprintf(e.stderr, "migrate: %s (try 'migrate --help')\n", cmdline.FlagErrorText(err))
 		}
 		return exitError
 	}
-	fmt.Fprintf(e.stderr, "%s: %s (see '%s --help')\n", cmd.CommandPath(), flagErrorText(err), cmd.CommandPath())
+	fmt.Fprintf(e.stderr, "%s: %s (see '%s --help')\n", cmd.CommandPath(), cmdline.FlagErrorText(err), cmd.CommandPath())
 	return exitError
-}
-
-// normalizeArgs keeps Go-style single-dash long flags working
-// (-bootstrap-server x, -o=json, --o json, as the standard flag package
-// took them): a single-dash word that names one of the command's long flags
-// gets its second dash, and --x for a one-letter shorthand loses one.
-// Values are left alone, and so is everything after "--".
-func normalizeArgs(root *cobra.Command, args []string) []string {
-	cmd, _, err := root.Find(args)
-	if err != nil || cmd == nil || (len(args) > 0 && strings.HasPrefix(args[0], "__complete")) {
-		return args
-	}
-	cmd.InitDefaultHelpFlag()
-	fs := cmd.Flags()
-	fs.AddFlagSet(cmd.InheritedFlags())
-	out := make([]string, 0, len(args))
-	takesValue := func(f *pflag.Flag) bool { return f != nil && f.NoOptDefVal == "" }
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			out = append(out, args[i:]...)
-			break
-		}
-		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		var f *pflag.Flag
-		switch {
-		case strings.HasPrefix(a, "--"):
-			if len(name) == 1 && fs.Lookup(name) == nil {
-				if f = fs.ShorthandLookup(name); f != nil {
-					a = a[1:]
-				}
-			} else {
-				f = fs.Lookup(name)
-			}
-		case strings.HasPrefix(a, "-") && len(name) > 1:
-			if f = fs.Lookup(name); f != nil {
-				a = "-" + a
-			}
-		case strings.HasPrefix(a, "-") && len(name) == 1:
-			f = fs.ShorthandLookup(name)
-		}
-		out = append(out, a)
-		if !hasValue && takesValue(f) && i+1 < len(args) {
-			i++
-			out = append(out, args[i])
-		}
-	}
-	return out
-}
-
-// argsAfter returns the arguments of the command line after cmd's name (and
-// its parents' names), as typed: what the audit trail records.
-func argsAfter(cmd *cobra.Command, args []string) []string {
-	var path []string
-	for p := cmd; p.HasParent(); p = p.Parent() {
-		path = append([]string{p.Name()}, path...)
-	}
-	rest := args
-	for _, name := range path {
-		for i, a := range rest {
-			if a == name {
-				rest = append(append([]string{}, rest[:i]...), rest[i+1:]...)
-				break
-			}
-		}
-	}
-	return rest
 }
 
 // warnInlineSecrets warns when a credential was given on the command line,
@@ -259,7 +167,7 @@ func (c *cli) newVersionCmd() *cobra.Command {
 			_ = view(buildinfo.Read(version, commit, buildDate))
 			return exitOK
 		})
-	outputFlag(cmd.Flags(), &output, "output: text or json", "text", "json")
+	cmdline.OutputFlag(cmd.Flags(), &output, "output: text or json", "text", "json")
 	return cmd
 }
 

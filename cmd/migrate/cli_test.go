@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/audit"
+	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -158,8 +159,8 @@ func TestGoStyleFlagsStillWork(t *testing.T) {
 		{[]string{"plan", "--", "-prune"}, []string{"plan", "--", "-prune"}},
 	}
 	for _, tt := range tests {
-		if got := normalizeArgs(root, tt.in); !slices.Equal(got, tt.want) {
-			t.Errorf("normalizeArgs(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := cmdline.NormalizeArgs(root, tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("cmdline.NormalizeArgs(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 

@@ -28,6 +28,7 @@ var inputFlags = map[migration.Input]string{
 	migration.InputZKDataDir:           "--zk-data-dir",
 	migration.InputZKChroot:            "--zk-chroot",
 	migration.InputZKTimeout:           "--zk-timeout",
+	migration.InputScramCredentials:    "--scram-credentials",
 	migration.InputAuditKey:            "--audit-key",
 	migration.InputReceiptFile:         "--receipt-file",
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 )
 
@@ -17,7 +18,7 @@ func (c *cli) newExplainCmd() *cobra.Command {
 	var output string
 	cmd := c.command("explain", "what a finding, check or blocker id means, and its fix", explainUsage,
 		func(_ context.Context, e *env, args []string) int { return runExplain(e, output, args) })
-	outputFlag(cmd.Flags(), &output, "output: text or json", "text", "json")
+	cmdline.OutputFlag(cmd.Flags(), &output, "output: text or json", "text", "json")
 	cmd.ValidArgsFunction = func(_ *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 		return catalogue.IDs(), cobra.ShellCompDirectiveNoFileComp
 	}

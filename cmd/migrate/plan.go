@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/access"
+	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/memprofile"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
@@ -41,7 +42,7 @@ type planFlags struct {
 	scramCreds     string
 	scramResets    string
 	principalMap   string
-	targetConfigs  stringList
+	targetConfigs  cmdline.StringList
 	noAccessProof  bool
 	output         string
 	targetVersion  string
@@ -71,7 +72,7 @@ func (f *planFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noAccessProof, "no-access-proof", false, "skip the access proof (docs/access.md): plan's of the target the plan would leave, apply's of the target it left, sync's on every reconciliation (access drift); at 100,000 ACLs one takes seconds")
 	fs.StringVar(&f.principalMap, "principal-map", "", "map source principals to the target's (`FILE`: Kafka's ssl.principal.mapping.rules and sasl.kerberos.principal.to.local.rules, zkmigrate.map pairs; docs/principal-map.md) in ACLs, quotas and SCRAM users")
 	fs.StringVar(&f.scramResets, "scram-resets", "", "write the users whose SCRAM password must be reset (no password given) to this `FILE`")
-	outputFlag(fs, &f.output, "output: text or json", "text", "json")
+	cmdline.OutputFlag(fs, &f.output, "output: text or json", "text", "json")
 	fs.StringVar(&f.targetVersion, "target-version", "4.1", "Kafka `VERSION` of the target (4.0, 4.1, ...): values it would refuse become blockers")
 	fs.BoolVar(&f.interactive, "interactive", false, "review the plan in the terminal UI")
 	fs.BoolVar(&f.detail, "detail", false, "text output: list every change, blocker and finding (by default a kind with more than 20 changes shows its first 10 and counts the rest; -o json is always complete)")

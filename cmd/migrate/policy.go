@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/policy"
 	"github.com/zkmigrate/zkmigrate/internal/render"
@@ -30,20 +30,9 @@ func (c *cli) newPolicyCmd() *cobra.Command {
 	return cmd
 }
 
-// policyFileList is a repeatable string flag.
-type policyFileList []string
-
-func (l *policyFileList) String() string { return strings.Join(*l, ",") }
-func (l *policyFileList) Type() string   { return "stringList" }
-
-func (l *policyFileList) Set(s string) error {
-	*l = append(*l, s)
-	return nil
-}
-
 // policyConvertFlags are the flags of `migrate policy convert`.
 type policyConvertFlags struct {
-	brokerConfigs policyFileList
+	brokerConfigs cmdline.StringList
 	out           string
 	controllerOut string
 }
@@ -109,7 +98,7 @@ func (c *cli) newPolicyTestCmd() *cobra.Command {
 	f.src.register(fs)
 	f.audit.register(fs)
 	fs.StringVar(&f.policyFile, "policy", "", "TopicActionPolicy `FILE` (YAML)")
-	outputFlag(fs, &f.output, "output: text or json", "text", "json")
+	cmdline.OutputFlag(fs, &f.output, "output: text or json", "text", "json")
 	return cmd
 }
 
@@ -140,7 +129,7 @@ func runPolicyTest(ctx context.Context, e *env, f *policyTestFlags, args []strin
 		finish(ctx, e, rec, migration.Failed)
 		return fail(e, name, err)
 	}
-	r := policy.TestTopics(pol, s, sourceName(s))
+	r := policy.TestTopics(pol, s, migration.SourceName(s))
 	rec.Findings(ctx, r.Findings())
 	if err := view(r); err != nil {
 		finish(ctx, e, rec, migration.Failed)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/memprofile"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -22,7 +23,7 @@ func (c *cli) newSnapshotCmd() *cobra.Command {
 		})
 	fs := cmd.Flags()
 	src.register(fs)
-	outputFlag(fs, &output, "output: text (a summary) or json (the snapshot)", "text", "json")
+	cmdline.OutputFlag(fs, &output, "output: text (a summary) or json (the snapshot)", "text", "json")
 	fs.StringVar(&out, "out", "", "save the snapshot to `FILE`: zstd-compressed JSON, written atomically (zstd -dc FILE shows it)")
 	return cmd
 }

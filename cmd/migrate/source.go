@@ -11,16 +11,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
-
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (l *stringList) String() string     { return strings.Join(*l, ",") }
-func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
-func (l *stringList) Type() string       { return "stringList" }
 
 // sourceFlags are the source flags every command shares: a live ZooKeeper
 // ensemble, an offline ZooKeeper data directory, the brokers' admin protocol
@@ -33,7 +27,7 @@ type sourceFlags struct {
 	crossCheck        bool   // check: --zookeeper and --source-bootstrap-server together
 	zkAuth            string
 	zkTLSConfigFile   string
-	brokerConfigs     stringList
+	brokerConfigs     cmdline.StringList
 	encoderSecretFile string
 	snapshotFile      string
 	full              bool
