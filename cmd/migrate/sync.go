@@ -19,6 +19,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/syncmetrics"
 	"github.com/zkmigrate/zkmigrate/internal/syncsession"
+	"github.com/zkmigrate/zkmigrate/tui"
 )
 
 type syncFlags struct {
@@ -168,12 +169,13 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 	}
 	// --interactive: the first plan in the TUI review, then the sync
 	// screen, which gets every round and ends sync when it quits.
-	var ui *syncUI
+	var ui *tui.SyncFlow
 	if f.interactive {
-		ui = newSyncUI(e, sess.Target(), sess.Source(), sess.Freeze, sess.State)
-		defer ui.close()
+		ui = tui.NewSyncFlow(sess.Source(), sess.Target(), sess.Freeze, sess.State,
+			func(err error) { fmt.Fprintf(e.stderr, "migrate sync: %v\n", err) }, tuiOptions(e))
+		defer ui.Close()
 		if confirm != nil {
-			confirm = ui.confirm
+			confirm = ui.Confirm
 		}
 	}
 	usr1 := make(chan os.Signal, 1)
@@ -192,7 +194,7 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 	status := v.follow(ctx, sess, ui, f.statusEvery)
 	outcome, err := sess.Outcome()
 	if f.interactive && outcome != migration.SyncExitOnChange {
-		ui.close()
+		ui.Close()
 		v.status(status) // the screen is gone: say where sync ended
 	}
 	if outcome == migration.Declined {
@@ -209,7 +211,7 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 // follow shows the session's rounds, on the sync screen or as lines with
 // a status line every statusEvery, until the session ends; it returns
 // the status at the end.
-func (v *syncView) follow(ctx context.Context, sess *syncsession.Session, ui *syncUI, statusEvery time.Duration) render.SyncStatus {
+func (v *syncView) follow(ctx context.Context, sess *syncsession.Session, ui *tui.SyncFlow, statusEvery time.Duration) render.SyncStatus {
 	status := render.SyncStatus{Since: time.Now()}
 	var tick <-chan time.Time
 	if statusEvery > 0 {
@@ -229,7 +231,7 @@ func (v *syncView) follow(ctx context.Context, sess *syncsession.Session, ui *sy
 				v.metrics.Observe(r)
 			}
 			if ui != nil {
-				ui.send(r)
+				ui.Send(r)
 			} else {
 				v.round(r)
 			}
@@ -237,11 +239,11 @@ func (v *syncView) follow(ctx context.Context, sess *syncsession.Session, ui *sy
 			if ui == nil {
 				v.status(status)
 			}
-		case <-ui.started():
-			ui.run(ctx)
-		case <-ui.ended():
+		case <-ui.Started():
+			ui.Run(ctx)
+		case <-ui.Ended():
 			sess.Stop() // q on the sync screen: stop after the round in flight
-			ui.report()
+			ui.Report()
 			ui = nil
 		}
 	}
