@@ -186,6 +186,16 @@ func TestAccessPlanned(t *testing.T) {
 	if left["User:alice"] {
 		t.Errorf("alice's ACLs are planned, yet reported")
 	}
+	// With a principal map the plan creates the ACL under the mapped
+	// principal, and the proof compares the source's with map(P): proved.
+	mapFile := filepath.Join(b.dir, "map.properties")
+	if err := os.WriteFile(mapFile, []byte("ssl.principal.mapping.rules=RULE:^CN=([^,]+),OU=eng$/$1/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runMigrate(t, append(b.args("access", "diff"), "--planned", "--principal-map", mapFile)...)
+	if code != exitOK || !strings.Contains(out, "EQUIVALENT") || !strings.Contains(out, "map.properties") {
+		t.Errorf("--planned with the map: exit %d %s\n%s", code, errs, out)
+	}
 	if code, _, errs := runMigrate(t, append(b.args("access", "diff"), "--principals", "x")...); code != exitError || !strings.Contains(errs, "--planned") {
 		t.Errorf("--principals without --planned: exit %d %q", code, errs)
 	}

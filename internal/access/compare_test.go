@@ -367,3 +367,13 @@ func TestAccept(t *testing.T) {
 		t.Errorf("a dropped ACL with an accepted cause: %s", summary(d))
 	}
 }
+
+// A target-only DENY against an ACL both sides have is the DENY's cause,
+// not the authorizers'.
+func TestExtraDenyIsItsOwnCause(t *testing.T) {
+	as := []string{"Allow User:alice Read Topic:LITERAL:orders"}
+	r := mustCompare(t, Input{Source: zkSide("", "", as...), Target: kraftSide("", "", append(as, "Deny User:alice Read Topic:PREFIXED:ord")...)})
+	if len(r.Groups) != 1 || r.Groups[0].Kind != "acl" || !strings.Contains(r.Groups[0].Cause, "denied by DENY User:alice Read Topic:ord (PREFIXED)") {
+		t.Fatalf("got %s", summary(r))
+	}
+}

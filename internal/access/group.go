@@ -76,15 +76,29 @@ func (e *engine) causeKey(pi int, nc NameClass, cells []cell) (key, kind string)
 	// The same ACL on both sides, applied by one authorizer and not the
 	// other: the authorizers differ, not the data. One group per pattern
 	// the quirk meets and kind of name.
+	// Every deciding ACL exists on the other side too (the rest decided by
+	// a default): the authorizers differ, not the data.
+	var shared *authz.ACL
+	quirk := true
 	for i := range cells {
 		c := &cells[i]
-		if a := c.d.ACL; a != nil && (c.d.Reason == authz.AllowACL || c.d.Reason == authz.DenyACL) && e.onOtherSide(c.v.side, *a) {
-			var outs []string
-			for j := range cells {
-				outs = append(outs, cells[j].v.slot+"="+cells[j].outcome())
+		switch n := c.norm(); {
+		case n == "no-allow" || n == "allow-everyone":
+		case (c.d.Reason == authz.AllowACL || c.d.Reason == authz.DenyACL) && c.d.ACL != nil && e.onOtherSide(c.v.side, *c.d.ACL):
+			if shared == nil {
+				shared = c.d.ACL
 			}
-			return "authorizer\x00" + a.Type.String() + "\x00" + a.Pattern.String() + "\x00" + a.Name + "\x00" + nameShape(nc.Name) + "\x00" + strings.Join(outs, "\x00"), "authorizer"
+		default:
+			quirk = false
 		}
+	}
+	if quirk && shared != nil {
+		a := shared
+		var outs []string
+		for j := range cells {
+			outs = append(outs, cells[j].v.slot+"="+cells[j].outcome())
+		}
+		return "authorizer\x00" + a.Type.String() + "\x00" + a.Pattern.String() + "\x00" + a.Name + "\x00" + nameShape(nc.Name) + "\x00" + strings.Join(outs, "\x00"), "authorizer"
 	}
 	kind = "allow-everyone"
 	var parts []string
