@@ -6,18 +6,15 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/kraftseed"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/render"
-	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
 var bootstrapUsage = usageText("bootstrap_usage")
@@ -152,30 +149,15 @@ func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string)
 		finish(ctx, e, rec, o)
 		return int(o.Code)
 	}
-	res := &kraftseed.Result{DryRun: f.dryRun, Source: f.src.zookeeper}
-	seed, err := readBootstrapSource(ctx, f, res)
+	res, writeErr, err := migration.Bootstrap(ctx, f.request(targets), rec)
 	if err != nil {
-		fail(e, "bootstrap", err)
+		fail(e, "bootstrap", bootstrapFlagError(err))
 		return end(migration.Failed)
 	}
-	rec.BootstrapSeed(ctx, seed, audit.Endpoint{Kind: snapshot.SourceZooKeeper, Address: f.src.zookeeper, ClusterID: res.ClusterID},
-		audit.Endpoint{Kind: "bootstrap-checkpoint", Address: targetFiles(targets), ClusterID: targets[0].ClusterID})
-	for i := range targets {
-		if err := targets[i].Extend(seed, time.Now()); err != nil {
-			fail(e, "bootstrap", bootstrapFlagError(err))
-			return end(migration.Failed)
-		}
-	}
-	var writeErr error
-	if !f.dryRun {
-		writeErr = kraftseed.Write(targets)
-	}
-	res.Targets = targets
-	rec.Bootstrap(ctx, res)
 	_ = show(render.BootstrapView, e, f.output, res)
 	if writeErr != nil {
 		fail(e, "bootstrap", writeErr)
-		return end(migration.BootstrapWriteFailed(slices.ContainsFunc(targets, func(t kraftseed.Target) bool { return t.Written })))
+		return end(migration.BootstrapWriteFailed(slices.ContainsFunc(res.Targets, func(t kraftseed.Target) bool { return t.Written })))
 	}
 	return end(migration.BootstrapOutcome(f.dryRun, len(res.Skipped) > 0))
 }
@@ -194,22 +176,8 @@ func bootstrapFlagError(err error) error {
 	return err
 }
 
-func targetFiles(ts []kraftseed.Target) string {
-	var fs []string
-	for _, t := range ts {
-		fs = append(fs, t.Out)
-	}
-	return strings.Join(fs, ",")
-}
-
-// readBootstrapSource opens the source and reads from it what the flags
-// ask for.
-func readBootstrapSource(ctx context.Context, f *bootstrapFlags, res *kraftseed.Result) (kraftseed.Seed, error) {
-	conn, addr, closeConn, err := openBootstrapSource(ctx, f.src.where())
-	if err != nil {
-		return kraftseed.Seed{}, err
-	}
-	defer closeConn()
+// request maps the flags to the bootstrap of targets.
+func (f *bootstrapFlags) request(targets []kraftseed.Target) migration.BootstrapRequest {
 	o := kraftseed.SourceOptions{Tokens: f.tokens, TopicIDs: f.topicIDs, Now: time.Now()}
 	if f.principals != "" {
 		o.Principals = regexp.MustCompile(f.principals) // checked by validate
@@ -217,7 +185,7 @@ func readBootstrapSource(ctx context.Context, f *bootstrapFlags, res *kraftseed.
 	if f.topics != "" {
 		o.Topics = regexp.MustCompile(f.topics) // checked by validate
 	}
-	return kraftseed.ReadSource(ctx, conn, addr, o, res)
+	return migration.BootstrapRequest{Targets: targets, Source: f.src.where(), Open: openBootstrapSource, Read: o, DryRun: f.dryRun}
 }
 
 // openBootstrapSource opens the source ZooKeeper (read only) or its data

@@ -6,10 +6,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/kraftcheckpoint"
 	"github.com/zkmigrate/zkmigrate/internal/kraftseed"
+	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zkconn"
 	"github.com/zkmigrate/zkmigrate/internal/zkdisk"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
@@ -101,4 +104,53 @@ func (r *Recorder) Bootstrap(ctx context.Context, res *kraftseed.Result) {
 			_ = run.Note(ctx, "bootstrap-file", fmt.Sprintf("%s sha256:%s (%d SCRAM credentials, %d delegation tokens, %d topics added)", t.Out, t.SHA256, len(t.Added), len(t.AddedTokens), len(t.AddedTopics)))
 		}
 	}
+}
+
+// BootstrapRequest is what seeding fresh KRaft clusters' bootstrap
+// checkpoints needs: the targets (kraftseed.Load), the source ZooKeeper
+// (opened by Open: OpenZooKeeper, or a captured tree in tests), what to
+// read from it, and whether to write.
+type BootstrapRequest struct {
+	Targets []kraftseed.Target
+	Source  SourceRequest
+	Open    func(ctx context.Context, r SourceRequest) (zkread.Source, string, func(), error)
+	Read    kraftseed.SourceOptions
+	DryRun  bool
+}
+
+// Bootstrap reads the source's SCRAM keys (and delegation tokens and topic
+// ids, as asked), extends every target's checkpoint and writes them unless
+// DryRun, recording it all in rec. err stops it before anything is
+// written; writeErr is a failure to write, after res says what was meant.
+func Bootstrap(ctx context.Context, r BootstrapRequest, rec *Recorder) (res *kraftseed.Result, writeErr, err error) {
+	res = &kraftseed.Result{DryRun: r.DryRun}
+	if r.Source.ZooKeeper != nil {
+		res.Source = r.Source.ZooKeeper.Connect
+	}
+	src, addr, closeSrc, err := r.Open(ctx, r.Source)
+	if err != nil {
+		return nil, nil, err
+	}
+	seed, err := kraftseed.ReadSource(ctx, src, addr, r.Read, res)
+	closeSrc()
+	if err != nil {
+		return nil, nil, err
+	}
+	var files []string
+	for _, t := range r.Targets {
+		files = append(files, t.Out)
+	}
+	rec.BootstrapSeed(ctx, seed, audit.Endpoint{Kind: snapshot.SourceZooKeeper, Address: res.Source, ClusterID: res.ClusterID},
+		audit.Endpoint{Kind: "bootstrap-checkpoint", Address: strings.Join(files, ","), ClusterID: r.Targets[0].ClusterID})
+	for i := range r.Targets {
+		if err := r.Targets[i].Extend(seed, time.Now()); err != nil {
+			return nil, nil, err
+		}
+	}
+	if !r.DryRun {
+		writeErr = kraftseed.Write(r.Targets)
+	}
+	res.Targets = r.Targets
+	rec.Bootstrap(ctx, res)
+	return res, writeErr, nil
 }
