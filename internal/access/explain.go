@@ -219,21 +219,22 @@ func Who(in Input, resource string) (*WhoResult, error) {
 				row.Host = "(any other host)"
 			}
 			row.Allowed = make([][]string, len(e.vars))
-			for i, v := range e.vars {
+			for i := range row.Allowed {
 				row.Allowed[i] = []string{}
-				for _, op := range ops {
+			}
+			for _, op := range ops {
+				var cells []cell
+				for i, v := range e.vars {
 					if !v.decides(t, op) {
 						continue
 					}
-					if c := e.request(v, pi, h, op, t, name); c.outcome() == "ALLOWED" {
+					c := e.request(v, pi, h, op, t, name)
+					if c.outcome() == "ALLOWED" {
 						row.Allowed[i] = append(row.Allowed[i], op.String())
 					}
+					cells = append(cells, c)
 				}
-			}
-			for i := range row.Allowed {
-				if e.vars[i].scope == ScopeAll && !slices.Equal(row.Allowed[i], row.Allowed[0]) {
-					row.Differs = true
-				}
+				row.Differs = row.Differs || differ(cells)
 			}
 			w.Rows = append(w.Rows, row)
 		}
