@@ -61,9 +61,10 @@ type engine struct {
 	groups map[string]*Group
 	// cache: content decided alike on every side, with the classes it
 	// stands for per name (see decideCached); masks: superMask per pair.
-	cache   map[string]int64
-	masks   map[int]string
-	noCache bool // tests: decide every class over all ACLs
+	cache    map[contentID]int64
+	interned map[string]int32 // intern
+	masks    map[int]string
+	noCache  bool // tests: decide every class over all ACLs
 	// colonless: an ACL's principal has no type (see cacheable).
 	colonless bool
 }
@@ -87,7 +88,7 @@ func compare(in Input, noCache bool) (*Result, error) {
 }
 
 func newEngine(in Input) (*engine, error) {
-	e := &engine{in: in, res: &Result{PrincipalMap: in.MapName}, groups: map[string]*Group{}, cache: map[string]int64{}, masks: map[int]string{}, fullSuper: map[int]bool{}, hosts: map[string]bool{}}
+	e := &engine{in: in, res: &Result{PrincipalMap: in.MapName}, groups: map[string]*Group{}, cache: map[contentID]int64{}, interned: map[string]int32{}, masks: map[int]string{}, fullSuper: map[int]bool{}, hosts: map[string]bool{}}
 	var err error
 	if e.src, err = authz.FromSnapshotACLs(in.Source.ACLs); err != nil {
 		return nil, fmt.Errorf("source: %w", err)

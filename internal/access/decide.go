@@ -118,13 +118,13 @@ func (e *engine) host(h string) string {
 // pair's, User:*'s and one of each other kind, which keep the scope
 // non-empty for each authorizer), and skips content decided alike on every
 // side before. A difference is recorded with its own ACLs as reasons.
-func (e *engine) decideCached(key string, pi int, t authz.ResourceType, c NameClass, hostsOf func() []string, ops []authz.Operation, weight int64,
+func (e *engine) decideCached(key contentID, pi int, t authz.ResourceType, c NameClass, hostsOf func() []string, ops []authz.Operation, weight int64,
 	all func() []NameClass, mini func() aclSets) {
-	if key == "" {
+	if key == noKey {
 		e.decide(pi, t, c, hostsOf(), ops, weight, all, nil)
 		return
 	}
-	key = t.String() + "\x05" + e.superMask(pi) + "\x05" + key
+	key.mask = e.intern(e.superMask(pi))
 	if n, ok := e.cache[key]; ok {
 		e.res.Classes += n * weight
 		return

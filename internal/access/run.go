@@ -43,7 +43,7 @@ type chain struct {
 	// acls: the ACLs naming each pair; wild: the User:* ones (and those
 	// whose principal has no type).
 	acls map[int]*aclSets
-	keys map[int]string // pairKey
+	keys map[int]int32 // pairKey
 	wild aclSets
 	// others: one "*" ACL and one prefix ACL per side, of any principal:
 	// what makes a side's scope non-empty for each authorizer (which
@@ -66,8 +66,8 @@ type nameGroup struct {
 	wildACLs aclSets
 	// key is the content of what every name of the group shares for a
 	// principal none of its own ACLs names: whether the names start with
-	// "*", the User:* ACLs and whether a side has ACLs in scope.
-	key string
+	// "*", the User:* ACLs and whether a side has ACLs in scope (interned).
+	key int32
 }
 
 // run decides every request class.
@@ -191,7 +191,7 @@ func (e *engine) runType(t authz.ResourceType) {
 		g := groups[gk.String()]
 		if g == nil {
 			g = &nameGroup{ch: ch, local: map[int]int{}, wild: wild, wildACLs: wildACLs,
-				key: star + "\x03" + contentKey(wildACLs, ch.wild) + flags}
+				key: e.intern(star + "\x03" + contentKey(wildACLs, ch.wild) + flags)}
 			groups[gk.String()] = g
 			order = append(order, gk.String())
 		}
@@ -204,9 +204,9 @@ func (e *engine) runType(t authz.ResourceType) {
 			}
 			hosts := func() []string { return unionHosts(local[pi], ch.pairHosts[pi], ch.wildHosts, wild) }
 			mine := ch.pairACLs(pi)
-			key := ""
+			key := noKey
 			if cacheable {
-				key = contentKey(*localACLs[pi], mine) + "\x03" + g.key
+				key = contentID{t: t, a: e.intern(contentKey(*localACLs[pi], mine)), b: g.key}
 			}
 			e.decideCached(key, pi, t, c, hosts, ops, 1, nil, func() aclSets {
 				return joinSets(*localACLs[pi], mine, wildACLs, ch.wild, ch.others, firstOf(own))
@@ -231,9 +231,9 @@ func (e *engine) runType(t authz.ResourceType) {
 			}
 			hosts := func() []string { return unionHosts(g.ch.pairHosts[pi], g.ch.wildHosts, g.wild) }
 			mine := g.ch.pairACLs(pi)
-			key := ""
+			key := noKey
 			if e.cacheable(t, classes[rep].Name) {
-				key = g.ch.pairKey(pi) + "\x03" + g.key
+				key = contentID{t: t, a: g.ch.pairKey(e, pi), b: g.key}
 			}
 			all := func() []NameClass {
 				out := []NameClass{classes[rep]}
@@ -309,14 +309,35 @@ func contentKey(parts ...aclSets) string {
 	return b.String()
 }
 
-// pairKey is the content key of the chain's ACLs naming pair pi.
-func (ch *chain) pairKey(pi int) string {
+// pairKey is the content of the chain's ACLs naming pair pi (interned).
+func (ch *chain) pairKey(e *engine, pi int) int32 {
 	k, ok := ch.keys[pi]
 	if !ok {
-		k = contentKey(ch.pairACLs(pi))
+		k = e.intern(contentKey(ch.pairACLs(pi)))
 		ch.keys[pi] = k
 	}
 	return k
+}
+
+// contentID identifies a decision's content (see decideCached): the
+// resource type, the pair's ACLs and what the class of names shares.
+type contentID struct {
+	t    authz.ResourceType
+	mask int32 // superMask
+	a, b int32 // interned contents
+}
+
+// noKey marks a decision that depends on more than content.
+var noKey = contentID{a: -1}
+
+// intern numbers a content string.
+func (e *engine) intern(s string) int32 {
+	if id, ok := e.interned[s]; ok {
+		return id
+	}
+	id := int32(len(e.interned))
+	e.interned[s] = id
+	return id
 }
 
 // pairACLs are the chain's ACLs naming pair pi.
@@ -370,7 +391,7 @@ func (e *engine) namesLocally(ix [2]typeIndex, pi int, name string) bool {
 // buildChain collects the "*" and prefix ACLs of both sides in scope for
 // name (whose longest prefix is longest).
 func (e *engine) buildChain(ix [2]typeIndex, name, longest string) *chain {
-	ch := &chain{pairHosts: map[int]map[string]bool{}, wildHosts: map[string]bool{}, acls: map[int]*aclSets{}, keys: map[int]string{}}
+	ch := &chain{pairHosts: map[int]map[string]bool{}, wildHosts: map[string]bool{}, acls: map[int]*aclSets{}, keys: map[int]int32{}}
 	addACL := func(side int, a authz.ACL) {
 		if isWild(a) {
 			ch.wildHosts[a.Host] = true
