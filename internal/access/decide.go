@@ -113,8 +113,8 @@ func (e *engine) host(h string) string {
 
 // decideCached is decide for a name whose decisions depend on content
 // alone (key: the pair's ACLs in scope, the User:* ones, which kinds of
-// ACLs are in scope, whether the pair is a super user where; "" when they
-// do not): it decides over mini, the ACLs in scope that can matter (the
+// ACLs are in scope, whether the pair is a super user where; noKey when
+// they depend on more): it decides over mini, the ACLs in scope that can matter (the
 // pair's, User:*'s and one of each other kind, which keep the scope
 // non-empty for each authorizer), and skips content decided alike on every
 // side before. A difference is recorded with its own ACLs as reasons.
