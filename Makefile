@@ -34,7 +34,7 @@ test: ## install what is missing, start the test bed fresh, go test ./..., stop 
 
 # ---------------------------------------------------------------- test bed
 
-.PHONY: testbed-fetch testbed-up testbed-down testbed-legacy testbed-logs testbed-status testbed-env testbed-clean capture
+.PHONY: testbed-fetch testbed-up testbed-down testbed-legacy testbed-old testbed-logs testbed-status testbed-env testbed-clean capture capture-old
 
 testbed-fetch: ## resolve the Kafka 3.9.1 and 4.1.1 jars from Maven Central (cached)
 	$(TESTBED) fetch
@@ -47,6 +47,9 @@ testbed-down: ## stop the test bed's servers
 
 testbed-legacy: ## create the legacy state on the running Kafka 3.9 cluster
 	$(TESTBED) legacy
+
+testbed-old: ## write the legacy states of Kafka 0.11, 1.1, 2.4 and 2.8 (each in its chroot; brokers stopped after)
+	$(TESTBED) old all
 
 testbed-logs: ## tail the servers' logs
 	$(TESTBED) logs
@@ -62,6 +65,9 @@ testbed-clean: ## stop the servers and delete their data and logs (jars kept)
 
 capture: ## re-capture internal/zkread/testdata/kafka39-* from a fresh, separate 3.9 cluster
 	testbed/capture-fixture.sh internal/zkread/testdata
+
+capture-old: ## re-capture internal/zkread/testdata/kafka{011,11,24,28}-* from fresh, separate old brokers
+	testbed/capture-fixture.sh --old internal/zkread/testdata
 
 # ---------------------------------------------------------------- scale and benchmarks
 

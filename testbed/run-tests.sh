@@ -4,7 +4,9 @@
 #      check that go.mod and go.sum are tidy;
 #   2. fetch the Kafka jars (cached in $TESTBED_DIR/lib39, lib41);
 #   3. start ZooKeeper, Kafka 3.9 and Kafka 4.1 on fresh data dirs;
-#   4. create the legacy state through Kafka;
+#   4. create the legacy state through Kafka 3.9, then the old releases'
+#      (0.11, 1.1, 2.4, 2.8) through their own tools, one after another, each
+#      in its chroot, its brokers stopped once it is written;
 #   5. run go test on every package with the test bed's env vars;
 #   6. run every fuzz target briefly, every benchmark once at a small size
 #      (so they cannot rot), and the TUI smoke test in tmux;
@@ -74,6 +76,7 @@ step fetch "$TB" fetch
 step clean "$TB" clean # fresh data dirs every run
 step start "$TB" start all
 step legacy "$TB" legacy
+step old "$TB" old all
 eval "$("$TB" env)"
 
 # fuzz_briefly runs every fuzz target for FUZZTIME (a smoke run; the

@@ -2,7 +2,9 @@
 # testbed.sh — the real test bed: a ZooKeeper server, two Kafka 3.9.1 brokers
 # in ZooKeeper mode (the source, ids 1 and 2) and a two-node Kafka 4.1.1 KRaft
 # cluster (the target: node 1 controller+broker, node 2 broker), run from Maven
-# Central jars on 127.0.0.1. See testbed/README.md.
+# Central jars on 127.0.0.1; and, for a while each, the brokers of Kafka 0.11,
+# 1.1, 2.4 and 2.8 that write the old releases' legacy states. See
+# testbed/README.md.
 #
 # Usage: testbed/testbed.sh <command> [args]   (run "testbed/testbed.sh help")
 set -euo pipefail
@@ -45,6 +47,8 @@ else
 	TARGET1_PORT=${TARGET1_PORT:-29094}
 	FRESH_PORT=${FRESH_PORT:-29095}
 	FRESH_CONTROLLER_PORT=${FRESH_CONTROLLER_PORT:-29096}
+	OLD_PORT=${OLD_PORT:-$((SOURCE_PORT + 3))}
+	OLD1_PORT=${OLD1_PORT:-$((SOURCE_PORT + 4))}
 fi
 # Broker ids: the source brokers are 1 and 2 (source, source1); broker 3
 # (source2) runs only while "legacy" writes the state and is gone afterwards.
@@ -58,6 +62,9 @@ TARGET1_PORT=${TARGET1_PORT:-29094}
 # and starts for migrate bootstrap's tests.)
 FRESH_PORT=${FRESH_PORT:-29095}
 FRESH_CONTROLLER_PORT=${FRESH_CONTROLLER_PORT:-29096}
+# (nor those of the old-release brokers that "old" runs for a while.)
+OLD_PORT=${OLD_PORT:-$((SOURCE_PORT + 3))}
+OLD1_PORT=${OLD1_PORT:-$((SOURCE_PORT + 4))}
 ZK_HEAP=${ZK_HEAP:-512m}
 KAFKA_HEAP=${KAFKA_HEAP:-512m}
 TARGET_SNAPSHOT_INTERVAL_MS=${TARGET_SNAPSHOT_INTERVAL_MS:-5000}
@@ -65,7 +72,7 @@ ZK_JVM_OPTS=${ZK_JVM_OPTS:-}
 WAIT_SECS=${TESTBED_WAIT:-180}
 STOP_SECS=${TESTBED_STOP_WAIT:-60}
 
-ALL=(zk source source1 source2 target target1 fresh)
+ALL=(zk source source1 source2 old old1 target target1 fresh)
 
 die() { echo "testbed: $*" >&2; exit 1; }
 say() { echo "testbed: $*" >&2; }
@@ -83,6 +90,8 @@ TARGET_CONTROLLER_PORT=$TARGET_CONTROLLER_PORT
 TARGET1_PORT=$TARGET1_PORT
 FRESH_PORT=$FRESH_PORT
 FRESH_CONTROLLER_PORT=$FRESH_CONTROLLER_PORT
+OLD_PORT=$OLD_PORT
+OLD1_PORT=$OLD1_PORT
 EOF
 }
 
@@ -316,10 +325,12 @@ port_of() {
 	source) echo "$SOURCE_PORT" ;;
 	source1) echo "$SOURCE1_PORT" ;;
 	source2) echo "$SOURCE2_PORT" ;;
+	old) echo "$OLD_PORT" ;;
+	old1) echo "$OLD1_PORT" ;;
 	target) echo "$TARGET_PORT" ;;
 	target1) echo "$TARGET1_PORT" ;;
 	fresh) echo "$FRESH_PORT" ;;
-	*) die "unknown server '$1' (zk, source, source1, source2, target, target1, fresh)" ;;
+	*) die "unknown server '$1' (zk, source, source1, source2, old, old1, target, target1, fresh)" ;;
 	esac
 }
 
@@ -335,6 +346,7 @@ ready_line() {
 	case $1 in
 	zk) echo "binding to port" ;;
 	source | source1 | source2) echo "] started (kafka.server.KafkaServer)" ;;
+	old | old1) echo " started (kafka.server.KafkaServer)" ;; # 0.11 and 1.1: "[Kafka Server 1], started"
 	target | target1 | fresh) echo "Kafka Server started" ;;
 	esac
 }
@@ -561,8 +573,8 @@ stop_one() {
 components() {
 	case ${1:-all} in
 	all) echo "${ALL[@]}" ;;
-	zk | source | source1 | source2 | target | target1 | fresh) echo "$1" ;;
-	*) die "unknown server '$1' (zk, source, source1, source2, target, target1, fresh, all)" ;;
+	zk | source | source1 | source2 | old | old1 | target | target1 | fresh) echo "$1" ;;
+	*) die "unknown server '$1' (zk, source, source1, source2, old, old1, target, target1, fresh, all)" ;;
 	esac
 }
 
@@ -586,10 +598,10 @@ cmd_start() {
 cmd_stop() {
 	local what=${1:-all}
 	case $what in
-	all) stop_one fresh; stop_one target1; stop_one target; stop_one source2; stop_one source1; stop_one source; stop_one zk ;;
-	zk) stop_one source2; stop_one source1; stop_one source; stop_one zk ;; # brokers need ZooKeeper to shut down
-	source | source1 | source2 | target | target1 | fresh) stop_one "$what" ;;
-	*) die "unknown server '$what' (zk, source, source1, source2, target, target1, fresh, all)" ;;
+	all) stop_one fresh; stop_one target1; stop_one target; stop_old; stop_one source2; stop_one source1; stop_one source; stop_one zk ;;
+	zk) stop_old; stop_one source2; stop_one source1; stop_one source; stop_one zk ;; # brokers need ZooKeeper to shut down
+	source | source1 | source2 | old | old1 | target | target1 | fresh) stop_one "$what" ;;
+	*) die "unknown server '$what' (zk, source, source1, source2, old, old1, target, target1, fresh, all)" ;;
 	esac
 }
 
@@ -670,7 +682,7 @@ EOF
 cmd_clean() {
 	cmd_stop all
 	rm -rf "$DATA" "$LOGS" "$RUN" "$CONF" "$SETTINGS" "$TB/target.cluster-id" "$TB/stop.log" \
-		"$TB/scram-credentials.json" "$TB/encoder.secret" "$TB"/*-client.properties
+		"$TB/scram-credentials.json" "$TB/encoder.secret" "$TB"/*-client.properties "$TB/old" "$TB/oldtools"
 	say "removed data, logs and settings under $TB (jars kept)"
 }
 
@@ -790,6 +802,365 @@ cmd_legacy() {
 	say "legacy state created ($((SECONDS - t0))s); credentials in $TB/scram-credentials.json"
 }
 
+# ---------------------------------------------------------------- old releases
+#
+# "old" writes the legacy state of an old Kafka release (0.11, 1.1, 2.4, 2.8)
+# with that release's own tools, each in its own chroot of the test bed's
+# ZooKeeper (/kafka011, /kafka11, /kafka24, /kafka28): its two brokers (ids 1
+# and 2, the servers "old" and "old1") run only while the state is written,
+# one release at a time, and are stopped afterwards. What each release
+# writes, and with which tool, is in testbed/README.md.
+
+OLD_RELEASES=(kafka011 kafka11 kafka24 kafka28)
+
+# old_release V: the Kafka release of an old source.
+old_release() {
+	case $1 in
+	kafka011) echo 0.11.0.3 ;;
+	kafka11) echo 1.1.1 ;;
+	kafka24) echo 2.4.1 ;;
+	kafka28) echo 2.8.2 ;;
+	*) die "unknown old release '$1' (${OLD_RELEASES[*]})" ;;
+	esac
+}
+
+old_lib() { echo "$LIBS/lib${1#kafka}"; }
+old_out() { echo "$TB/old/$1"; } # server.properties, scram-credentials.json, encoder.secret, done
+
+# write_old_conf V ID PORT RACK: broker ID of release V, in chroot /V.
+write_old_conf() {
+	local v=$1 id=$2 port=$3 rack=$4 authorizer=kafka.security.authorizer.AclAuthorizer
+	[[ $v == kafka011 || $v == kafka11 ]] && authorizer=kafka.security.auth.SimpleAclAuthorizer
+	{
+		cat <<EOF
+# Kafka $(old_release "$v") broker $id in ZooKeeper mode, chroot /$v: an old zkmigrate
+# source, running only while "testbed.sh old $v" writes its legacy state.
+# Written by testbed/testbed.sh. Every secret in this file is a test value.
+broker.id=$id
+broker.rack=$rack
+zookeeper.connect=127.0.0.1:$ZK_PORT/$v
+zookeeper.connection.timeout.ms=18000
+
+listeners=SASL_PLAINTEXT://127.0.0.1:$port
+advertised.listeners=SASL_PLAINTEXT://127.0.0.1:$port
+inter.broker.listener.name=SASL_PLAINTEXT
+sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512
+sasl.mechanism.inter.broker.protocol=SCRAM-SHA-256
+EOF
+		if [[ $v == kafka011 ]]; then
+			echo "# (0.11 reads a broker's SASL login from a JAAS file only: conf/kafka011.jaas)"
+		else
+			cat <<EOF
+listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="$ADMIN_USER" password="$ADMIN_PASSWORD";
+listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="$ADMIN_USER" password="$ADMIN_PASSWORD";
+EOF
+		fi
+		cat <<EOF
+
+authorizer.class.name=$authorizer
+super.users=User:$ADMIN_USER
+allow.everyone.if.no.acl.found=false
+EOF
+		# Dynamic broker passwords and delegation tokens: 1.1 and later.
+		[[ $v == kafka011 ]] || printf 'password.encoder.secret=%s\ndelegation.token.master.key=%s\n' "$ENCODER_SECRET" "$TOKEN_SECRET"
+		cat <<EOF
+
+log.dirs=data/$v-$id
+num.partitions=1
+auto.create.topics.enable=false
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+group.initial.rebalance.delay.ms=0
+controlled.shutdown.retry.backoff.ms=500
+EOF
+	} >"$CONF/$v-$id.properties"
+	if [[ $v == kafka011 ]]; then
+		cat >"$CONF/kafka011.jaas" <<EOF
+KafkaServer {
+  org.apache.kafka.common.security.scram.ScramLoginModule required username="$ADMIN_USER" password="$ADMIN_PASSWORD";
+};
+EOF
+	fi
+}
+
+# launch_old_broker V NAME ID PORT RACK: start one broker of release V without waiting.
+launch_old_broker() {
+	local v=$1 name=$2 id=$3 port=$4 rack=$5 opts=""
+	if running "$name"; then die "$name is already running (pid $(pid_of "$name")): testbed.sh stop $name"; fi
+	port_free "$name"
+	write_old_conf "$v" "$id" "$port" "$rack"
+	mkdir -p "$DATA/$v-$id"
+	# 0.11: the JAAS file, no SASL towards ZooKeeper (the file has no Client
+	# section), and its index unmapping casts to sun.nio.ch.DirectBuffer.
+	[[ $v == kafka011 ]] && opts="-Djava.security.auth.login.config=$CONF/kafka011.jaas -Dzookeeper.sasl.client=false --add-exports=java.base/sun.nio.ch=ALL-UNNAMED"
+	ZKM_EXTRA_OPTS="$opts" launch "$name" "$KAFKA_HEAP" "$(old_lib "$v")" "-Dlog4j.configuration=file:$CONF/log4j.properties" \
+		kafka.Kafka "$CONF/$v-$id.properties" >/dev/null
+}
+
+stop_old() { stop_one old1; stop_one old; }
+
+# old_tools V SCRIPT: run the tool calls in SCRIPT with release V's classes
+# (testbed/OldTools.java, one JVM); output to logs/tools.log, its tail on failure.
+old_tools() {
+	local v=$1 script=$2
+	echo "==== $(date -u +%FT%TZ) OldTools $v" >>"$LOGS/tools.log"
+	# Compiled once where javac is (it names no Kafka class), else by the
+	# source launcher at each start (a JRE has no javac).
+	local classes=$TB/oldtools main=OldTools
+	if command -v javac >/dev/null; then
+		if [[ ! -f $classes/OldTools.class || $HERE/OldTools.java -nt $classes/OldTools.class ]]; then
+			rm -rf "$classes" && mkdir -p "$classes"
+			javac -d "$classes" "$HERE/OldTools.java" >>"$LOGS/tools.log" 2>&1 || { tail -n 20 "$LOGS/tools.log" >&2; return 1; }
+		fi
+	else
+		main=$HERE/OldTools.java
+	fi
+	if ! (cd "$TB" && java -Xmx256m "-Dlog4j.configuration=file:$CONF/tools-log4j.properties" -Dzookeeper.sasl.client=false \
+		-cp "$classes:$(old_lib "$v")/*" "$main" "$script") >>"$LOGS/tools.log" 2>&1; then
+		say "the $v tools failed; last lines of $LOGS/tools.log:"
+		tail -n 30 "$LOGS/tools.log" >&2
+		return 1
+	fi
+}
+
+# call CLASS ARGS...: one line of an OldTools script (tab-separated).
+call() {
+	local IFS=$'\t'
+	printf '%s\n' "$*" >>"$SCRIPT"
+}
+
+# old_state_script V ZK BS CP: the calls that write release V's legacy state
+# (into $SCRIPT). ZK is the chroot's connect string, BS the running broker 1,
+# CP the admin's client properties. Each release uses its tools as its own
+# documentation says: --zookeeper up to 1.1 (except 1.1's dynamic broker
+# configs, which only --bootstrap-server alters), --bootstrap-server where
+# the release's tool has it for the kind (2.4: topics, broker configs, ACLs,
+# tokens; 2.8: everything but the admin credential the brokers start with).
+old_state_script() {
+	local v=$1 zk=$2 bs=$3 cp=$4 topics configs acls
+	local -a T C Q A
+	case $v in
+	kafka011 | kafka11) T=(--zookeeper "$zk") C=(--zookeeper "$zk") Q=(--zookeeper "$zk") A=(--authorizer-properties "zookeeper.connect=$zk") ;;
+	kafka24) T=(--bootstrap-server "$bs" --command-config "$cp") C=(--zookeeper "$zk") Q=("${C[@]}") A=("${T[@]}") ;;
+	kafka28) T=(--bootstrap-server "$bs" --command-config "$cp") C=("${T[@]}") Q=("${T[@]}") A=("${T[@]}") ;;
+	esac
+	local B=(--bootstrap-server "$bs" --command-config "$cp")
+	topics=kafka.admin.TopicCommand configs=kafka.admin.ConfigCommand acls=kafka.admin.AclCommand
+
+	# Topics, each with an explicit replica assignment (the first replica is the preferred leader).
+	call $topics "${T[@]}" --create --topic orders --replica-assignment 1:2,2:1,1:2 \
+		--config retention.ms=604800000 --config cleanup.policy=delete --config min.insync.replicas=1
+	call $topics "${T[@]}" --create --topic customer-profiles --replica-assignment 2:1,1:2 \
+		--config cleanup.policy=compact --config min.cleanable.dirty.ratio=0.1 --config segment.ms=3600000
+	# Keys removed in Kafka 4 (message.downconversion.enable is 2.0+).
+	local legacy=(--config message.format.version=0.10.2 --config message.timestamp.difference.max.ms=86400000)
+	[[ $v == kafka24 || $v == kafka28 ]] && legacy+=(--config message.downconversion.enable=false)
+	call $topics "${T[@]}" --create --topic legacy-format --replica-assignment 2 "${legacy[@]}"
+	call $topics "${T[@]}" --create --topic tiny-segments --replica-assignment 2:1 --config segment.bytes=524288
+	call $topics "${T[@]}" --create --topic payments --replica-assignment 1,1,1 \
+		--config retention.bytes=1073741824 --config max.message.bytes=2097152
+	call $topics "${T[@]}" --create --topic metrics.events --replica-assignment 2,2,2,2
+	call $topics "${T[@]}" --create --topic _schemas --replica-assignment 1:2 --config cleanup.policy=compact
+	call $topics "${T[@]}" --create --topic audit-log --replica-assignment 1:2,2:1 --config cleanup.policy=compact,delete
+	call $topics "${T[@]}" --create --topic replicated --replica-assignment 1:2,2:1 \
+		--config min.insync.replicas=1 --config leader.replication.throttled.replicas=0:1,1:2
+	# Partitions added later, with explicit replicas.
+	call $topics "${T[@]}" --alter --topic orders --partitions 5 --replica-assignment 1:2,2:1,1:2,2:1,1:2
+	call $topics "${T[@]}" --alter --topic metrics.events --partitions 6 --replica-assignment 2,2,2,2,2,2
+
+	# Topic configs changed afterwards (2.8's ConfigCommand sends
+	# IncrementalAlterConfigs); 2.3+ (KIP-339) can also APPEND to a list, which
+	# no tool of 2.4 or 2.8 offers: through their AdminClient.
+	call $configs "${C[@]}" --alter --entity-type topics --entity-name orders --add-config retention.ms=86400000
+	call $configs "${C[@]}" --alter --entity-type topics --entity-name customer-profiles --delete-config segment.ms
+	if [[ $v == kafka24 || $v == kafka28 ]]; then
+		call @incremental-alter-configs "$bs" "$cp" TOPIC customer-profiles APPEND cleanup.policy=delete
+	fi
+
+	# Dynamic broker configs: 0.11 has only the replication throttles (per
+	# broker, through ZooKeeper); 1.1 (KIP-226) adds the cluster default and
+	# the rest, alterable through the brokers only.
+	if [[ $v == kafka011 ]]; then
+		call $configs "${C[@]}" --alter --entity-type brokers --entity-name 1 \
+			--add-config leader.replication.throttled.rate=10485760,follower.replication.throttled.rate=10485760
+		call $configs "${C[@]}" --alter --entity-type brokers --entity-name 2 --add-config leader.replication.throttled.rate=5242880
+	else
+		call $configs "${B[@]}" --alter --entity-type brokers --entity-default \
+			--add-config log.retention.ms=259200000,log.cleaner.io.max.bytes.per.second=10485760,unclean.leader.election.enable=false,log.cleanup.policy=delete
+		# A PASSWORD-typed key (stored encrypted with password.encoder.secret).
+		# ConfigCommand replaces a broker's whole dynamic config (AlterConfigs)
+		# and wants every sensitive key in each call: all of broker 1's in one.
+		call $configs "${B[@]}" --alter --entity-type brokers --entity-name 1 \
+			--add-config listener.name.sasl_plaintext.ssl.key.password=kp-secret-1,leader.replication.throttled.rate=10485760,follower.replication.throttled.rate=10485760,log.cleaner.threads=2
+		call $configs "${B[@]}" --alter --entity-type brokers --entity-name 2 \
+			--add-config log.cleaner.threads=1,log.cleaner.backoff.ms=20000,log.cleaner.io.buffer.load.factor=0.8
+	fi
+
+	# Quotas: users (one with a DN name, one that needs %7E), client ids,
+	# user+client pairs, every default entity; 2.7+ controller_mutation_rate,
+	# 2.8+ IP entities.
+	local svc=producer_byte_rate=262144
+	[[ $v == kafka28 ]] && svc=controller_mutation_rate=10
+	call $configs "${Q[@]}" --alter --entity-type users --entity-name alice --add-config producer_byte_rate=1048576,consumer_byte_rate=2097152
+	call $configs "${Q[@]}" --alter --entity-type users --entity-name CN=foo,OU=bar --add-config request_percentage=25
+	call $configs "${Q[@]}" --alter --entity-type users --entity-name 'svc~deploy' --add-config "$svc"
+	call $configs "${Q[@]}" --alter --entity-type clients --entity-name reporting-app --add-config consumer_byte_rate=4194304,request_percentage=50
+	call $configs "${Q[@]}" --alter --entity-type users --entity-name alice --entity-type clients --entity-name alice-cli --add-config producer_byte_rate=524288
+	call $configs "${Q[@]}" --alter --entity-type users --entity-name alice --entity-type clients --entity-default --add-config consumer_byte_rate=1048576
+	call $configs "${Q[@]}" --alter --entity-type users --entity-default --add-config producer_byte_rate=10485760,consumer_byte_rate=10485760
+	call $configs "${Q[@]}" --alter --entity-type clients --entity-default --add-config request_percentage=200
+	call $configs "${Q[@]}" --alter --entity-type users --entity-default --entity-type clients --entity-name batch-loader --add-config producer_byte_rate=262144
+	call $configs "${Q[@]}" --alter --entity-type users --entity-default --entity-type clients --entity-default --add-config request_percentage=100
+	if [[ $v == kafka28 ]]; then
+		call $configs "${Q[@]}" --alter --entity-type ips --entity-name 10.1.2.3 --add-config connection_creation_rate=10
+		call $configs "${Q[@]}" --alter --entity-type ips --entity-default --add-config connection_creation_rate=100
+	fi
+
+	# SCRAM credentials: through ZooKeeper up to 2.6, through the brokers
+	# (AlterUserScramCredentials, one mechanism of a user per request) from 2.7.
+	# carol's password is not recorded (a user whose password nobody has).
+	if [[ $v == kafka28 ]]; then
+		call $configs "${Q[@]}" --alter --entity-type users --entity-name alice --add-config 'SCRAM-SHA-256=[iterations=8192,password=alice-secret]'
+		call $configs "${Q[@]}" --alter --entity-type users --entity-name alice --add-config 'SCRAM-SHA-512=[iterations=8192,password=alice-secret]'
+		call $configs "${Q[@]}" --alter --entity-type users --entity-name bob --add-config 'SCRAM-SHA-256=[iterations=8192,password=bob-secret]'
+		call $configs "${Q[@]}" --alter --entity-type users --entity-name bob --add-config producer_byte_rate=524288
+	else
+		call $configs "${Q[@]}" --alter --entity-type users --entity-name alice \
+			--add-config 'SCRAM-SHA-256=[iterations=8192,password=alice-secret],SCRAM-SHA-512=[iterations=8192,password=alice-secret]'
+		call $configs "${Q[@]}" --alter --entity-type users --entity-name bob \
+			--add-config 'SCRAM-SHA-256=[iterations=8192,password=bob-secret],producer_byte_rate=524288'
+	fi
+	call $configs "${Q[@]}" --alter --entity-type users --entity-name CN=foo,OU=bar --add-config 'SCRAM-SHA-256=[iterations=4096,password=foo-secret]'
+	call $configs "${Q[@]}" --alter --entity-type users --entity-name 'User With Space' --add-config 'SCRAM-SHA-512=[iterations=4096,password=space-secret]'
+	call $configs "${Q[@]}" --alter --entity-type users --entity-name carol --add-config 'SCRAM-SHA-256=[iterations=4096,password=carol-unrecorded-secret]'
+
+	# ACLs: literal allow and deny, hosts, the wildcard topic, groups, the
+	# cluster, transactional ids (0.11+), --producer; 2.0+ prefixed patterns.
+	call $acls "${A[@]}" --add --allow-principal User:alice --operation Read --operation Write --operation Describe --topic orders
+	call $acls "${A[@]}" --add --allow-principal 'User:User With Space' --operation Read --topic orders
+	call $acls "${A[@]}" --add --allow-principal User:carol --allow-host 10.0.0.7 --operation Read --topic orders
+	call $acls "${A[@]}" --add --deny-principal User:mallory --operation Read --topic payments
+	call $acls "${A[@]}" --add --deny-principal 'User:*' --deny-host 10.0.0.99 --operation Write --topic payments
+	call $acls "${A[@]}" --add --allow-principal User:auditor --operation Describe --operation DescribeConfigs --topic '*'
+	call $acls "${A[@]}" --add --allow-principal User:alice --operation Read --group billing
+	call $acls "${A[@]}" --add --deny-principal User:mallory --operation Read --group billing
+	call $acls "${A[@]}" --add --allow-principal User:alice --operation Create --operation IdempotentWrite --cluster
+	call $acls "${A[@]}" --add --allow-principal User:CN=foo,OU=bar --operation DescribeConfigs --cluster
+	call $acls "${A[@]}" --add --deny-principal User:mallory --operation AlterConfigs --cluster
+	call $acls "${A[@]}" --add --allow-principal User:alice --operation Write --operation Describe --transactional-id tx-orders
+	call $acls "${A[@]}" --add --deny-principal User:mallory --operation Write --transactional-id tx-orders
+	call $acls "${A[@]}" --add --allow-principal User:svc-etl --producer --topic events
+	if [[ $v == kafka24 || $v == kafka28 ]]; then
+		call $acls "${A[@]}" --add --allow-principal User:bob --operation Read --operation Describe --topic metrics. --resource-pattern-type prefixed
+		call $acls "${A[@]}" --add --deny-principal User:mallory --operation All --topic metrics. --resource-pattern-type prefixed
+		call $acls "${A[@]}" --add --allow-principal User:bob --operation Read --group team- --resource-pattern-type prefixed
+		call $acls "${A[@]}" --add --allow-principal User:bob --operation Describe --transactional-id tx- --resource-pattern-type prefixed
+		call $acls "${A[@]}" --add --allow-principal User:svc-etl --producer --topic etl- --resource-pattern-type prefixed
+	fi
+	# Delegation tokens (1.1+): an ACL on one, and a token owned by admin, renewer alice.
+	if [[ $v != kafka011 ]]; then
+		call $acls "${A[@]}" --add --allow-principal User:alice --operation Describe --delegation-token reporting-token
+		call kafka.admin.DelegationTokenCommand "${B[@]}" --create --max-life-time-period -1 --renewer-principal User:alice
+	fi
+}
+
+# old_credentials V FILE: the known SCRAM passwords of release V's legacy state.
+old_credentials() {
+	cat >"$2" <<'EOF'
+[
+  {"user":"admin","mechanism":"SCRAM-SHA-256","password":"admin-secret","iterations":8192},
+  {"user":"alice","mechanism":"SCRAM-SHA-256","password":"alice-secret","iterations":8192},
+  {"user":"alice","mechanism":"SCRAM-SHA-512","password":"alice-secret","iterations":8192},
+  {"user":"bob","mechanism":"SCRAM-SHA-256","password":"bob-secret","iterations":8192},
+  {"user":"CN=foo,OU=bar","mechanism":"SCRAM-SHA-256","password":"foo-secret","iterations":4096},
+  {"user":"User With Space","mechanism":"SCRAM-SHA-512","password":"space-secret","iterations":4096}
+]
+EOF
+}
+
+# old_one V [DIR]: release V's brokers start in chroot /V, write its legacy
+# state, and stop; with DIR, the state is captured into DIR before they stop
+# (so the fixture holds their registrations and the partitions' leaders).
+old_one() {
+	local v=$1 capture=${2:-} out t0=$SECONDS
+	out=$(old_out "$v")
+	if [[ -f $out/done ]]; then
+		[[ -z $capture ]] || die "$v: the legacy state in /$v was written before; a capture needs a fresh one (testbed.sh clean)"
+		say "$v: legacy state already written in /$v (testbed.sh clean for a fresh one)"
+		return 0
+	fi
+	fetch_lib "$HERE/pom-$v.xml" "$(old_lib "$v")"
+	rm -rf "$out" "$DATA/$v-1" "$DATA/$v-2"
+	mkdir -p "$out"
+	local zk=127.0.0.1:$ZK_PORT/$v bs=127.0.0.1:$OLD_PORT cp=$TB/source-client.properties
+	SCRIPT=$out/admin.tools
+	: >"$SCRIPT"
+	# The admin credential comes first: the brokers authenticate to each other
+	# with it. The tools need the chroot to exist, and 0.11's ConfigCommand
+	# /config/changes too (a broker's first start creates both).
+	call @create-path "127.0.0.1:$ZK_PORT" "/$v/config/changes"
+	call kafka.admin.ConfigCommand --zookeeper "$zk" --alter --entity-type users --entity-name "$ADMIN_USER" \
+		--add-config "SCRAM-SHA-256=[iterations=8192,password=$ADMIN_PASSWORD]"
+	say "$v: Kafka $(old_release "$v"), chroot /$v: admin credential (ConfigCommand --zookeeper)"
+	old_tools "$v" "$SCRIPT" || exit 1
+	say "$v: starting brokers 1 and 2"
+	launch_old_broker "$v" old 1 "$OLD_PORT" rack-a
+	launch_old_broker "$v" old1 2 "$OLD1_PORT" rack-b
+	trap 'stop_old' EXIT
+	wait_ready old
+	wait_ready old1
+	SCRIPT=$out/state.tools
+	: >"$SCRIPT"
+	old_state_script "$v" "$zk" "$bs" "$cp"
+	say "$v: writing the legacy state ($(grep -c . "$SCRIPT") tool calls)"
+	old_tools "$v" "$SCRIPT" || exit 1
+	old_credentials "$v" "$out/scram-credentials.json"
+	cp "$CONF/$v-1.properties" "$out/server.properties"
+	[[ $v == kafka011 ]] || printf '%s' "$ENCODER_SECRET" >"$out/encoder.secret"
+	[[ -z $capture ]] || capture_old "$v" "$capture"
+	stop_old
+	trap - EXIT
+	touch "$out/done"
+	say "$v: legacy state written and brokers stopped ($((SECONDS - t0))s)"
+}
+
+# old [V|all]: the legacy state of one old release, or of each in turn.
+# old-capture DIR [V|all]: the same, captured into DIR (V not yet written).
+cmd_old() {
+	local capture=
+	if [[ ${1:-} == --capture ]]; then
+		capture=${2:-}
+		[[ -n $capture ]] || die "old-capture needs an output dir"
+		shift 2
+	fi
+	local what=${1:-all} v
+	local -a vs=("$what")
+	[[ $what == all ]] && vs=("${OLD_RELEASES[@]}")
+	for v in "${vs[@]}"; do old_release "$v" >/dev/null; done
+	need_java
+	write_common_files
+	running zk || start_zk
+	for v in "${vs[@]}"; do old_one "$v" "$capture"; done
+}
+
+# capture_old V DIR: chroot /V as Kafka wrote it (zkcapture, read-only) and
+# its files, as the fixtures DIR/V-legacy.json, V-legacy.scram.json,
+# V-legacy.encoder-secret (1.1+) and V-server.properties.
+capture_old() {
+	local v=$1 dir=$2 out
+	out=$(old_out "$v")
+	mkdir -p "$dir"
+	(cd "$ROOT" && go run ./tools/zkcapture -zk "127.0.0.1:$ZK_PORT" -root "/$v" -out "$dir/$v-legacy.json")
+	cp "$out/scram-credentials.json" "$dir/$v-legacy.scram.json"
+	if [[ -f $out/encoder.secret ]]; then
+		cp "$out/encoder.secret" "$dir/$v-legacy.encoder-secret"
+		chmod 644 "$dir/$v-legacy.encoder-secret"
+	fi
+	cp "$out/server.properties" "$dir/$v-server.properties"
+	say "captured /$v into $dir: $v-legacy.json and its files"
+}
+
 usage() {
 	cat <<EOF
 Usage: testbed/testbed.sh <command> [args]
@@ -808,6 +1179,13 @@ Usage: testbed/testbed.sh <command> [args]
   env                        export lines for the Go tests (paths, never secrets)
   legacy                     create the legacy state on the running 3.9 cluster
                              (starts broker 3 for a while: it holds the pending deletion)
+  old [kafka011|kafka11|kafka24|kafka28|all]   the legacy state of Kafka 0.11.0.3, 1.1.1,
+                             2.4.1, 2.8.2, one after another, each written by the release's own
+                             tools in chroot /<release> of the test ZooKeeper by its two brokers
+                             (old, old1), which stop afterwards; files in \$TESTBED_DIR/old/<release>
+  old-capture DIR [release|all]   the same, each chroot captured into DIR/<release>-legacy.json
+                             (and its files) before its brokers stop (a release not yet
+                             written: clean first; make capture-old uses its own state dir)
   fresh-target format|start|stop   a single-node 4.1 KRaft cluster on its own ports
                              (FRESH_PORT, FRESH_CONTROLLER_PORT) for migrate bootstrap:
                              format wipes and formats it (prints its metadata dir and
@@ -818,11 +1196,13 @@ Usage: testbed/testbed.sh <command> [args]
 State dir: \$TESTBED_DIR (default <repo>/.testbed), now $TB
 Jar cache: \$TESTBED_LIB_DIR (default the state dir), now $LIBS
 Servers: zk; source (broker 1), source1 (broker 2), source2 (broker 3, only during
-       legacy): Kafka 3.9.1, ZooKeeper mode; target (node 1, controller+broker), target1
-       (node 2, broker): Kafka 4.1.1 KRaft
+       legacy): Kafka 3.9.1, ZooKeeper mode; old, old1 (brokers 1 and 2 of an old release,
+       only during old); target (node 1, controller+broker), target1 (node 2, broker):
+       Kafka 4.1.1 KRaft
 Ports: ZK_PORT=$ZK_PORT SOURCE_PORT=$SOURCE_PORT SOURCE1_PORT=$SOURCE1_PORT SOURCE2_PORT=$SOURCE2_PORT
        TARGET_PORT=$TARGET_PORT TARGET_CONTROLLER_PORT=$TARGET_CONTROLLER_PORT TARGET1_PORT=$TARGET1_PORT
        FRESH_PORT=$FRESH_PORT FRESH_CONTROLLER_PORT=$FRESH_CONTROLLER_PORT
+       OLD_PORT=$OLD_PORT OLD1_PORT=$OLD1_PORT
        (fixed until clean)
 Heaps: ZK_HEAP=$ZK_HEAP KAFKA_HEAP=$KAFKA_HEAP; ZK_JVM_OPTS adds JVM flags to ZooKeeper
 Waits: TESTBED_WAIT=$WAIT_SECS s to become ready, TESTBED_STOP_WAIT=$STOP_SECS s to exit
@@ -846,6 +1226,8 @@ main() {
 	logs) cmd_logs "$@" ;;
 	env) cmd_env ;;
 	legacy) cmd_legacy ;;
+	old) cmd_old "$@" ;;
+	old-capture) cmd_old --capture "$@" ;;
 	capture) cmd_capture "$@" ;;
 	fresh-target) cmd_fresh "$@" ;;
 	clean) cmd_clean ;;

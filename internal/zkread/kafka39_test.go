@@ -3,12 +3,7 @@ package zkread
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/pbkdf2"
-	"crypto/sha256"
-	"crypto/sha512"
 	"encoding/json"
-	"hash"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,39 +79,8 @@ func TestKafka39Capture(t *testing.T) {
 		}
 	}
 
-	secrets := []string{st.EncoderSecrets[0], "kp-secret-1", "admin-secret", "zkmigrate-testbed-token-secret"}
+	secrets := append(scramKeysDerive(t, tree, creds), st.EncoderSecrets[0], "kp-secret-1", "admin-secret", "zkmigrate-testbed-token-secret")
 	for _, c := range creds {
-		secrets = append(secrets, c.Password)
-		p := "/config/users/" + Sanitize(c.User)
-		data, _, err := tree.Get(p)
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		m, err := ParseEntityConfig(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cred, err := ParseScramCredential(m[c.Mechanism])
-		if err != nil {
-			t.Fatalf("%s %s: %v", p, c.Mechanism, err)
-		}
-		var h func() hash.Hash = sha256.New
-		if c.Mechanism == "SCRAM-SHA-512" {
-			h = sha512.New
-		}
-		salted, err := pbkdf2.Key(h, c.Password, cred.Salt, int(cred.Iterations), h().Size())
-		if err != nil {
-			t.Fatal(err)
-		}
-		mac := func(key []byte, msg string) []byte { m := hmac.New(h, key); m.Write([]byte(msg)); return m.Sum(nil) }
-		hh := h()
-		hh.Write(mac(salted, "Client Key"))
-		if !bytes.Equal(hh.Sum(nil), cred.StoredKey) || !bytes.Equal(mac(salted, "Server Key"), cred.ServerKey) || cred.Iterations != c.Iterations {
-			t.Errorf("%s %s: keys do not derive from the test bed's password (iterations %d)", c.User, c.Mechanism, cred.Iterations)
-		}
-		for _, v := range strings.Split(m[c.Mechanism], ",") {
-			secrets = append(secrets, v[strings.IndexByte(v, '=')+1:])
-		}
 		found := false
 		for _, u := range s.ScramUsers {
 			for _, sc := range u.Credentials {

@@ -234,3 +234,41 @@ func runOut(t testing.TB, args ...string) string {
 	t.Logf("testbed.sh %v:\n%s", args, stderr.String())
 	return string(out)
 }
+
+// OldReleases names the old Kafka releases whose legacy state testbed.sh
+// old writes, each with the release's own tools in its own chroot of the
+// test ZooKeeper (/kafka011 ...), oldest first: 0.11.0.3, 1.1.1, 2.4.1, 2.8.2.
+var OldReleases = []string{"kafka011", "kafka11", "kafka24", "kafka28"}
+
+// OldSource is the legacy state one old release wrote (its brokers are
+// stopped afterwards: only ZooKeeper holds it).
+type OldSource struct {
+	Name          string // "kafka28"
+	ZK            string // host:port/chroot
+	ServerProps   string // broker 1's server.properties
+	Credentials   string // the known SCRAM passwords, the format of --scram-credentials (carol's is left out)
+	EncoderSecret string // the file holding password.encoder.secret; "" for 0.11 (no dynamic broker passwords)
+}
+
+// Old returns the legacy state of an old release, or skips (fails under
+// CI) when testbed.sh old has not written it.
+func Old(t testing.TB, name string) OldSource {
+	t.Helper()
+	dir := filepath.Join("old", name)
+	file(t, filepath.Join(dir, "done"), "testbed.sh old "+name+" writes it")
+	o := OldSource{Name: name, ZK: ZK(t) + "/" + name, ServerProps: file(t, filepath.Join(dir, "server.properties"), "testbed.sh old writes it"),
+		Credentials: file(t, filepath.Join(dir, "scram-credentials.json"), "testbed.sh old writes it")}
+	if name != "kafka011" {
+		o.EncoderSecret = file(t, filepath.Join(dir, "encoder.secret"), "testbed.sh old writes it")
+	}
+	return o
+}
+
+// SourceArgs are the migrate flags that read it.
+func (o OldSource) SourceArgs() []string {
+	args := []string{"--zookeeper", o.ZK, "--broker-config", o.ServerProps}
+	if o.EncoderSecret != "" {
+		args = append(args, "--password-encoder-secret-file", o.EncoderSecret)
+	}
+	return args
+}
