@@ -234,8 +234,16 @@ allow.everyone.if.no.acl.found=false
 
 password.encoder.secret=$ENCODER_SECRET
 delegation.token.secret.key=$TOKEN_SECRET
+EOF
+	zk_broker_storage_conf "data/$name" >>"$CONF/$name.properties"
+}
 
-log.dirs=data/$name
+# zk_broker_storage_conf LOG_DIR: the single-broker settings every
+# ZooKeeper-mode broker of the test bed shares (3.9 and the old releases).
+zk_broker_storage_conf() {
+	cat <<EOF
+
+log.dirs=$1
 num.partitions=1
 auto.create.topics.enable=false
 offsets.topic.replication.factor=1
@@ -863,17 +871,7 @@ allow.everyone.if.no.acl.found=false
 EOF
 		# Dynamic broker passwords and delegation tokens: 1.1 and later.
 		[[ $v == kafka011 ]] || printf 'password.encoder.secret=%s\ndelegation.token.master.key=%s\n' "$ENCODER_SECRET" "$TOKEN_SECRET"
-		cat <<EOF
-
-log.dirs=data/$v-$id
-num.partitions=1
-auto.create.topics.enable=false
-offsets.topic.replication.factor=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-group.initial.rebalance.delay.ms=0
-controlled.shutdown.retry.backoff.ms=500
-EOF
+		zk_broker_storage_conf "data/$v-$id"
 	} >"$CONF/$v-$id.properties"
 	if [[ $v == kafka011 ]]; then
 		cat >"$CONF/kafka011.jaas" <<EOF

@@ -3,7 +3,6 @@ package zkread
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +18,6 @@ import (
 var (
 	kafka39Tree  = filepath.Join("testdata", "kafka39-legacy.json")
 	kafka39Props = filepath.Join("testdata", "kafka39-server.properties")
-	kafka39Scram = filepath.Join("testdata", "kafka39-legacy.scram.json")
 )
 
 type scramEntry struct {
@@ -32,23 +30,7 @@ func loadKafka39(t *testing.T) (*zktree.Tree, *Static, []scramEntry) {
 	if _, err := os.Stat(kafka39Tree); err != nil {
 		t.Skipf("no captured tree: %v", err)
 	}
-	tree, err := zktree.Load(kafka39Tree)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := ReadStatic(kafka39Props)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(kafka39Scram)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var creds []scramEntry
-	if err := json.Unmarshal(b, &creds); err != nil {
-		t.Fatal(err)
-	}
-	return tree, st, creds
+	return loadCapture(t, "kafka39")
 }
 
 // TestKafka39Capture reads what Kafka 3.9 wrote: the broker password

@@ -198,9 +198,9 @@ func (r oldRelease) wantBrokerConfigs() map[string]map[string]string {
 	}
 }
 
-// loadOld loads a release's captured tree, its broker's server.properties
-// and its recorded SCRAM passwords.
-func loadOld(t *testing.T, name string) (*zktree.Tree, *Static, []scramEntry) {
+// loadCapture loads a release's captured tree (testdata/<name>-legacy.json),
+// its broker's server.properties and its recorded SCRAM passwords.
+func loadCapture(t *testing.T, name string) (*zktree.Tree, *Static, []scramEntry) {
 	t.Helper()
 	tree, err := zktree.Load(filepath.Join("testdata", name+"-legacy.json"))
 	if err != nil {
@@ -236,7 +236,7 @@ func loadOld(t *testing.T, name string) (*zktree.Tree, *Static, []scramEntry) {
 func TestOldReleaseCaptures(t *testing.T) {
 	for _, r := range oldReleases {
 		t.Run(r.name, func(t *testing.T) {
-			tree, st, creds := loadOld(t, r.name)
+			tree, st, creds := loadCapture(t, r.name)
 			if (len(st.EncoderSecrets) == 1) != r.dynamicBroker {
 				t.Fatalf("encoder secrets in %s-server.properties: %d", r.name, len(st.EncoderSecrets))
 			}
