@@ -43,7 +43,9 @@ var oldWants = map[string]oldWant{
 // authorizer class, keys Kafka 4 removed), plan, apply with the recorded
 // SCRAM passwords, a second plan of every kind empty, every migrated item
 // on the target with the source's replica lists and preferred leaders, and
-// the SCRAM users logging in with their original passwords. Then
+// the SCRAM users logging in with their original passwords; access diff
+// proves that the target decides every request as the release's authorizer
+// did, but for the one difference the test bed makes on purpose. Then
 // bootstrap seeds a fresh 4.1 controller from the same chroot: after its
 // first start every user, carol included (whose password the tool never
 // had), logs in with their original password, the release's delegation
@@ -130,6 +132,7 @@ func oldReleaseEndToEnd(t *testing.T, o testbed.OldSource, want oldWant) {
 	}
 	compareMigrated(t, snap, b.readTarget(t))
 	preferredLeaders(t, b.admin(t), snap)
+	accessProof(t, b, o)
 
 	// 4. Through --scram-credentials, each user logs in with the password
 	// the release's tools set.
@@ -208,5 +211,35 @@ func oldReleaseEndToEnd(t *testing.T, o testbed.OldSource, want oldWant) {
 	}
 	if want.authorizer != "" && !strings.Contains(strings.Join(b.outputs, "\n"), want.authorizer) {
 		t.Errorf("no output names the release's authorizer %s", want.authorizer)
+	}
+}
+
+// accessProof runs migrate access diff between the release's ZooKeeper
+// (its ACLs, and super.users and allow.everyone.if.no.acl.found from its
+// server.properties) and the migrated target (its ACLs, and its nodes'
+// properties): the only cause is that the test bed's target makes
+// User:ANONYMOUS (its PLAINTEXT controller listener) a super user, which
+// the source does not; with that cause accepted, the target is equivalent.
+func accessProof(t *testing.T, b *bed, o testbed.OldSource) {
+	t.Helper()
+	dir := testbed.Dir(t)
+	args := append([]string{"access", "diff", "-o", "json", "--target-config", filepath.Join(dir, "conf", "target.properties"),
+		"--target-config", filepath.Join(dir, "conf", "target1.properties")}, append(o.SourceArgs(), b.targetArgs()...)...)
+	var proof struct {
+		Verdict string
+		Classes int
+		Groups  []struct {
+			ID, Kind   string
+			Principals []string
+		}
+	}
+	code, out, errs := b.migrate(t, args...)
+	if err := json.Unmarshal([]byte(out), &proof); err != nil || code != exitPartial || proof.Verdict != "differences" || len(proof.Groups) != 1 ||
+		proof.Groups[0].Kind != "super-user" || !slices.Equal(proof.Groups[0].Principals, []string{"User:ANONYMOUS"}) {
+		t.Fatalf("access diff: exit %d, %v, %+v; want the test bed's User:ANONYMOUS super user as the one cause\n%s%s", code, err, proof, out, errs)
+	}
+	code, out, errs = b.migrate(t, append(args, "--accept", proof.Groups[0].ID)...)
+	if err := json.Unmarshal([]byte(out), &proof); err != nil || code != exitOK || proof.Verdict != "equivalent" || proof.Classes == 0 {
+		t.Errorf("access diff --accept %s: exit %d, %v, verdict %q over %d request classes; want equivalent\n%s", proof.Groups[0].ID, code, err, proof.Verdict, proof.Classes, errs)
 	}
 }
