@@ -890,7 +890,8 @@ launch_old_broker() {
 	write_old_conf "$v" "$id" "$port" "$rack"
 	mkdir -p "$DATA/$v-$id"
 	# 0.11: the JAAS file, no SASL towards ZooKeeper (the file has no Client
-	# section), and its index unmapping casts to sun.nio.ch.DirectBuffer.
+	# section), and java.base/sun.nio.ch opened: deleting an index unmaps it
+	# through sun.nio.ch.DirectBuffer, which Java 17 does not export.
 	[[ $v == kafka011 ]] && opts="-Djava.security.auth.login.config=$CONF/kafka011.jaas -Dzookeeper.sasl.client=false --add-exports=java.base/sun.nio.ch=ALL-UNNAMED"
 	ZKM_EXTRA_OPTS="$opts" launch "$name" "$KAFKA_HEAP" "$(old_lib "$v")" "-Dlog4j.configuration=file:$CONF/log4j.properties" \
 		kafka.Kafka "$CONF/$v-$id.properties" >/dev/null
