@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/cmdline"
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -102,12 +102,12 @@ func (f *sourceFlags) request(progress io.Writer) (migration.SourceRequest, erro
 	r := f.where()
 	r.BrokerConfigs, r.Full, r.Hooks = f.brokerConfigs, f.full, hooks(progress)
 	if f.encoderSecretFile != "" {
-		b, err := os.ReadFile(f.encoderSecretFile)
+		b, err := infile.ReadAll(f.encoderSecretFile, infile.Secret)
 		if err != nil {
 			return r, fmt.Errorf("--password-encoder-secret-file: %w", err)
 		}
 		if r.EncoderSecret = strings.TrimRight(string(b), "\r\n"); r.EncoderSecret == "" {
-			return r, fmt.Errorf("--password-encoder-secret-file %s is empty", f.encoderSecretFile)
+			return r, infile.Wrap(f.encoderSecretFile, infile.Secret, fmt.Errorf("--password-encoder-secret-file %s is empty", f.encoderSecretFile))
 		}
 	}
 	return r, nil

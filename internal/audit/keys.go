@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 )
 
 // Key is an ed25519 audit key: the private half signs every receipt of the
@@ -43,11 +45,12 @@ func (k *Key) CanSign() bool { return k != nil && len(k.Private) == ed25519.Priv
 // LoadKey reads an audit key file: a private key (PKCS #8 PEM) or a public
 // key (PKIX PEM), ed25519 only. Errors name the file.
 func LoadKey(path string) (*Key, error) {
-	b, err := os.ReadFile(path)
+	b, err := infile.ReadAll(path, infile.Key)
 	if err != nil {
-		return nil, fmt.Errorf("audit key: %v", err)
+		return nil, fmt.Errorf("audit key: %w", err)
 	}
-	return ParseKey(path, b)
+	k, err := ParseKey(path, b)
+	return k, infile.Wrap(path, infile.Key, err)
 }
 
 // ParseKey parses the content of an audit key file; name is used in errors.

@@ -10,8 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
+
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 )
 
 // Receipt is one line of a receipt file (--receipt-file): a run's end as
@@ -54,9 +55,9 @@ func (s *Store) SetSigner(k *Key) error {
 // and synced, right after it is committed. Opening it now means a bad path
 // is reported before the run changes anything.
 func (s *Store) SetReceiptFile(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := infile.OpenAppend(path, infile.Receipts, 0o600)
 	if err != nil {
-		return fmt.Errorf("audit: receipt file: %v", err)
+		return fmt.Errorf("audit: receipt file: %w", err)
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
@@ -122,12 +123,13 @@ const MaxReceiptLine = 64 << 10
 // ReadReceipts reads a receipt file. Blank lines are skipped; anything else
 // that is not a receipt is an error naming FILE:LINE.
 func ReadReceipts(path string) ([]Receipt, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path, infile.Receipts)
 	if err != nil {
-		return nil, fmt.Errorf("audit: receipt file: %v", err)
+		return nil, fmt.Errorf("audit: receipt file: %w", err)
 	}
 	defer f.Close()
-	return ParseReceipts(path, f)
+	rs, err := ParseReceipts(path, f)
+	return rs, infile.Wrap(path, infile.Receipts, err)
 }
 
 // ParseReceipts reads receipts from r; name is used in errors.

@@ -266,6 +266,9 @@ func (in *input) more() (bool, error) {
 		in.last -= in.pos
 		in.buf, in.pos = in.buf[:n], 0
 	}
+	if len(in.buf)-in.pos >= MaxValue {
+		return false, fmt.Errorf("a JSON value of more than %d MiB at byte %d: no file this tool writes holds one", MaxValue>>20, in.base+int64(in.pos)+1)
+	}
 	if cap(in.buf)-len(in.buf) < 16<<10 {
 		nb := make([]byte, len(in.buf), max(64<<10, 2*cap(in.buf)))
 		copy(nb, in.buf)
@@ -390,8 +393,7 @@ func (in *input) value() ([]byte, error) {
 			if !ok {
 				break
 			}
-			switch in.buf[i] {
-			case ',', ']', '}', ':', ' ', '\t', '\n', '\r', '"', '[', '{':
+			if !literalByte(in.buf[i]) {
 				break lit
 			}
 			i++
@@ -460,6 +462,19 @@ func (in *input) end() error {
 		return err
 	}
 	return in.syntax(c, "after top-level value")
+}
+
+// MaxValue bounds one value Decode buffers: a top-level member that is
+// not a streamed array, or one element of one (a topic with its
+// partitions, a planned change). The largest the tool writes are a few MB.
+const MaxValue = 64 << 20
+
+// literalByte reports whether c may be part of a JSON literal (true,
+// false, null or a number): a literal ends at the first byte that cannot,
+// so a stream of bytes no JSON value holds is refused at its first byte
+// instead of buffered whole.
+func literalByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.'
 }
 
 // onFallback, when set (by tests), is called for each element json.Unmarshal decodes.

@@ -11,80 +11,44 @@ package jsonfile
 
 import (
 	"bufio"
-	"bytes"
-	"compress/gzip"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/klauspost/compress/zstd"
-)
 
-var (
-	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
-	gzipMagic = []byte{0x1f, 0x8b}
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 )
 
 // Compression of a file, as Detect tells it from its first bytes.
 const (
-	Plain = "plain"
-	Gzip  = "gzip"
-	Zstd  = "zstd"
+	Plain = infile.Plain
+	Gzip  = infile.Gzip
+	Zstd  = infile.Zstd
 )
 
 // Detect names the compression of a file starting with head.
-func Detect(head []byte) string {
-	switch {
-	case bytes.HasPrefix(head, zstdMagic):
-		return Zstd
-	case bytes.HasPrefix(head, gzipMagic):
-		return Gzip
-	}
-	return Plain
-}
+func Detect(head []byte) string { return infile.Detect(head) }
 
 // NewReader returns r decompressed: zstd and gzip streams are recognised by
-// their first bytes, anything else is returned as it is.
+// their first bytes, anything else is returned as it is. It sets no cap:
+// files are read through infile.OpenContent, which does.
 func NewReader(r io.Reader) (io.ReadCloser, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	head, err := br.Peek(4)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	switch Detect(head) {
-	case Zstd:
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
-		if err != nil {
-			return nil, err
-		}
-		return zstdReader{zr}, nil
-	case Gzip:
-		return gzip.NewReader(br)
-	}
-	return io.NopCloser(br), nil
+	return infile.NewContent("", r, infile.Unrestricted)
 }
 
-type zstdReader struct{ *zstd.Decoder }
-
-func (z zstdReader) Close() error { z.Decoder.Close(); return nil }
-
-// Read decodes the JSON object in the file at path into v (a pointer to a
-// struct), streaming; any error names the file.
-func Read(path string, v any) error {
-	f, err := os.Open(path)
+// Read decodes the JSON object in the file at path, a file of kind k
+// (infile.OpenContent: a regular file, within k's cap decompressed), into v
+// (a pointer to a struct), streaming; any error names the file.
+func Read(path string, k infile.Kind, v any) error {
+	c, err := infile.OpenContent(path, k)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	r, err := NewReader(f)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	defer r.Close()
-	if err := Decode(r, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	defer c.Close()
+	if err := Decode(c, v); err != nil {
+		return infile.Wrap(path, k, fmt.Errorf("%s: %w", path, err))
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
@@ -298,7 +299,7 @@ func TestWriteRead(t *testing.T) {
 			}
 			for _, path := range []string{f, gz, zs, written} {
 				got := newV()
-				if err := jsonfile.Read(path, got); err != nil {
+				if err := jsonfile.Read(path, infile.Snapshot, got); err != nil {
 					t.Fatalf("%s: %v", path, err)
 				}
 				if diff := cmp.Diff(want, got, cmpOpts); diff != "" {
@@ -329,13 +330,13 @@ func TestReadErrorsNameTheFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			var s snapshot.Snapshot
-			err := jsonfile.Read(path, &s)
+			err := jsonfile.Read(path, infile.Snapshot, &s)
 			if err == nil || !strings.Contains(err.Error(), path) {
 				t.Fatalf("Read(%s) = %v, want an error naming the file", name, err)
 			}
 		})
 	}
-	if err := jsonfile.Read(filepath.Join(dir, "absent"), &snapshot.Snapshot{}); err == nil {
+	if err := jsonfile.Read(filepath.Join(dir, "absent"), infile.Snapshot, &snapshot.Snapshot{}); err == nil {
 		t.Error("a missing file read without error")
 	}
 }

@@ -21,6 +21,8 @@ import (
 	"strings"
 
 	pkcs12 "software.sslmate.com/src/go-pkcs12"
+
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 )
 
 // The store types.
@@ -53,9 +55,9 @@ type Store struct {
 // private key and its certificates, or the first private-key entry of a JKS
 // or PKCS12 file. The key must match the first certificate.
 func (s Store) Key() (tls.Certificate, error) {
-	data, err := os.ReadFile(s.Path)
+	data, err := infile.ReadAll(s.Path, infile.Store)
 	if err != nil {
-		return tls.Certificate{}, fmt.Errorf("cannot read keystore %s: %v", s.Path, pathErr(err))
+		return tls.Certificate{}, readErr("keystore", s.Path, err)
 	}
 	c, err := parseKey(data, s.Type, s.Password, s.KeyPassword, s.KeyPasswordSetting)
 	if err != nil {
@@ -70,9 +72,9 @@ func (s Store) Key() (tls.Certificate, error) {
 // a PKCS12 file (every certificate when none carries Java's trust
 // attribute, as openssl writes them). A store with none is an error.
 func (s Store) Trust() ([]*x509.Certificate, error) {
-	data, err := os.ReadFile(s.Path)
+	data, err := infile.ReadAll(s.Path, infile.Store)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read truststore %s: %v", s.Path, pathErr(err))
+		return nil, readErr("truststore", s.Path, err)
 	}
 	certs, err := ParseTrust(data, s.Type, s.Password)
 	if err != nil {
@@ -200,13 +202,14 @@ func typeHint(typ string, data []byte, setting string) string {
 	return ""
 }
 
-// pathErr drops the repeated path from an *os.PathError.
-func pathErr(err error) error {
+// readErr is the error for a store that cannot be read: an *os.PathError
+// without its repeated path, or infile's refusal as it is.
+func readErr(what, path string, err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
-		return pe.Err
+		return fmt.Errorf("cannot read %s %s: %w", what, path, pe.Err)
 	}
-	return err
+	return err // infile's refusal, which names the file and why
 }
 
 // wrongKeyPassword is the error for a private key that does not decrypt.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 	"github.com/zkmigrate/zkmigrate/internal/kraftcheckpoint"
 )
 
@@ -41,7 +42,7 @@ func Show(path string) (*Listing, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, kraftcheckpoint.FileName)
 	}
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadAll(path, infile.Checkpoint)
 	if err != nil {
 		return nil, err
 	}

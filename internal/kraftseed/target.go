@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 	"github.com/zkmigrate/zkmigrate/internal/kraftcheckpoint"
 	"github.com/zkmigrate/zkmigrate/internal/props"
 )
@@ -183,7 +184,7 @@ func (t *Target) load() error {
 	if err != nil {
 		return err
 	}
-	data, err := os.ReadFile(t.File)
+	data, err := infile.ReadAll(t.File, infile.Checkpoint)
 	if err != nil {
 		return err
 	}

@@ -5,10 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
@@ -239,13 +239,13 @@ func LoadPolicy(path string) (*policy.Policy, string, error) {
 	if path == "" {
 		return nil, "", nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := infile.ReadAll(path, infile.Policy)
 	if err != nil {
-		return nil, "", fmt.Errorf("policy: %w", err)
+		return nil, "", err
 	}
 	pol, err := policy.Parse(path, b)
 	if err != nil {
-		return nil, "", err
+		return nil, "", infile.Wrap(path, infile.Policy, err)
 	}
 	sum := sha256.Sum256(b)
 	return pol, "sha256:" + hex.EncodeToString(sum[:]), nil

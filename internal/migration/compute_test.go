@@ -90,7 +90,7 @@ func TestComputeStopsBeforeReading(t *testing.T) {
 		req  PlanRequest
 		want string
 	}{
-		{"policy file missing", PlanRequest{PolicyFile: filepath.Join(dir, "none.yaml")}, "policy: open "},
+		{"policy file missing", PlanRequest{PolicyFile: filepath.Join(dir, "none.yaml")}, "policy file "},
 		{"policy does not compile", PlanRequest{PolicyFile: badPolicy}, "bad.yaml"},
 		{"credentials refused", PlanRequest{CredentialsFile: badCreds}, "creds.json:1:2: entry 1: user and password are required"},
 		{"topics regexp", PlanRequest{Options: plan.Options{TopicRegex: "("}}, `topics "("`},

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 )
@@ -25,11 +25,12 @@ func LoadCredentials(path string) ([]plan.Credential, error) {
 	if path == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadAll(path, infile.Credentials)
 	if err != nil {
 		return nil, err
 	}
-	return ParseCredentials(path, data)
+	creds, err := ParseCredentials(path, data)
+	return creds, infile.Wrap(path, infile.Credentials, err)
 }
 
 // lineCol returns the 1-based line and column of byte offset off in data.

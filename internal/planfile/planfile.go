@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
 
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 )
@@ -160,28 +160,41 @@ func (d *digestWriter) finish() (string, error) {
 	return digest, err
 }
 
-// Read loads and checks the plan file at path (see Decode).
+// Read loads and checks the plan file at path (see Decode), opened as an
+// infile.Plan (a regular file within its cap, decompressed bytes
+// included); an error is an *infile.Error (the file is at fault).
 func Read(path string) (*plan.Plan, error) {
-	f, err := os.Open(path)
+	c, err := infile.OpenContent(path, infile.Plan)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return Decode(path, f)
+	defer c.Close()
+	p, err := decode(path, c)
+	return p, infile.Wrap(path, infile.Plan, err)
 }
 
-// Decode reads a plan file (plain, gzip or zstd JSON) from r and checks it:
-// its format version, that its content matches its digest, and that it
-// records the source and target cluster ids. Every error names the file
-// (name) and, where there is one, the field.
+// Decode reads a plan file (plain, gzip or zstd JSON, at most
+// infile.Plan's cap decompressed) from r and checks it: its format
+// version, that its content matches its digest, and that it records the
+// source and target cluster ids. Every error names the file (name) and,
+// where there is one, the field.
 func Decode(name string, r io.Reader) (*plan.Plan, error) {
-	zr, err := jsonfile.NewReader(r)
+	c, err := infile.NewContent(name, r, infile.Plan)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a plan file: %v", name, err)
 	}
-	defer zr.Close()
+	defer c.Close()
+	return decode(name, c)
+}
+
+// decode reads a plan from its decompressed content and checks it.
+func decode(name string, r io.Reader) (*plan.Plan, error) {
 	var p plan.Plan
-	if err := jsonfile.Decode(zr, &p); err != nil {
+	if err := jsonfile.Decode(r, &p); err != nil {
+		var ie *infile.Error
+		if errors.As(err, &ie) {
+			return nil, ie
+		}
 		return nil, fmt.Errorf("%s: not a plan file: %v", name, err)
 	}
 	if err := Check(name, &p); err != nil {

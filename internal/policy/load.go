@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 )
 
 // FormatVersion is the version of the policy file schema.
@@ -29,11 +29,12 @@ func (e *LoadError) Error() string {
 
 // Load reads, type-checks and compiles a policy file.
 func Load(path string) (*Policy, error) {
-	b, err := os.ReadFile(path)
+	b, err := infile.ReadAll(path, infile.Policy)
 	if err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
+		return nil, err
 	}
-	return Parse(path, b)
+	p, err := Parse(path, b)
+	return p, infile.Wrap(path, infile.Policy, err)
 }
 
 // Parse type-checks and compiles a policy from data; name is used in

@@ -13,10 +13,12 @@
 package props
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"unicode/utf16"
+
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 )
 
 // Entry is one key/value pair and the line it starts on.
@@ -42,17 +44,21 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg) }
 
-// MaxSize is the largest properties file read (Kafka's are a few KiB).
+// MaxSize is the largest properties file read (Kafka's are a few KiB):
+// infile.Properties' cap.
 const MaxSize = 16 << 20
 
-// Load reads and parses a properties file.
+// Load reads and parses a properties file, opened as an infile.Properties
+// (a regular file within its cap); an error is an *infile.Error (the file
+// is at fault).
 func Load(path string) (*File, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path, infile.Properties)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return Parse(path, f)
+	p, err := Parse(path, f)
+	return p, infile.Wrap(path, infile.Properties, err)
 }
 
 // Parse reads properties from r; name is used in errors. The only malformed
@@ -61,10 +67,14 @@ func Load(path string) (*File, error) {
 func Parse(name string, r io.Reader) (*File, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxSize+1))
 	if err != nil {
+		var ie *infile.Error
+		if errors.As(err, &ie) {
+			return nil, ie
+		}
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	if len(b) > MaxSize {
-		return nil, fmt.Errorf("%s: larger than %d MiB, not a properties file", name, MaxSize>>20)
+		return nil, fmt.Errorf("%s: larger than %s, the cap on a %s", name, infile.Size(MaxSize), infile.Properties.Name)
 	}
 	f := &File{Path: name}
 	lr := lineReader{b: b, line: 1}

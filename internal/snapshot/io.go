@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 )
 
@@ -22,18 +24,28 @@ func Encode(w io.Writer, s *Snapshot) error {
 
 // Decode reads a snapshot written by Encode or Save (plain JSON, or zstd or
 // gzip compressed) and checks its format version. It decodes one element of
-// each list at a time, so the input is never held whole beside the model.
+// each list at a time, so the input is never held whole beside the model,
+// and reads at most infile.Snapshot's cap of decompressed bytes.
 // Kafka's password-type configs are held by reference even when the file
 // holds their values (see holdSecretsByReference). The content is checked
 // (Validate: legal topic names, nothing listed twice).
 func Decode(r io.Reader) (*Snapshot, error) {
-	zr, err := jsonfile.NewReader(r)
+	c, err := infile.NewContent("", r, infile.Snapshot)
 	if err != nil {
 		return nil, fmt.Errorf("not a snapshot: %w", err)
 	}
-	defer zr.Close()
+	defer c.Close()
+	return decode(c)
+}
+
+// decode reads a snapshot from its decompressed content.
+func decode(r io.Reader) (*Snapshot, error) {
 	var s Snapshot
-	if err := jsonfile.Decode(zr, &s); err != nil {
+	if err := jsonfile.Decode(r, &s); err != nil {
+		var ie *infile.Error
+		if errors.As(err, &ie) {
+			return nil, ie
+		}
 		return nil, fmt.Errorf("not a snapshot: %w", err)
 	}
 	if s.Format == 0 || s.Format > FormatVersion {
@@ -46,14 +58,20 @@ func Decode(r io.Reader) (*Snapshot, error) {
 	return &s, nil
 }
 
-// Load reads a snapshot file, naming the file in any error.
+// Load reads a snapshot file (infile.OpenContent: a regular file within
+// infile.Snapshot's cap, decompressed bytes included), naming the file in
+// any error; an error is an *infile.Error (the file is at fault).
 func Load(path string) (*Snapshot, error) {
-	f, err := os.Open(path)
+	c, err := infile.OpenContent(path, infile.Snapshot)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return Read(path, f)
+	defer c.Close()
+	s, err := decode(c)
+	if err != nil {
+		return nil, infile.Wrap(path, infile.Snapshot, fmt.Errorf("%s: %w", path, err))
+	}
+	return s, nil
 }
 
 // Read is Decode with name (a file name) leading every error.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 	"github.com/zkmigrate/zkmigrate/internal/zkwire"
 )
@@ -327,7 +327,7 @@ func parseAuth(a string) (scheme, cred string, err error) {
 		return "", "", nil
 	}
 	if strings.HasPrefix(a, "@") {
-		b, err := os.ReadFile(a[1:])
+		b, err := infile.ReadAll(a[1:], infile.Secret)
 		if err != nil {
 			return "", "", fmt.Errorf("zkconn: --zk-auth: %w", err)
 		}

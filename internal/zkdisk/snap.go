@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/snappy"
+
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 )
 
 // File magics (FileHeader.magic) and the one format version ZooKeeper 3.4–3.9 write.
@@ -68,12 +70,12 @@ func compression(name string) string {
 
 // ReadSnapshotFile parses a snapshot file, verifying its checksum.
 func ReadSnapshotFile(path string) (*Snapshot, error) {
-	f, err := os.Open(path) // read-only
+	f, err := infile.Open(path, infile.ZKSnapshot) // a regular file, read-only
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"hash/adler32"
 	"io"
 	"os"
+
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 )
 
 // Transaction types (ZooDefs.OpCode) found in transaction logs.
@@ -61,18 +63,18 @@ type Op struct {
 // entry in memory at a time.
 type LogReader struct {
 	st   *stream
-	f    *os.File
+	f    *infile.File
 	DBID int64
 	done bool
 }
 
 // OpenLog opens a transaction log file read-only and checks its header.
 func OpenLog(path string) (*LogReader, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path, infile.ZKLog) // a regular file, read-only
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
+	fi, err := os.Stat(path)
 	if err != nil {
 		f.Close()
 		return nil, err

@@ -8,10 +8,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 )
 
 // Node is one znode.
@@ -90,14 +91,14 @@ func (t *Tree) Children(p string) ([]string, error) {
 
 // Load reads a tree from a JSON file.
 func Load(file string) (*Tree, error) {
-	f, err := os.Open(file)
+	c, err := infile.OpenContent(file, infile.Tree)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	t, err := Decode(f)
+	defer c.Close()
+	t, err := Decode(c)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, infile.Wrap(file, infile.Tree, fmt.Errorf("%s: %w", file, err))
 	}
 	return t, nil
 }
