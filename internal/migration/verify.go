@@ -75,19 +75,22 @@ const (
 	maxDelay   = time.Second
 )
 
-// Verify reads the target (reads) until every broker shows every applied
-// change in its After state, or timeout runs out; it returns the ids of the
-// changes some broker never showed, with an error naming them and the
-// brokers (nil, nil: every broker shows every change). Each KRaft broker
-// applies the metadata log on its own, so right after the RPCs one broker
-// may still answer with the old state, and a client that asks another
-// broker than verify did would see it. The brokers are listed once and
-// each is read on its own, at once and then, until a read of it shows
+// Verify reads the target (reads) until every broker has shown every
+// applied change in its After state, or timeout runs out; it returns the
+// ids of the changes some broker never showed, with an error naming them
+// and the brokers (nil, nil: every broker showed every change). Each KRaft
+// broker applies the metadata log on its own, so right after the RPCs one
+// broker may still answer with the old state, and a client that asks
+// another broker than verify did would see it. The brokers are listed
+// once and each is read on its own, at once and then, until it has shown
 // every change, again 20 ms, 40 ms, ... (at most 1 s) after its last read
-// returned; a broker is done with its first read that shows everything,
-// and the wait ends when every broker is. A read that fails is retried
-// the same way, and a broker no longer listed then is not waited for; the
-// last failure is named in the error.
+// returned. A broker has shown a change once a read of it showed it: it
+// applies the log in order, so a later read that no longer shows the
+// change shows a later write (sync frees a change's resource for its next
+// round as soon as every broker has shown it). A broker is done once it
+// has shown every change, and the wait ends when every broker is. A read
+// that fails is retried the same way, and a broker no longer listed then
+// is not waited for; the last failure is named in the error.
 func Verify(ctx context.Context, reads Reads, applied []*plan.Change, timeout time.Duration) ([]string, error) {
 	return VerifyEach(ctx, reads, applied, timeout, nil)
 }
@@ -108,7 +111,7 @@ func VerifyEach(ctx context.Context, reads Reads, applied []*plan.Change, timeou
 	if brokers == nil {
 		return verifyFailed(timeout, applied, nil, nil, listErr)
 	}
-	// Each broker's last read that counts, and whether it showed all.
+	// Each broker's last read that counts, and whether it has shown all.
 	last := make([]kread.BrokerRead, len(brokers))
 	done := make([]bool, len(brokers))
 	tally := newShownTally(applied, len(brokers), shown)
@@ -124,10 +127,7 @@ func VerifyEach(ctx context.Context, reads Reads, applied []*plan.Change, timeou
 					return
 				}
 				last[i] = r
-				if r.Err == nil {
-					tally.read(i, r.Snapshot)
-				}
-				if r.Err == nil && showsAll(r.Snapshot, applied) {
+				if r.Err == nil && tally.read(i, r.Snapshot) {
 					done[i] = true
 					return
 				}
@@ -146,40 +146,44 @@ func VerifyEach(ctx context.Context, reads Reads, applied []*plan.Change, timeou
 	}
 	wg.Wait()
 	var lagging []kread.BrokerRead
+	var unseen [][]bool // per lagging broker: per change, not shown by it
 	for i := range brokers {
 		if !done[i] {
 			lagging = append(lagging, last[i])
+			unseen = append(unseen, tally.unseen(i))
 		}
 	}
 	if len(lagging) == 0 {
 		return nil, nil
 	}
-	missing, behind, failed := unshown(lagging, applied)
+	missing, behind, failed := unshown(lagging, unseen, applied)
 	return verifyFailed(timeout, applied, missing, behind, failed)
 }
 
-// shownTally counts, per change, the brokers that have shown it, and
-// calls shown once all have.
+// shownTally counts, per change, the brokers that have shown it (in any
+// read), and calls shown, when set, once all have.
 type shownTally struct {
 	mu      sync.Mutex
 	applied []*plan.Change
 	by      []map[int]bool // per change: the brokers (by index) that showed it
+	of      []int          // per broker: how many changes it has shown
 	brokers int
 	shown   func(id string)
 }
 
 func newShownTally(applied []*plan.Change, brokers int, shown func(string)) *shownTally {
-	t := &shownTally{applied: applied, brokers: brokers, shown: shown, by: make([]map[int]bool, len(applied))}
+	t := &shownTally{applied: applied, brokers: brokers, shown: shown, by: make([]map[int]bool, len(applied)), of: make([]int, brokers)}
 	for i := range t.by {
 		t.by[i] = map[int]bool{}
 	}
 	return t
 }
 
-// read notes what broker i's read s shows.
-func (t *shownTally) read(i int, s *snapshot.Snapshot) {
-	if t.shown == nil || s == nil {
-		return
+// read notes what broker i's read s shows, and reports whether broker i
+// has now shown every change.
+func (t *shownTally) read(i int, s *snapshot.Snapshot) bool {
+	if s == nil {
+		return false
 	}
 	ix := plan.NewTarget(s)
 	t.mu.Lock()
@@ -189,13 +193,11 @@ func (t *shownTally) read(i int, s *snapshot.Snapshot) {
 			t.mark(k, i)
 		}
 	}
+	return t.of[i] == len(t.applied)
 }
 
 // all notes that broker i is out of the count (it left the cluster).
 func (t *shownTally) all(i int) {
-	if t.shown == nil {
-		return
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for k := range t.applied {
@@ -205,10 +207,22 @@ func (t *shownTally) all(i int) {
 	}
 }
 
+// unseen says, per change, whether broker i has not shown it.
+func (t *shownTally) unseen(i int) []bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]bool, len(t.applied))
+	for k := range t.applied {
+		out[k] = !t.by[k][i]
+	}
+	return out
+}
+
 // mark counts broker i for change k; t.mu is held.
 func (t *shownTally) mark(k, i int) {
 	t.by[k][i] = true
-	if len(t.by[k]) == t.brokers {
+	t.of[i]++
+	if len(t.by[k]) == t.brokers && t.shown != nil {
 		t.shown(t.applied[k].ID)
 	}
 }
@@ -244,17 +258,6 @@ func gone(ctx context.Context, reads Reads, b kread.BrokerRead) bool {
 	return err == nil && !slices.ContainsFunc(bs, func(x kread.BrokerRead) bool { return x.Broker == b.Broker })
 }
 
-// showsAll reports whether s shows every applied change.
-func showsAll(s *snapshot.Snapshot, applied []*plan.Change) bool {
-	ix := plan.NewTarget(s)
-	for _, c := range applied {
-		if !ix.Shows(c) {
-			return false
-		}
-	}
-	return true
-}
-
 // verifyFailed is Verify's answer when not every broker showed every
 // change: missing (nil: all of applied) and the error naming them, the
 // brokers behind and the last failure.
@@ -278,39 +281,22 @@ func verifyFailed(timeout time.Duration, applied []*plan.Change, missing, behind
 	return missing, fmt.Errorf("verify: after %s the target still does not show %d applied change(s)%s: %s", timeout, len(missing), why, shown)
 }
 
-// unshown returns the ids of the applied changes that some broker's read
-// does not show, the brokers that miss one ("broker 2 (host:9092)"), and
-// the first failed read. A broker whose read failed shows none of them;
-// no broker read shows nothing either.
-func unshown(reads []kread.BrokerRead, applied []*plan.Change) (missing, behind []string, failed error) {
-	if len(reads) == 0 {
-		failed = errors.New("no broker was read")
-	}
+// unshown returns the ids of the applied changes some lagging broker has
+// not shown (unseen: per broker, per change), the brokers that miss one
+// ("broker 2 (host:9092)"), and the first of their last reads that failed.
+func unshown(lagging []kread.BrokerRead, unseen [][]bool, applied []*plan.Change) (missing, behind []string, failed error) {
 	gone := make([]bool, len(applied))
-	for _, r := range reads {
-		lags := false
-		if r.Err != nil || r.Snapshot == nil {
-			if failed == nil {
-				failed = r.Err
-			}
-			lags = true
-			for i := range gone {
-				gone[i] = true
-			}
-		} else {
-			ix := plan.NewTarget(r.Snapshot)
-			for i, c := range applied {
-				if !ix.Shows(c) {
-					gone[i], lags = true, true
-				}
-			}
+	for j, r := range lagging {
+		if (r.Err != nil || r.Snapshot == nil) && failed == nil {
+			failed = r.Err
 		}
-		if lags {
-			behind = append(behind, fmt.Sprintf("broker %d (%s)", r.Broker, r.Addr))
+		behind = append(behind, fmt.Sprintf("broker %d (%s)", r.Broker, r.Addr))
+		for k := range applied {
+			gone[k] = gone[k] || unseen[j][k]
 		}
 	}
-	for i, c := range applied {
-		if gone[i] || failed != nil && len(reads) == 0 {
+	for k, c := range applied {
+		if gone[k] {
 			missing = append(missing, c.ID)
 		}
 	}
