@@ -12,7 +12,8 @@ func TestProtocolSourceUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"sync", "--zookeeper", "127.0.0.1:1", "--poll-every", "5s", "--bootstrap-server", "127.0.0.1:2"}, "migrate sync: --poll-every is for --source-bootstrap-server (a source without a change feed) or --principal-map; --zookeeper is followed through its change feed"},
+		{[]string{"sync", "--zookeeper", "127.0.0.1:1", "--poll-every", "5s", "--bootstrap-server", "127.0.0.1:2"}, "migrate sync: --poll-every is for --source-bootstrap-server (a source without a change feed); --zookeeper is followed through its change feed, with --principal-map too"},
+		{[]string{"sync", "--zookeeper", "127.0.0.1:1", "--principal-map", "map.properties", "--poll-every", "5s", "--bootstrap-server", "127.0.0.1:2"}, "migrate sync: --poll-every is for --source-bootstrap-server (a source without a change feed); --zookeeper is followed through its change feed, with --principal-map too"},
 		{[]string{"sync", "--source-bootstrap-server", "127.0.0.1:1", "--poll-every", "500ms", "--bootstrap-server", "127.0.0.1:2"}, "migrate sync: --poll-every 500ms: want at least 1s"},
 		{[]string{"sync", "--source-bootstrap-server", "127.0.0.1:1", "--zookeeper", "127.0.0.1:3", "--bootstrap-server", "127.0.0.1:2"}, "migrate sync: give one source: --zookeeper and --source-bootstrap-server are mutually exclusive"},
 		{[]string{"check", "--zookeeper", "h:1", "--source-bootstrap-server", "h:2", "--snapshot", "s.json"}, "migrate check: give one source: --zookeeper and --source-bootstrap-server and --snapshot are mutually exclusive"},

@@ -70,9 +70,9 @@ func (f *syncFlags) check(args []string) error {
 		return fmt.Errorf("unexpected argument %q", args[0])
 	case f.source.snapshotFile != "" || f.source.disk.set():
 		return errors.New("sync follows a live ZooKeeper's change feed: give --zookeeper, not --snapshot or --zk-data-dir (a fixed point in time)")
-	case f.pollSet && f.source.bootstrap == "" && f.principalMap == "":
-		return errors.New("--poll-every is for --source-bootstrap-server (a source without a change feed) or --principal-map; --zookeeper is followed through its change feed")
-	case (f.source.bootstrap != "" || f.principalMap != "") && f.pollEvery < time.Second:
+	case f.pollSet && f.source.bootstrap == "":
+		return errors.New("--poll-every is for --source-bootstrap-server (a source without a change feed); --zookeeper is followed through its change feed, with --principal-map too")
+	case f.source.bootstrap != "" && f.pollEvery < time.Second:
 		return fmt.Errorf("--poll-every %s: want at least 1s", f.pollEvery)
 	case f.targetSnapshot != "":
 		return errors.New("sync writes to a live target: give --bootstrap-server, not --target-snapshot")

@@ -97,14 +97,42 @@ type unmapped struct {
 	uses map[string]int // "ACL", "quota", "SCRAM user" → count
 }
 
+// target is what ApplySnapshot makes of source principal p: the mapped
+// principal, or p itself with the reason it is not mapped. With user set
+// the result must be a User (a SCRAM user or a quota entity's user cannot
+// become another principal type).
+func (m *Map) target(p string, user bool) (string, How, error) {
+	to, how, err := m.Apply(p)
+	if err == nil && user && !strings.HasPrefix(to, "User:") {
+		err = fmt.Errorf("%s is mapped to %s, which is not a User", p, to)
+	}
+	if err != nil {
+		return p, how, err
+	}
+	return to, how, nil
+}
+
+// TargetPrincipal is the principal ApplySnapshot gives source ACL
+// principal p (or the name of a literal ACL on a User resource): mapped,
+// or p itself when the map does not map it.
+func (m *Map) TargetPrincipal(p string) string {
+	to, _, _ := m.target(p, false)
+	return to
+}
+
+// TargetUser is the name ApplySnapshot gives a source SCRAM user or quota
+// entity's user (a name without "User:"): mapped, or name itself when the
+// map does not map it to a User.
+func (m *Map) TargetUser(name string) string {
+	to, _, _ := m.target("User:"+name, true)
+	return strings.TrimPrefix(to, "User:")
+}
+
 // principal maps one source principal, noting what it found; use names
 // where it was met. With user set the result must be a User (a SCRAM user
 // or a quota entity's user cannot become another principal type).
 func (a *applier) principal(p, use string, user bool) string {
-	to, how, err := a.m.Apply(p)
-	if err == nil && user && !strings.HasPrefix(to, "User:") {
-		err = fmt.Errorf("%s is mapped to %s, which is not a User", p, to)
-	}
+	to, how, err := a.m.target(p, user)
 	if err != nil {
 		u := a.unmapped[p]
 		if u == nil {
@@ -112,7 +140,6 @@ func (a *applier) principal(p, use string, user bool) string {
 			a.unmapped[p] = u
 		}
 		u.uses[use]++
-		to = p
 	} else if to != p {
 		a.renames[p] = Rename{From: p, To: to, How: how}
 	}

@@ -3,6 +3,7 @@ package principalmap
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -99,5 +100,59 @@ func TestApplySnapshot(t *testing.T) {
 	golden(t, "snapshot.golden", b.String())
 	if want := len(src.Findings) + len(res.Findings); len(res.Findings) != 4 || len(out.Findings) != want {
 		t.Errorf("mapped snapshot has %d findings, want the source's and the result's %d", len(out.Findings), want)
+	}
+}
+
+// TestTargetNamesAreApplySnapshots: TargetUser and TargetPrincipal (what
+// sync's change rounds read the target by) give each name exactly what
+// ApplySnapshot gives it: mapped by a rule, a pair or Kerberos, carried
+// unchanged when no rule applies, the map fails or maps a user to a
+// principal that is not a User.
+func TestTargetNamesAreApplySnapshots(t *testing.T) {
+	m, err := Load(filepath.Join("testdata", "example.properties"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{
+		"CN=serviceuser,OU=ServiceUsers,O=Unknown,L=Unknown,ST=Unknown,C=Unknown",
+		"CN=adminUser,OU=Admin,O=Unknown,L=Unknown,ST=Unknown,C=Unknown",
+		"OU=x,CN=Bob.Smith,O=y", "O=nocn", "CN=jakub,OU=eng", `CN=a\,b,O=c`,
+		"user@MYDOMAIN.COM", "kafka/broker1@EXAMPLE.COM", "alice@EXAMPLE.COM", "alice@OTHER.COM",
+		"a@b@c", "bob@corp.example", "alice", "CN=x\n", "CN=😀",
+	}
+	changed := 0
+	for _, n := range names {
+		src := &snapshot.Snapshot{
+			ACLs:       []snapshot.ACL{{ResourceType: "User", ResourceName: "User:" + n, PatternType: "LITERAL", Principal: "User:" + n, Host: "*", Operation: "CreateTokens", Permission: "Allow"}},
+			Quotas:     []snapshot.Quota{quota(n, "", 1)},
+			ScramUsers: []snapshot.ScramUser{user(n, "SCRAM-SHA-256")},
+		}
+		out, _ := m.ApplySnapshot(src)
+		if got := m.TargetPrincipal("User:" + n); got != out.ACLs[0].Principal || got != out.ACLs[0].ResourceName {
+			t.Errorf("TargetPrincipal(User:%q) = %q; ApplySnapshot made the principal %q and the resource %q", n, got, out.ACLs[0].Principal, out.ACLs[0].ResourceName)
+		}
+		got := m.TargetUser(n)
+		if got != out.Quotas[0].Entity[0].Name || got != out.ScramUsers[0].Name {
+			t.Errorf("TargetUser(%q) = %q; ApplySnapshot made the quota user %q and the SCRAM user %q", n, got, out.Quotas[0].Entity[0].Name, out.ScramUsers[0].Name)
+		}
+		if got != n {
+			changed++
+		}
+	}
+	if changed < 5 {
+		t.Errorf("only %d of %d names were renamed: the case proves little", changed, len(names))
+	}
+	// A pair that maps a user to a Group: a user stays itself, as a
+	// principal it is mapped.
+	f := filepath.Join(t.TempDir(), "map.properties")
+	if err := os.WriteFile(f, []byte("zkmigrate.map=User:ops -> Group:ops\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, p := g.TargetUser("ops"), g.TargetPrincipal("User:ops"); u != "ops" || p != "Group:ops" {
+		t.Errorf("User:ops -> Group:ops: TargetUser %q, TargetPrincipal %q; want ops and Group:ops", u, p)
 	}
 }

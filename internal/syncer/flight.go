@@ -143,12 +143,11 @@ func (s *state) scoped(ctx context.Context, b *batch) {
 		return
 	}
 	if s.frozen() {
-		d := scope.decode().mapBrokers(s.cfg.BrokerIDMap)
-		srcScope, _ := d.reads()
+		srcScope, _ := scope.decode().reads()
 		s.noteMoved(srcScope.Restrict(s.source), part)
 	}
 	s.source = Patch(s.source, scope, part)
-	s.cfg.Tracker.take(scope.Entities(), b.first, s.cfg.BrokerIDMap)
+	s.cfg.Tracker.take(scope.Entities(), b.first, s.naming())
 	q := s.next
 	if q == nil {
 		q = &queued{b: batch{scope: NewScope(nil), first: b.first, written: b.written, reason: b.reason}}
@@ -182,7 +181,7 @@ func (s *state) dispatch(ctx context.Context) {
 	s.next = nil
 	free := NewScope(nil)
 	for _, e := range q.b.scope.Entities() {
-		d := NewScope([]zkfeed.Entity{e}).decode().mapBrokers(s.cfg.BrokerIDMap)
+		d := NewScope([]zkfeed.Entity{e}).decode().target(s.naming())
 		met := s.meeting(d)
 		k := slices.IndexFunc(s.held, func(h *heldEntity) bool { return h.d.meets(d) })
 		switch {
@@ -288,7 +287,8 @@ func (s *state) launch(ctx context.Context, b *batch, readFor, waited time.Durat
 	r := Round{N: s.n, Reason: reason, Scoped: true, Started: s.cfg.Now(), Frozen: s.frozen(), Zxid: b.zxid, Entities: b.scope.Entities(), tracked: true}
 	s.cfg.Tracker.begun()
 	r.Phases.ReadSource, r.Phases.Wait = readFor, waited
-	d := b.scope.decode().mapBrokers(s.cfg.BrokerIDMap)
+	n := s.naming()
+	d := b.scope.decode().target(n).merged(n, s.source)
 	srcScope, tgtScope := d.reads()
 	r.TargetScope = &tgtScope
 	src := srcScope.Restrict(s.source)
@@ -416,8 +416,8 @@ func (s *state) atCapacity() bool {
 	return n >= most
 }
 
-// meets reports whether d and o name a resource in common: a round over
-// d may change what a round over o changes.
+// meets reports whether d and o name a resource in common on the target:
+// a round over d may change what a round over o changes.
 func (d decoded) meets(o decoded) bool {
 	common := func(a, b map[string]bool) bool {
 		if len(a) > len(b) {
@@ -430,11 +430,12 @@ func (d decoded) meets(o decoded) bool {
 		}
 		return false
 	}
-	if common(d.topics, o.topics) || common(d.users, o.users) || common(d.clients, o.clients) || common(d.ips, o.ips) || common(d.targetBrokers(), o.targetBrokers()) {
+	if common(d.topics, o.topics) || common(d.targetUsers(), o.targetUsers()) || common(d.clients, o.clients) || common(d.ips, o.ips) || common(d.targetBrokers(), o.targetBrokers()) {
 		return true
 	}
-	for a := range d.acls {
-		if o.acls[a] {
+	theirs := o.targetACLs()
+	for a := range d.targetACLs() {
+		if theirs[a] {
 			return true
 		}
 	}

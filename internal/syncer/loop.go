@@ -130,6 +130,12 @@ type Config struct {
 	// go to the mapped target broker, so a change round reads and covers
 	// that one.
 	BrokerIDMap map[int32]int32
+	// Principals, when set, is the plan's --principal-map: a source user's
+	// quotas and SCRAM credentials, and a literal ACL on a User resource,
+	// go to the names it gives them, so a change round reads and covers
+	// those on the target (and plans, with them, every source user or
+	// resource the map sends to the same name).
+	Principals Principals
 	// Coalesce is how long a round waits for more notifications after the
 	// first, so a burst becomes one round (DefaultCoalesce when 0).
 	Coalesce time.Duration
@@ -283,6 +289,9 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 	if cfg.MissedWait <= 0 {
 		cfg.MissedWait = DefaultMissedWait
 	}
+	if cfg.Principals != nil {
+		cfg.Principals = newPrincipalCache(cfg.Principals)
+	}
 	s := &state{cfg: cfg, rounds: rounds, ctx: ctx, wake: make(chan struct{}, 1)}
 	if err := s.full(ctx, ReasonInitial); err != nil && (s.source == nil || errors.Is(err, ErrDeclined)) {
 		return err
@@ -367,6 +376,11 @@ func Run(ctx context.Context, cfg Config, rounds chan<- Round) error {
 			s.full(ctx, ReasonReconcile)
 		}
 	}
+}
+
+// naming is how the scope's source names become the target's.
+func (s *state) naming() naming {
+	return naming{brokers: s.cfg.BrokerIDMap, principals: s.cfg.Principals}
 }
 
 type state struct {
@@ -488,7 +502,7 @@ func (s *state) report(r Round) {
 	if r.Frozen {
 		s.afterCut(&r)
 	}
-	s.cfg.Tracker.done(r, r.tracked, s.cfg.BrokerIDMap)
+	s.cfg.Tracker.done(r, r.tracked, s.naming())
 	r.tracked = false
 	bad := r.Err != nil || r.Outcome.Failed > 0 || r.Outcome.Unverified > 0 || len(r.Unsent) > 0
 	if bad && !r.Frozen && !s.frozen() {
@@ -523,12 +537,14 @@ func (s *state) retryOf(r Round) {
 			if !slices.Contains(undone, c.ID) {
 				continue
 			}
-			e, ok := entityOf(c, s.cfg.BrokerIDMap)
+			es, ok := entitiesOf(c, s.naming(), s.source)
 			if !ok {
 				s.retryAll = true
 				return
 			}
-			s.retryScope.Add(e)
+			for _, e := range es {
+				s.retryScope.Add(e)
+			}
 		}
 	}
 }
@@ -558,7 +574,7 @@ func (s *state) afterCut(r *Round) {
 		s.moved = decoded{}
 		return
 	}
-	s.moved.remove(NewScope(r.Entities).decode().mapBrokers(s.cfg.BrokerIDMap))
+	s.moved.remove(NewScope(r.Entities).decode().target(s.naming()))
 }
 
 // noteMoved adds to moved what the source changed between two reads,
@@ -567,7 +583,7 @@ func (s *state) noteMoved(before, after *snapshot.Snapshot) {
 	if before == nil || !s.frozen() {
 		return
 	}
-	s.moved.add(sourceChanges(before, after).mapBrokers(s.cfg.BrokerIDMap))
+	s.moved.add(sourceChanges(before, after).target(s.naming()))
 }
 
 func (s *state) read(ctx context.Context, scope *Scope) (*snapshot.Snapshot, error) {
@@ -627,7 +643,7 @@ func (s *state) full(ctx context.Context, reason string) error {
 		r.Access = &a
 	}
 	if (reason == ReasonReconcile || reason == ReasonPoll) && before != nil {
-		fromSource, drift := splitDrift(p.Changes, sourceChanges(before, src).mapBrokers(s.cfg.BrokerIDMap))
+		fromSource, drift := splitDrift(p.Changes, sourceChanges(before, src).target(s.naming()))
 		r.Drift = drift
 		if reason == ReasonReconcile {
 			r.Missed = fromSource
@@ -713,7 +729,7 @@ func (s *state) unannounced(ctx context.Context, changes []plan.Change, readZxid
 		if all {
 			return nil
 		}
-		d := announced.decode().mapBrokers(s.cfg.BrokerIDMap)
+		d := announced.decode().target(s.naming())
 		var out []plan.Change
 		for _, c := range changes {
 			if !d.covers(c) {

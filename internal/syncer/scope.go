@@ -164,6 +164,118 @@ type decoded struct {
 	// onTarget are the target broker config entities of brokers, mapped
 	// through a broker-id map (nil: the same names).
 	onTarget map[string]bool
+	// onUsers and onACLs are the target's users and ACL resources of
+	// users and acls, renamed by a principal map (nil: the same names).
+	onUsers map[string]bool
+	onACLs  map[aclResource]bool
+}
+
+// Principals renames users and User principals as a principal map
+// (--principal-map) does when it maps the source: a change round reads,
+// covers and holds the target's entities by the names they have there.
+type Principals interface {
+	// TargetUser is a source SCRAM or quota user's name on the target.
+	TargetUser(name string) string
+	// TargetPrincipal is a source ACL principal (the name of a literal ACL
+	// on a User resource) on the target.
+	TargetPrincipal(p string) string
+}
+
+// naming is how a scope's source names become the target's: a broker-id
+// map's broker ids and a principal map's users and User principals.
+type naming struct {
+	brokers    map[int32]int32
+	principals Principals
+}
+
+// target returns d with the target entities its source entities' changes
+// go to.
+func (d decoded) target(n naming) decoded {
+	d = d.mapBrokers(n.brokers)
+	d.onUsers, d.onACLs = nil, nil
+	if n.principals == nil {
+		return d
+	}
+	d.onUsers = make(map[string]bool, len(d.users))
+	for u := range d.users {
+		d.onUsers[targetUser(n.principals, u)] = true
+	}
+	d.onACLs = make(map[aclResource]bool, len(d.acls))
+	for a := range d.acls {
+		d.onACLs[a.target(n.principals)] = true
+	}
+	return d
+}
+
+// targetUser is a decoded user's name on the target (<default> is not
+// renamed).
+func targetUser(p Principals, u string) string {
+	if u == defaultMark {
+		return u
+	}
+	return p.TargetUser(u)
+}
+
+// target is the ACL resource a on the target: the name of a literal ACL
+// on a User resource is a principal, which a principal map renames.
+func (a aclResource) target(p Principals) aclResource {
+	if a.Type == "User" && a.Pattern == zkread.PatternLiteral {
+		a.Name = p.TargetPrincipal(a.Name)
+	}
+	return a
+}
+
+// merged returns d with every other source user and User ACL resource of
+// model that the principal map sends to one of d's target users or ACL
+// resources: the map merges them there (or finds their collision), so a
+// round plans them together, as a whole plan does. Without a principal
+// map it is d.
+func (d decoded) merged(n naming, model *snapshot.Snapshot) decoded {
+	if n.principals == nil || model == nil {
+		return d
+	}
+	users := maps.Clone(d.users)
+	addUser := func(u string) {
+		if !users[u] && d.onUsers[targetUser(n.principals, u)] {
+			users[u] = true
+		}
+	}
+	for _, q := range model.Quotas {
+		if len(q.Entity) > 0 && q.Entity[0].Type == snapshot.EntityUser && !q.Entity[0].Default {
+			addUser(q.Entity[0].Name)
+		}
+	}
+	for _, u := range model.ScramUsers {
+		addUser(u.Name)
+	}
+	acls := maps.Clone(d.acls)
+	for _, a := range model.ACLs {
+		if a.ResourceType != "User" || a.PatternType != zkread.PatternLiteral {
+			continue
+		}
+		r := aclResource{a.ResourceType, a.PatternType, a.ResourceName}
+		if !acls[r] && d.onACLs[r.target(n.principals)] {
+			acls[r] = true
+		}
+	}
+	d.users, d.acls = users, acls
+	return d
+}
+
+// targetUsers are the target's users the scope's changes touch.
+func (d decoded) targetUsers() map[string]bool {
+	if d.onUsers != nil {
+		return d.onUsers
+	}
+	return d.users
+}
+
+// targetACLs are the target's ACL resources the scope's changes touch.
+func (d decoded) targetACLs() map[aclResource]bool {
+	if d.onACLs != nil {
+		return d.onACLs
+	}
+	return d.acls
 }
 
 // mapBrokers returns d with the target broker config entities its source
@@ -200,37 +312,40 @@ func (d decoded) targetBrokers() map[string]bool {
 }
 
 // reads are the kread scopes of the scope's part of the source (broker
-// configs by source broker) and of the target (by the brokers they go to).
+// configs by source broker, users and User ACL resources by their source
+// names) and of the target (by the brokers, users and resources they go
+// to).
 func (d decoded) reads() (source, target kread.Scope) {
-	var sc kread.Scope
-	sc.Topics = slices.Sorted(maps.Keys(d.topics))
-	quota := func(typ string, names map[string]bool) {
-		for _, n := range slices.Sorted(maps.Keys(names)) {
-			if n == defaultMark {
-				sc.Quotas = append(sc.Quotas, snapshot.EntityComponent{Type: typ, Default: true})
-			} else {
-				sc.Quotas = append(sc.Quotas, snapshot.EntityComponent{Type: typ, Name: n})
+	scope := func(brokers, users map[string]bool, acls map[aclResource]bool) kread.Scope {
+		var sc kread.Scope
+		sc.Topics = slices.Sorted(maps.Keys(d.topics))
+		sc.Brokers = slices.Sorted(maps.Keys(brokers))
+		quota := func(typ string, names map[string]bool) {
+			for _, n := range slices.Sorted(maps.Keys(names)) {
+				if n == defaultMark {
+					sc.Quotas = append(sc.Quotas, snapshot.EntityComponent{Type: typ, Default: true})
+				} else {
+					sc.Quotas = append(sc.Quotas, snapshot.EntityComponent{Type: typ, Name: n})
+				}
 			}
 		}
-	}
-	quota(snapshot.EntityUser, d.users)
-	quota(snapshot.EntityClientID, d.clients)
-	quota(snapshot.EntityIP, d.ips)
-	for _, n := range slices.Sorted(maps.Keys(d.users)) {
-		if n != defaultMark {
-			sc.ScramUsers = append(sc.ScramUsers, n)
+		quota(snapshot.EntityUser, users)
+		quota(snapshot.EntityClientID, d.clients)
+		quota(snapshot.EntityIP, d.ips)
+		for _, n := range slices.Sorted(maps.Keys(users)) {
+			if n != defaultMark {
+				sc.ScramUsers = append(sc.ScramUsers, n)
+			}
 		}
+		for a := range acls {
+			sc.ACLs = append(sc.ACLs, kread.ACLResource{Type: a.Type, Pattern: a.Pattern, Name: a.Name})
+		}
+		slices.SortFunc(sc.ACLs, func(a, b kread.ACLResource) int {
+			return strings.Compare(a.Type+":"+a.Pattern+":"+a.Name, b.Type+":"+b.Pattern+":"+b.Name)
+		})
+		return sc
 	}
-	for a := range d.acls {
-		sc.ACLs = append(sc.ACLs, kread.ACLResource{Type: a.Type, Pattern: a.Pattern, Name: a.Name})
-	}
-	slices.SortFunc(sc.ACLs, func(a, b kread.ACLResource) int {
-		return strings.Compare(a.Type+":"+a.Pattern+":"+a.Name, b.Type+":"+b.Pattern+":"+b.Name)
-	})
-	source, target = sc, sc
-	source.Brokers = slices.Sorted(maps.Keys(d.brokers))
-	target.Brokers = slices.Sorted(maps.Keys(d.targetBrokers()))
-	return source, target
+	return scope(d.brokers, d.users, d.acls), scope(d.targetBrokers(), d.targetUsers(), d.targetACLs())
 }
 
 func (s Scope) decode() decoded {
@@ -275,23 +390,31 @@ func (d *decoded) add(o decoded) {
 	into(&d.clients, o.clients)
 	into(&d.ips, o.ips)
 	into(&d.onTarget, o.onTarget)
-	if len(o.acls) > 0 && d.acls == nil {
-		d.acls = map[aclResource]bool{}
+	into(&d.onUsers, o.onUsers)
+	intoACLs := func(m *map[aclResource]bool, from map[aclResource]bool) {
+		if len(from) > 0 && *m == nil {
+			*m = map[aclResource]bool{}
+		}
+		for a := range from {
+			(*m)[a] = true
+		}
 	}
-	for a := range o.acls {
-		d.acls[a] = true
-	}
+	intoACLs(&d.acls, o.acls)
+	intoACLs(&d.onACLs, o.onACLs)
 }
 
 // remove takes o's entities out of d.
 func (d *decoded) remove(o decoded) {
-	for _, p := range [][2]map[string]bool{{d.topics, o.topics}, {d.brokers, o.brokers}, {d.users, o.users}, {d.clients, o.clients}, {d.ips, o.ips}, {d.onTarget, o.targetBrokers()}} {
+	for _, p := range [][2]map[string]bool{{d.topics, o.topics}, {d.brokers, o.brokers}, {d.users, o.users}, {d.clients, o.clients}, {d.ips, o.ips}, {d.onTarget, o.targetBrokers()}, {d.onUsers, o.targetUsers()}} {
 		for k := range p[1] {
 			delete(p[0], k)
 		}
 	}
 	for a := range o.acls {
 		delete(d.acls, a)
+	}
+	for a := range o.targetACLs() {
+		delete(d.onACLs, a)
 	}
 }
 
@@ -305,16 +428,25 @@ func componentName(c snapshot.EntityComponent) string {
 	return c.Name
 }
 
-// inQuota reports whether a quota entity belongs to the scope: a user
-// entity (alone or with a client) by its user, a client or IP entity alone
-// by its name.
+// inQuota reports whether a source quota entity belongs to the scope: a
+// user entity (alone or with a client) by its user, a client or IP entity
+// alone by its name.
 func (d decoded) inQuota(e snapshot.QuotaEntity) bool {
+	return d.quotaIn(d.users, e)
+}
+
+// inTargetQuota is inQuota for a quota entity of the target.
+func (d decoded) inTargetQuota(e snapshot.QuotaEntity) bool {
+	return d.quotaIn(d.targetUsers(), e)
+}
+
+func (d decoded) quotaIn(users map[string]bool, e snapshot.QuotaEntity) bool {
 	if len(e) == 0 {
 		return false
 	}
 	switch e[0].Type {
 	case snapshot.EntityUser:
-		return d.users[componentName(e[0])]
+		return users[componentName(e[0])]
 	case snapshot.EntityClientID:
 		return d.clients[componentName(e[0])]
 	case snapshot.EntityIP:
@@ -487,11 +619,11 @@ func (d decoded) covers(c plan.Change) bool {
 	case "broker":
 		return d.targetBrokers()[r.Name]
 	case "quota":
-		return d.inQuota(r.Entity)
+		return d.inTargetQuota(r.Entity)
 	case "acl":
-		return r.ACL != nil && d.acls[aclResource{r.ACL.ResourceType, r.ACL.PatternType, r.ACL.ResourceName}]
+		return r.ACL != nil && d.targetACLs()[aclResource{r.ACL.ResourceType, r.ACL.PatternType, r.ACL.ResourceName}]
 	case "user":
-		return d.users[r.Name]
+		return d.targetUsers()[r.Name]
 	}
 	return false
 }
@@ -516,6 +648,62 @@ func (s Scope) Entities() []zkfeed.Entity {
 		out = append(out, zkfeed.Entity{Kind: zkfeed.ACL, Name: a.Type + ":" + a.Pattern + ":" + a.Name})
 	}
 	return out
+}
+
+// entitiesOf are the source entities whose notifications a change
+// answers, as the feed names them (ZooKeeper's sanitized names), so that a
+// retry can re-read them; false for a change no entity names. A target
+// broker's configs come from the source broker the broker-id map sends
+// there; with a principal map, a target user's quotas and credentials (a
+// literal ACL on a User resource) from every source user (resource) of
+// model the map renames so.
+func entitiesOf(c plan.Change, n naming, model *snapshot.Snapshot) ([]zkfeed.Entity, bool) {
+	e, ok := entityOf(c, n.brokers)
+	if !ok || n.principals == nil {
+		return []zkfeed.Entity{e}, ok
+	}
+	r := c.Resource
+	var user string
+	switch {
+	case r.Type == "user":
+		user = r.Name
+	case r.Type == "quota" && len(r.Entity) > 0 && r.Entity[0].Type == snapshot.EntityUser && !r.Entity[0].Default:
+		user = r.Entity[0].Name
+	case r.Type == "acl" && r.ACL != nil && r.ACL.ResourceType == "User" && r.ACL.PatternType == zkread.PatternLiteral:
+		var out []zkfeed.Entity
+		seen := map[string]bool{}
+		if model != nil {
+			for _, a := range model.ACLs {
+				res := aclResource{a.ResourceType, a.PatternType, a.ResourceName}
+				if res.Type == "User" && res.Pattern == zkread.PatternLiteral && !seen[res.Name] && res.target(n.principals).Name == r.ACL.ResourceName {
+					seen[res.Name] = true
+					out = append(out, zkfeed.Entity{Kind: zkfeed.ACL, Name: res.Type + ":" + res.Pattern + ":" + res.Name})
+				}
+			}
+		}
+		return out, len(out) > 0
+	default:
+		return []zkfeed.Entity{e}, true
+	}
+	var out []zkfeed.Entity
+	seen := map[string]bool{}
+	add := func(u string) {
+		if !seen[u] && n.principals.TargetUser(u) == user {
+			seen[u] = true
+			out = append(out, zkfeed.Entity{Kind: zkfeed.Config, Name: "users/" + zkread.Sanitize(u)})
+		}
+	}
+	if model != nil {
+		for _, q := range model.Quotas {
+			if len(q.Entity) > 0 && q.Entity[0].Type == snapshot.EntityUser && !q.Entity[0].Default {
+				add(q.Entity[0].Name)
+			}
+		}
+		for _, u := range model.ScramUsers {
+			add(u.Name)
+		}
+	}
+	return out, len(out) > 0
 }
 
 // entityOf is the source entity whose notification a change answers, as

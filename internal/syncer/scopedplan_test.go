@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/principalmap"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/zkgen"
@@ -246,9 +249,46 @@ func blockerIn(d decoded, b plan.Blocker) bool {
 		}
 		return d.brokers[name] || d.targetBrokers()[name] // source names, or where they go
 	case plan.KindScramUser:
-		return d.users[b.User]
+		if b.User == "" { // a principal map's collision: two users onto this one
+			return d.targetUsers()[strings.TrimPrefix(b.Resource, "User:")]
+		}
+		return d.targetUsers()[b.User]
+	case plan.KindQuota: // a principal map's collision: entities onto this one
+		for u := range d.targetUsers() {
+			if b.Resource == "user="+u || strings.HasPrefix(b.Resource, "user="+u+",client-id=") {
+				return true
+			}
+		}
 	}
 	return false
+}
+
+// testPrincipalMap maps the generated sources' principals as an operator
+// moving to SCRAM might: certificate users to their team (lowercased: the
+// users of one team merge, and their quotas collide when they differ),
+// Kerberos-like users to their short name, and one SCRAM user onto a user
+// the target has of its own.
+func testPrincipalMap(t *testing.T, src *snapshot.Snapshot) *principalmap.Map {
+	t.Helper()
+	rules := `ssl.principal.mapping.rules=RULE:^CN=[^,]*,OU=([^,]*),.*$/$1/L,DEFAULT
+sasl.kerberos.principal.to.local.rules=RULE:[1:$1@$0](.*@corp.example.com)s/@.*//,DEFAULT
+zkmigrate.kerberos.default.realm=EXAMPLE.COM
+`
+	for _, u := range src.ScramUsers {
+		if strings.HasPrefix(u.Name, "svc-") {
+			rules += "zkmigrate.map=User:" + u.Name + " -> User:target-user\n"
+			break
+		}
+	}
+	f := filepath.Join(t.TempDir(), "map.properties")
+	if err := os.WriteFile(f, []byte(rules), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, err := principalmap.Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // TestScopedPlanEqualsFullPlan: a change round plans the scope's part of
@@ -256,14 +296,16 @@ func blockerIn(d decoded, b plan.Blocker) bool {
 // both; for generated ZooKeeper sources (every kind, sanitized names,
 // defaults, pending deletes, reassignments), targets that differ in every
 // way, option sets that bring in pruning, placement, broker-id maps,
-// filters, kinds, target versions, credentials and a policy, and random
-// scopes, its changes and blockers are exactly those of the whole plan
-// that the scope covers; and where the whole plan stops on an error, a
-// round that errs does so for the same reason.
+// filters, kinds, target versions, credentials, a policy and a principal
+// map (users renamed, merged and colliding; User ACL resources renamed),
+// and random scopes, its changes and blockers are exactly those of the
+// whole plan that the scope covers; and where the whole plan stops on an
+// error, a round that errs does so for the same reason.
 func TestScopedPlanEqualsFullPlan(t *testing.T) {
 	ctx := context.Background()
 	rounds, compared, withChanges, failedToo := 0, 0, 0, 0
-	scramDeletes, ownBlocked := 0, 0 // rounds holding a pruned SCRAM credential, the own user's blocker
+	scramDeletes, ownBlocked := 0, 0           // rounds holding a pruned SCRAM credential, the own user's blocker
+	mappedRounds, renamed, collided := 0, 0, 0 // with a principal map: rounds, with a renamed user's change, with a collision
 	for seed := int64(1); seed <= 4; seed++ {
 		w := zkgen.NewTreeWriter()
 		if _, err := zkgen.Generate(ctx, zkgen.Small(seed), w, zkgen.Options{}); err != nil {
@@ -277,26 +319,49 @@ func TestScopedPlanEqualsFullPlan(t *testing.T) {
 		}
 		rng := rand.New(rand.NewPCG(uint64(seed), 18))
 		tgt := divergedTarget(src, rng)
-		var creds []plan.Credential
-		for i, u := range src.ScramUsers {
-			if i%2 == 0 {
-				creds = append(creds, plan.Credential{User: u.Name, Mechanism: u.Credentials[0].Mechanism, Password: secret.New("file:"+u.Name, "pw")})
-			}
-		}
+		pm := testPrincipalMap(t, src)
 		pool := entityPool(src, tgt)
 		for oi, opts := range optionSets(src, rng) {
 			var pol plan.Policy
 			if oi%2 == 1 {
 				pol = testPolicy{}
 			}
+			// A principal map for half the option sets of each seed, by turns.
+			var principals Principals
+			var creds []plan.Credential
+			for i, u := range src.ScramUsers {
+				if i%2 == 0 {
+					name := u.Name
+					if (int(seed)+oi)%2 == 0 {
+						name = pm.TargetUser(name) // --scram-credentials names target users
+					}
+					creds = append(creds, plan.Credential{User: name, Mechanism: u.Credentials[0].Mechanism, Password: secret.New("file:"+u.Name, "pw")})
+				}
+			}
 			build := func(s, tg *snapshot.Snapshot) (*plan.Plan, error) {
 				return plan.Build(plan.Input{Source: s, Target: tg, Options: opts, Policy: pol, Credentials: creds})
 			}
+			if (int(seed)+oi)%2 == 0 {
+				principals = pm
+				build = func(s, tg *snapshot.Snapshot) (*plan.Plan, error) {
+					mapped, res := pm.ApplySnapshot(s)
+					var blockers []plan.Blocker
+					for _, c := range res.Collisions {
+						kind := plan.KindQuota
+						if c.Scram {
+							kind = plan.KindScramUser
+						}
+						blockers = append(blockers, plan.Blocker{ID: c.Finding.ID, Kind: kind, Resource: c.Finding.Resource, Reason: c.Finding.Message, Fix: c.Finding.Fix})
+					}
+					return plan.Build(plan.Input{Source: mapped, Target: tg, Options: opts, Policy: pol, Credentials: creds, Blockers: blockers})
+				}
+			}
+			n := naming{brokers: opts.BrokerIDMap, principals: principals}
 			whole, wholeErr := build(src, tgt)
 			freeze := make(chan struct{})
 			close(freeze) // frozen: a round plans and reports, it sends nothing
 			out := make(chan Round, 1)
-			st := &state{cfg: Config{Source: tree, ReadOptions: ro, Freeze: freeze, BrokerIDMap: opts.BrokerIDMap, Now: time.Now,
+			st := &state{cfg: Config{Source: tree, ReadOptions: ro, Freeze: freeze, BrokerIDMap: opts.BrokerIDMap, Principals: principals, Now: time.Now,
 				Stages: Stages{ReadTarget: func(context.Context) (*snapshot.Snapshot, error) { return tgt, nil }, Plan: build}}, rounds: out, source: src}
 			for i := range 30 {
 				var entities []zkfeed.Entity
@@ -311,7 +376,7 @@ func TestScopedPlanEqualsFullPlan(t *testing.T) {
 				st.settle()
 				r := <-out
 				rounds++
-				d := scope.decode().mapBrokers(opts.BrokerIDMap)
+				d := scope.decode().target(n)
 				if wholeErr != nil {
 					// The round meets the error only through its own
 					// topics: the same option at fault, or none.
@@ -349,6 +414,15 @@ func TestScopedPlanEqualsFullPlan(t *testing.T) {
 				if len(want) > 0 {
 					withChanges++
 				}
+				if principals != nil {
+					mappedRounds++
+					if slices.ContainsFunc(want, func(c plan.Change) bool { return renamedUser(c, src, pm) }) {
+						renamed++
+					}
+					if slices.ContainsFunc(wantBlockers, func(b plan.Blocker) bool { return b.ID == catalogue.IDBlockPrincipalMapClash }) {
+						collided++
+					}
+				}
 				if diff := cmp.Diff(want, r.Changes, cmpPlan...); diff != "" {
 					t.Fatalf("seed %d options %+v scope %v: the round's changes differ from the whole plan's in the scope (-whole +round):\n%s", seed, opts, scope.Entities(), diff)
 				}
@@ -358,11 +432,42 @@ func TestScopedPlanEqualsFullPlan(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d rounds, %d compared, %d with changes (%d pruning a SCRAM credential, %d blocking the own user's); %d of the %d rounds whose whole plan fails fail too", rounds, compared, withChanges, scramDeletes, ownBlocked, failedToo, rounds-compared)
+	t.Logf("%d rounds, %d compared, %d with changes (%d pruning a SCRAM credential, %d blocking the own user's); %d of the %d rounds whose whole plan fails fail too; with a principal map %d, %d changing a renamed user, %d with a collision",
+		rounds, compared, withChanges, scramDeletes, ownBlocked, failedToo, rounds-compared, mappedRounds, renamed, collided)
+	if renamed == 0 || collided == 0 {
+		t.Errorf("%d rounds changed a renamed user, %d met a collision: the cases miss the principal map", renamed, collided)
+	}
 	if scramDeletes == 0 || ownBlocked == 0 {
 		t.Errorf("%d rounds pruned a SCRAM credential, %d blocked the own user's: the cases miss --prune of SCRAM users", scramDeletes, ownBlocked)
 	}
 	if withChanges < compared/3 {
 		t.Errorf("only %d of %d compared rounds had changes: the cases are too tame to prove anything", withChanges, compared)
 	}
+}
+
+// renamedUser reports whether c is a change to a user (its quota or SCRAM
+// credential) or a User ACL resource that no source user or resource of
+// that name has: one the map renamed onto it.
+func renamedUser(c plan.Change, src *snapshot.Snapshot, pm *principalmap.Map) bool {
+	var name string
+	r := c.Resource
+	switch {
+	case r.Type == "user":
+		name = r.Name
+	case r.Type == "quota" && len(r.Entity) > 0 && r.Entity[0].Type == snapshot.EntityUser && !r.Entity[0].Default:
+		name = r.Entity[0].Name
+	default:
+		return false
+	}
+	for _, u := range src.ScramUsers {
+		if u.Name != name && pm.TargetUser(u.Name) == name {
+			return true
+		}
+	}
+	for _, q := range src.Quotas {
+		if e := q.Entity[0]; e.Type == snapshot.EntityUser && !e.Default && e.Name != name && pm.TargetUser(e.Name) == name {
+			return true
+		}
+	}
+	return false
 }

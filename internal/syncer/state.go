@@ -171,7 +171,7 @@ func (t *Tracker) ended() {
 
 // take marks entities read from the source, first notified at since,
 // as pending until a round covers them.
-func (t *Tracker) take(taken []zkfeed.Entity, since time.Time, brokers map[int32]int32) {
+func (t *Tracker) take(taken []zkfeed.Entity, since time.Time, n naming) {
 	if t == nil {
 		return
 	}
@@ -182,7 +182,7 @@ func (t *Tracker) take(taken []zkfeed.Entity, since time.Time, brokers map[int32
 		if _, ok := t.pending[name]; ok {
 			continue
 		}
-		d := NewScope([]zkfeed.Entity{e}).decode().mapBrokers(brokers)
+		d := NewScope([]zkfeed.Entity{e}).decode().target(n)
 		t.pending[name] = &pending{scope: &d, since: since}
 	}
 }
@@ -190,7 +190,7 @@ func (t *Tracker) take(taken []zkfeed.Entity, since time.Time, brokers map[int32
 // done applies a reported round: what it covers is cleared (a full
 // round: everything), and what it left undone is pending again (since it
 // was first seen). launched: it was counted by begun.
-func (t *Tracker) done(r Round, launched bool, brokers map[int32]int32) {
+func (t *Tracker) done(r Round, launched bool, n naming) {
 	if t == nil {
 		return
 	}
@@ -212,7 +212,7 @@ func (t *Tracker) done(r Round, launched bool, brokers map[int32]int32) {
 	full := !r.Scoped
 	var scope decoded
 	if !full {
-		scope = NewScope(r.Entities).decode().mapBrokers(brokers)
+		scope = NewScope(r.Entities).decode().target(n)
 	}
 	// What this round covers is cleared, then what it left undone added.
 	kept := map[string]*pending{}
@@ -240,7 +240,7 @@ func (t *Tracker) done(r Round, launched bool, brokers map[int32]int32) {
 	case r.Err != nil && len(r.Changes) == 0:
 		for _, e := range r.Entities {
 			name := e.String()
-			d := NewScope([]zkfeed.Entity{e}).decode().mapBrokers(brokers)
+			d := NewScope([]zkfeed.Entity{e}).decode().target(n)
 			undone[name] = &pending{scope: &d, since: since(name, oldest), failed: true}
 		}
 	case r.Frozen:
@@ -275,7 +275,8 @@ func (t *Tracker) done(r Round, launched bool, brokers map[int32]int32) {
 	}
 }
 
-// decodedOf is the scope a change's resource is in.
+// decodedOf is the scope a change's resource is in, by its names on the
+// target (which a broker-id or principal map may have given it).
 func decodedOf(c plan.Change) decoded {
 	d := decoded{topics: map[string]bool{}, brokers: map[string]bool{}, users: map[string]bool{}, clients: map[string]bool{}, ips: map[string]bool{}, acls: map[aclResource]bool{}}
 	r := c.Resource

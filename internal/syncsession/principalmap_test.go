@@ -9,11 +9,13 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
 )
 
 // With --principal-map every round's plan is built from the mapped source,
-// and the loop polls (full rounds every PollEvery) instead of following a
-// feed; a bad map stops the session before it connects.
+// and the loop follows the feed, its change rounds given the map's names
+// (it used to poll: full rounds every PollEvery); a bad map stops the
+// session before it connects.
 func TestPrincipalMapRounds(t *testing.T) {
 	dir := t.TempDir()
 	mapFile := filepath.Join(dir, "map.properties")
@@ -32,13 +34,14 @@ func TestPrincipalMapRounds(t *testing.T) {
 	if len(p.Changes) != 1 || p.Changes[0].Resource.ACL.Principal != "User:a" || p.Options.PrincipalMap != r.pm.Digest() {
 		t.Errorf("round plan %+v with map %q", p.Changes, p.Options.PrincipalMap)
 	}
-	s := &Session{req: Request{PollEvery: 7 * time.Second}, rounds: r}
-	if cfg := s.config(); cfg.PollEvery != 7*time.Second || cfg.Feed != nil {
-		t.Errorf("with a map: poll every %s, feed %v; want polled full rounds", cfg.PollEvery, cfg.Feed)
+	events := make(chan zkfeed.Event)
+	s := &Session{req: Request{PollEvery: 7 * time.Second}, rounds: r, events: events}
+	if cfg := s.config(); cfg.PollEvery != 0 || cfg.Feed == nil || cfg.Principals == nil || cfg.Principals.TargetUser("CN=a") != "a" {
+		t.Errorf("with a map: poll every %s, feed %v, principals %v; want the feed followed, users renamed in change rounds", cfg.PollEvery, cfg.Feed, cfg.Principals)
 	}
 	s.rounds, _ = newRounds(Request{Options: plan.Options{}})
-	if cfg := s.config(); cfg.PollEvery != 0 {
-		t.Errorf("without a map a ZooKeeper source is polled every %s", cfg.PollEvery)
+	if cfg := s.config(); cfg.PollEvery != 0 || cfg.Principals != nil {
+		t.Errorf("without a map: poll every %s, principals %v", cfg.PollEvery, cfg.Principals)
 	}
 	bad := filepath.Join(dir, "bad.properties")
 	_ = os.WriteFile(bad, []byte("zkmigrate.map=User:a\n"), 0o600)

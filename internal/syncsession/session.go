@@ -40,10 +40,9 @@ type Request struct {
 	PolicyFile      string
 	CredentialsFile string
 	// PrincipalMapFile is a principal map ("" none) every round's source is
-	// mapped with. With one, a ZooKeeper source is polled (full rounds
-	// every PollEvery) instead of followed: a change round reads the
-	// entities a notification names on both sides, and the map names users
-	// differently on the target.
+	// mapped with; a change round reads and covers the target's users and
+	// User ACL resources by the names the map gives them
+	// (syncer.Config.Principals).
 	PrincipalMapFile string
 	// AccessProof, when set, proves on every reconciliation that the
 	// target decides every request as the source does (docs/access.md),
@@ -197,10 +196,6 @@ func (s *Session) openSource(ctx context.Context) error {
 	if s.watches, err = zkconn.Dial(ctx, wo); err != nil {
 		return err
 	}
-	if s.rounds.pm != nil {
-		s.notice("Polling ZooKeeper at %s every %s: with --principal-map every round is a full one (a change round reads entities by their source names, which the map changes on the target).", s.source, s.req.PollEvery)
-		return nil
-	}
 	// The feed is armed before the first read, so no change falls between.
 	feedCtx, stopFeed := context.WithCancel(ctx)
 	s.stopFeed = stopFeed
@@ -292,8 +287,11 @@ func (s *Session) config() syncer.Config {
 			return r.access(ctx, settings, source, target)
 		}
 	}
-	if s.kafkaSource != nil || r.pm != nil {
+	if s.kafkaSource != nil {
 		cfg.PollEvery = s.req.PollEvery
+	}
+	if r.pm != nil {
+		cfg.Principals = r.pm
 	}
 	if s.reads != nil {
 		cfg.Source = s.reads
