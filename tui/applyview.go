@@ -189,8 +189,9 @@ func (a *applyScreen) observe(e apply.Event) {
 			k.skipped++
 		}
 		a.skipped++
-		if e.Reason == "stale" {
-			a.problems = append(a.problems, problem{mark: "!", what: changeLabel(e.Change), msg: "skipped, stale: " + termsafe.Line(e.Detail)})
+		if e.Reason == apply.ReasonNotSent || e.Reason == apply.ReasonHalted {
+			// Left unsent by the run: its Detail ("not sent: ...") says why.
+			a.problems = append(a.problems, problem{mark: "!", what: changeLabel(e.Change), msg: termsafe.Line(e.Detail)})
 		}
 	case apply.BatchSent:
 		s := fmt.Sprintf("batch %d %s", e.Batch, e.RPC)

@@ -74,10 +74,13 @@ func TestScreensEscapeNames(t *testing.T) {
 	ma, a := startedApply(t, 120, 35, p)
 	send(ma, applyEventsMsg{events: []apply.Event{
 		apply.ResourceResult{Change: &p.Changes[1], ErrorCode: 44, ErrorName: "POLICY_VIOLATION", Message: "refused \x1b[2J", Err: errors.New("x")},
-		apply.ChangeSkipped{Change: &p.Changes[0], Reason: "stale", Detail: "changed \a"},
+		apply.ChangeSkipped{Change: &p.Changes[0], Reason: apply.ReasonNotSent, Detail: "not sent: changed \a"},
 	}, done: true, err: errors.New("run failed \x1b[31m")})
 	_ = a
 	assertNoInjected(t, "apply end", view(ma))
+	if v := view(ma); !strings.Contains(v, "not sent: changed") {
+		t.Errorf("the apply's end does not list the change it did not send:\n%s", v)
+	}
 
 	c := newCommon(true, 120, 35)
 	hs := newHistory(c, context.Background(), emptyHistory{})

@@ -18,27 +18,37 @@ type RunStarted struct {
 	Total        int // changes to run
 }
 
-// ChangeSkipped reports a change not sent: already done (the target is in
-// its After state), stale (neither Before nor After), or excluded.
+// ChangeSkipped reports a change not sent, and why (Reason, one of the
+// SkipReason constants; Detail in words). A plan stale on the target is
+// refused whole (plan.StaleError), never skipped change by change.
 type ChangeSkipped struct {
 	Change *plan.Change
-	Reason string // "already-applied", "stale", "blocked", "not-selected", "canceled", ReasonNotValidated, ReasonNotSent, ReasonHalted
+	Reason SkipReason
 	Detail string
 }
 
-// ReasonNotValidated skips, in a validate-only run, a change whose RPC has no
-// validate_only mode (CreateAcls, DeleteAcls, DeleteTopics,
-// AlterPartitionReassignments, AlterUserScramCredentials): it is not sent,
-// and its Detail says "not validated: would send <RPC>".
-const ReasonNotValidated = "not-validated"
+// SkipReason is why a change was not sent.
+type SkipReason string
 
-// ReasonNotSent skips a change after the target stopped answering: its
-// Detail says which request got no answer.
-const ReasonNotSent = "not-sent"
-
-// ReasonHalted skips a change that Options.Halt kept from being sent (a
-// sync frozen while its round applied): its Detail says why.
-const ReasonHalted = "halted"
+// The reasons Run skips a change for: every one it emits.
+const (
+	// ReasonAlreadyApplied: the target is already in the change's After
+	// state (an interrupted earlier apply sent it).
+	ReasonAlreadyApplied SkipReason = "already-applied"
+	// ReasonCanceled: the apply was interrupted before the change was sent.
+	ReasonCanceled SkipReason = "canceled"
+	// ReasonNotValidated skips, in a validate-only run, a change whose RPC
+	// has no validate_only mode (CreateAcls, DeleteAcls, DeleteTopics,
+	// AlterPartitionReassignments, AlterUserScramCredentials): it is not
+	// sent, and its Detail says "not validated: would send <RPC>".
+	ReasonNotValidated SkipReason = "not-validated"
+	// ReasonNotSent skips a change after the target stopped answering: its
+	// Detail says which request got no answer.
+	ReasonNotSent SkipReason = "not-sent"
+	// ReasonHalted skips a change that Options.Halt kept from being sent
+	// (a sync frozen while its round applied): its Detail says why.
+	ReasonHalted SkipReason = "halted"
+)
 
 // BatchSent reports one RPC about to be sent, carrying several changes.
 type BatchSent struct {

@@ -156,7 +156,7 @@ func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snaps
 	}
 	r.obs.Observe(RunStarted{Time: o.Now(), Plan: p, ValidateOnly: o.ValidateOnly, Total: len(todo)})
 	for _, c := range done {
-		r.skip(c, "already-applied", "the target is already in the planned state")
+		r.skip(c, ReasonAlreadyApplied, "the target is already in the planned state")
 	}
 	if o.ConcurrentKinds {
 		// Every kind at once, but for the changes that follow another
@@ -287,7 +287,7 @@ func (s *syncObserver) Observe(e Event) {
 	s.o.Observe(e)
 }
 
-func (r *runner) skip(c *plan.Change, reason, detail string) {
+func (r *runner) skip(c *plan.Change, reason SkipReason, detail string) {
 	r.mu.Lock()
 	r.res.Skipped++
 	r.mu.Unlock()
@@ -358,7 +358,7 @@ func (r *runner) halted(ctx context.Context, cs []*plan.Change) bool {
 	case r.holdBack(cs):
 	case ctx.Err() != nil:
 		for _, c := range cs {
-			r.skip(c, "canceled", "apply was interrupted before this change was sent")
+			r.skip(c, ReasonCanceled, "apply was interrupted before this change was sent")
 		}
 	case stopped != nil:
 		for _, c := range cs {

@@ -78,7 +78,7 @@ func (r *Run) observeLocked(ctx context.Context, e apply.Event) error {
 		}
 		r.counts.skipped++
 		r.queue("change_events", changeEventCols,
-			r.id, ev.Change.ID, now, "skipped", nullIfEmpty(ev.Reason), nil, false, nil, nil, nullIfEmpty(ev.Detail))
+			r.id, ev.Change.ID, now, "skipped", nullIfEmpty(string(ev.Reason)), nil, false, nil, nil, nullIfEmpty(ev.Detail))
 		if len(r.pending) >= skipFlushAt {
 			_, err := r.writeLocked(ctx, nil)
 			return err

@@ -122,7 +122,7 @@ func (a *ApplyJSON) Observe(e apply.Event) {
 	defer a.mu.Unlock()
 	switch e := e.(type) {
 	case apply.ChangeSkipped:
-		r := ResultJSON{ID: e.Change.ID, Kind: string(e.Change.Kind), Action: string(e.Change.Action), Resource: label(e.Change), Status: "skipped", Reason: e.Reason}
+		r := ResultJSON{ID: e.Change.ID, Kind: string(e.Change.Kind), Action: string(e.Change.Action), Resource: label(e.Change), Status: "skipped", Reason: string(e.Reason)}
 		if e.Reason == apply.ReasonNotValidated {
 			r.Status, r.Reason, r.Message = "not-validated", "", e.Detail
 		}
