@@ -42,11 +42,12 @@ type roundLine struct {
 	Changes  []struct {
 		ID string `json:"id"`
 	} `json:"changes"`
-	Missed  []struct{ ID string } `json:"missed"`
-	Drift   []struct{ ID string } `json:"drift"`
-	Applied int                   `json:"applied"`
-	Failed  int                   `json:"failed"`
-	Error   string                `json:"error"`
+	AfterCut []string              `json:"after_cut"`
+	Missed   []struct{ ID string } `json:"missed"`
+	Drift    []struct{ ID string } `json:"drift"`
+	Applied  int                   `json:"applied"`
+	Failed   int                   `json:"failed"`
+	Error    string                `json:"error"`
 }
 
 // syncProc is a migrate sync running as a child process, its JSON lines

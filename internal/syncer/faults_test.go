@@ -3,9 +3,6 @@ package syncer
 import (
 	"context"
 	"fmt"
-	"io"
-	"net"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +11,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/cutproxy"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 )
 
@@ -189,11 +187,11 @@ func hasReason(rs []Round, reason string) bool {
 // the outage reaches the target.
 func TestLiveSyncSessionExpiry(t *testing.T) {
 	const session = 4 * time.Second // ZooKeeper's least: 2 × tickTime (2 s on the test bed)
-	p := newCutProxy(t, testbed.ZK(t))
-	r := newRig(t, p.addr(), session)
+	p := cutproxy.New(t, testbed.ZK(t))
+	r := newRig(t, p.Addr(), session)
 	r.createTopic(t)
 
-	p.cut()
+	p.Cut()
 	r.setRetention(t, "3600000")
 	// Hold the outage for three session timeouts: ZooKeeper expires a
 	// session it has not heard from for one. (A fault's duration, not a
@@ -206,13 +204,13 @@ func TestLiveSyncSessionExpiry(t *testing.T) {
 	if got := configOf(targetTopic(t, r.target, r.topic), "retention.ms"); got != "7200000" {
 		t.Fatalf("retention.ms on the target during the outage: %q: the change went around the proxy", got)
 	}
-	p.restore()
+	p.Restore()
 
 	seen := r.untilTarget(t, "3600000")
 	if !hasReason(seen, ReasonResync) {
 		t.Errorf("rounds after the session expired: %v, want a resync round", reasons(seen))
 	}
-	if p.refused() == 0 {
+	if p.Refused() == 0 {
 		t.Error("the proxy refused no connection: sync never tried to reconnect during the outage")
 	}
 
@@ -221,83 +219,4 @@ func TestLiveSyncSessionExpiry(t *testing.T) {
 	if seen := r.untilTarget(t, "1800000"); !hasReason(seen, ReasonChange) {
 		t.Errorf("rounds after a change on the new session: %v, want a change round", reasons(seen))
 	}
-}
-
-// cutProxy forwards TCP to a server until cut: then it closes every
-// connection and refuses new ones, until restore.
-type cutProxy struct {
-	ln     net.Listener
-	target string
-
-	mu      sync.Mutex
-	down    bool
-	conns   []net.Conn
-	refusal int
-}
-
-func newCutProxy(t *testing.T, target string) *cutProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &cutProxy{ln: ln, target: target}
-	go p.serve()
-	t.Cleanup(func() { ln.Close(); p.cut() })
-	return p
-}
-
-func (p *cutProxy) addr() string { return p.ln.Addr().String() }
-
-func (p *cutProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		if p.down {
-			p.refusal++
-			p.mu.Unlock()
-			c.Close()
-			continue
-		}
-		s, err := net.Dial("tcp", p.target)
-		if err != nil {
-			p.mu.Unlock()
-			c.Close()
-			continue
-		}
-		p.conns = append(p.conns, c, s)
-		p.mu.Unlock()
-		pipe := func(dst, src net.Conn) {
-			_, _ = io.Copy(dst, src)
-			dst.Close()
-			src.Close()
-		}
-		go pipe(s, c)
-		go pipe(c, s)
-	}
-}
-
-func (p *cutProxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = true
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-func (p *cutProxy) restore() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = false
-}
-
-func (p *cutProxy) refused() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.refusal
 }
