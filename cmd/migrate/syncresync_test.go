@@ -11,7 +11,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/cutproxy"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"
 )
@@ -27,16 +26,8 @@ import (
 // the change as after the cut.
 func TestSyncExitOnChangeByResync(t *testing.T) {
 	b := newBed(t)
-	srcCfg, err := kafkaconn.Load(testbed.SourceClientProps(t))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	source, err := kafkaconn.Dial(ctx, []string{testbed.SourceBootstrap(t)}, srcCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(source.Close)
+	source := dialAdmin(t, testbed.SourceBootstrap(t), testbed.SourceClientProps(t))
 	prefix := fmt.Sprintf("resync%d", time.Now().UnixNano()%1e7)
 	topic := prefix + "-t"
 	target := b.admin(t)
@@ -44,7 +35,7 @@ func TestSyncExitOnChangeByResync(t *testing.T) {
 		testbed.DeleteTopicsAndWait(t, source.Admin, syncBound, topic)
 		testbed.DeleteTopicsAndWait(t, target.Admin, syncBound, topic)
 	})
-	_, err = source.Admin.CreateTopic(ctx, 1, 1, map[string]*string{"retention.ms": ptr("7200000")}, topic)
+	_, err := source.Admin.CreateTopic(ctx, 1, 1, map[string]*string{"retention.ms": ptr("7200000")}, topic)
 	testbed.Check(t, "create "+topic, err)
 	scope := []string{"--topics", "^" + prefix, "--include", "topic,topic-config", "--placement", "target"}
 	// The target in step at the cut: what the frozen sync then reports

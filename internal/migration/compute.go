@@ -262,7 +262,7 @@ func LoadPolicy(path string) (*policy.Policy, string, error) {
 func BuildPlan(src, tgt *snapshot.Snapshot, creds []plan.Credential, opts plan.Options, pol *policy.Policy, pm *principalmap.Map) (*plan.Plan, error) {
 	digests := make(chan [2]string, 1)
 	go func() { digests <- [2]string{snapshot.Digest(src), snapshot.Digest(tgt)} }()
-	mapped, blockers := mapSource(pm, src)
+	mapped, blockers := MapSource(pm, src)
 	opts.PrincipalMap = ""
 	if pm != nil {
 		opts.PrincipalMap = pm.Digest()

@@ -50,10 +50,11 @@ func checkPrincipalMap(planFile string, saved plan.Options, pm *principalmap.Map
 	return nil
 }
 
-// mapSource is the source as a plan sees it with pm (nil: src itself): its
+// MapSource is the source as a plan sees it with pm (nil: src itself): its
 // principals mapped (principalmap.ApplySnapshot, whose findings travel in
-// the mapped snapshot) and the map's collisions as blockers.
-func mapSource(pm *principalmap.Map, src *snapshot.Snapshot) (*snapshot.Snapshot, []plan.Blocker) {
+// the mapped snapshot) and the map's collisions as blockers (BuildPlan's
+// plan.Input.Blockers).
+func MapSource(pm *principalmap.Map, src *snapshot.Snapshot) (*snapshot.Snapshot, []plan.Blocker) {
 	if pm == nil {
 		return src, nil
 	}

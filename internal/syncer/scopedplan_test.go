@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/principalmap"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
@@ -344,15 +345,7 @@ func TestScopedPlanEqualsFullPlan(t *testing.T) {
 			if (int(seed)+oi)%2 == 0 {
 				principals = pm
 				build = func(s, tg *snapshot.Snapshot) (*plan.Plan, error) {
-					mapped, res := pm.ApplySnapshot(s)
-					var blockers []plan.Blocker
-					for _, c := range res.Collisions {
-						kind := plan.KindQuota
-						if c.Scram {
-							kind = plan.KindScramUser
-						}
-						blockers = append(blockers, plan.Blocker{ID: c.Finding.ID, Kind: kind, Resource: c.Finding.Resource, Reason: c.Finding.Message, Fix: c.Finding.Fix})
-					}
+					mapped, blockers := migration.MapSource(pm, s)
 					return plan.Build(plan.Input{Source: mapped, Target: tg, Options: opts, Policy: pol, Credentials: creds, Blockers: blockers})
 				}
 			}
