@@ -136,7 +136,7 @@ func (s *Snapshot) Sort() {
 		slices.SortFunc(s.ScramUsers[i].Credentials, func(a, b ScramCredential) int { return strings.Compare(a.Mechanism, b.Mechanism) })
 	}
 	slices.SortFunc(s.ScramUsers, func(a, b ScramUser) int { return strings.Compare(a.Name, b.Name) })
-	slices.SortFunc(s.ACLs, compareACLs)
+	slices.SortFunc(s.ACLs, CompareACLs)
 	s.ACLs = slices.Compact(s.ACLs)
 	slices.SortFunc(s.DelegationTokens, func(a, b DelegationToken) int { return strings.Compare(a.TokenID, b.TokenID) })
 	slices.Sort(s.PendingDeletes)
@@ -261,11 +261,18 @@ func (e QuotaEntity) String() string {
 	return b.String()
 }
 
-// compareACLs orders ACLs as their Keys do, without building the keys.
-func compareACLs(a, b ACL) int {
-	return cmp.Or(strings.Compare(a.ResourceType, b.ResourceType), strings.Compare(a.PatternType, b.PatternType),
-		strings.Compare(a.ResourceName, b.ResourceName), strings.Compare(a.Principal, b.Principal),
+// CompareACLs is the one order of ACLs: by resource (CompareACLResource),
+// then principal, host, operation and permission, as their Keys sort
+// (without building the keys).
+func CompareACLs(a, b ACL) int {
+	return cmp.Or(CompareACLResource(a, b.ResourceType, b.PatternType, b.ResourceName), strings.Compare(a.Principal, b.Principal),
 		strings.Compare(a.Host, b.Host), strings.Compare(a.Operation, b.Operation), strings.Compare(a.Permission, b.Permission))
+}
+
+// CompareACLResource orders a's resource against one given by its type,
+// pattern type and name: the first three keys of CompareACLs.
+func CompareACLResource(a ACL, typ, pattern, name string) int {
+	return cmp.Or(strings.Compare(a.ResourceType, typ), strings.Compare(a.PatternType, pattern), strings.Compare(a.ResourceName, name))
 }
 
 // Key is a string that identifies the ACL exactly and sorts by resource

@@ -481,12 +481,8 @@ func Patch(full *snapshot.Snapshot, scope Scope, part *snapshot.Snapshot) *snaps
 		return cmp.Or(strings.Compare(a.Type, b.Type), strings.Compare(a.Pattern, b.Pattern), strings.Compare(a.Name, b.Name))
 	})
 	out.ACLs = slices.Compact(patchRuns(full.ACLs, part.ACLs, resources, func(a snapshot.ACL, r aclResource) int {
-		return cmp.Or(strings.Compare(a.ResourceType, r.Type), strings.Compare(a.PatternType, r.Pattern), strings.Compare(a.ResourceName, r.Name))
-	}, func(a, b snapshot.ACL) int {
-		return cmp.Or(strings.Compare(a.ResourceType, b.ResourceType), strings.Compare(a.PatternType, b.PatternType),
-			strings.Compare(a.ResourceName, b.ResourceName), strings.Compare(a.Principal, b.Principal),
-			strings.Compare(a.Host, b.Host), strings.Compare(a.Operation, b.Operation), strings.Compare(a.Permission, b.Permission))
-	}))
+		return snapshot.CompareACLResource(a, r.Type, r.Pattern, r.Name)
+	}, snapshot.CompareACLs))
 	// A few broker config entities: sorted as Sort sorts them.
 	brokers := snapshot.Snapshot{BrokerConfigs: append(slices.DeleteFunc(slices.Clone(full.BrokerConfigs), func(b snapshot.BrokerConfig) bool { return d.brokers[b.Broker] }), part.BrokerConfigs...)}
 	brokers.Sort()

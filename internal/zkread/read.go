@@ -153,7 +153,7 @@ func Read(ctx context.Context, src Source, opt Options) (*snapshot.Snapshot, err
 	// Pre-sort the ACLs without building keys: Sort's comparator allocates
 	// a joined key per comparison, and already sorted input costs it one
 	// comparison per element.
-	slices.SortFunc(r.s.ACLs, compareACL)
+	slices.SortFunc(r.s.ACLs, snapshot.CompareACLs)
 	r.s.Sort()
 	return r.s, nil
 }
@@ -771,16 +771,4 @@ func (r *reader) assemble() {
 			Message: fmt.Sprintf("%d znode(s) changed while the snapshot was read (see read.changed)", n),
 			Fix:     "read again when the cluster is quiet"})
 	}
-}
-
-// compareACL orders ACLs as snapshot.ACL.Key does (fields in that order;
-// equal to comparing the NUL-joined keys for names without NUL bytes).
-func compareACL(a, b snapshot.ACL) int {
-	for _, c := range [...][2]string{{a.ResourceType, b.ResourceType}, {a.PatternType, b.PatternType}, {a.ResourceName, b.ResourceName},
-		{a.Principal, b.Principal}, {a.Host, b.Host}, {a.Operation, b.Operation}, {a.Permission, b.Permission}} {
-		if d := strings.Compare(c[0], c[1]); d != 0 {
-			return d
-		}
-	}
-	return 0
 }

@@ -296,8 +296,8 @@ func TestCompareACLMatchesKey(t *testing.T) {
 	sign := func(n int) int { return min(max(n, -1), 1) }
 	for _, a := range acls {
 		for _, b := range acls {
-			if got, want := sign(compareACL(a, b)), sign(strings.Compare(a.Key(), b.Key())); got != want {
-				t.Fatalf("compareACL(%v, %v) = %d, Key order %d", a, b, got, want)
+			if got, want := sign(snapshot.CompareACLs(a, b)), sign(strings.Compare(a.Key(), b.Key())); got != want {
+				t.Fatalf("CompareACLs(%v, %v) = %d, Key order %d", a, b, got, want)
 			}
 		}
 	}
