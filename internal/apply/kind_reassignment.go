@@ -33,12 +33,18 @@ var alterReassignments = &rpc{name: RPCAlterReassignments, build: func(r *runner
 			}
 			return
 		}
+		// A topic the response names is done unless a partition of it
+		// failed (the first failure is its outcome); one it does not
+		// name keeps the no-result outcome, a failure.
 		for _, t := range rr.Topics {
+			var code int16
+			var msg *string
 			for _, p := range t.Partitions {
-				if p.ErrorCode != 0 {
-					idx.set(out, t.Topic, p.ErrorCode, ptr(fmt.Sprintf("partition %d: %s", p.Partition, deref(p.ErrorMessage))))
+				if p.ErrorCode != 0 && code == 0 {
+					code, msg = p.ErrorCode, ptr(fmt.Sprintf("partition %d: %s", p.Partition, deref(p.ErrorMessage)))
 				}
 			}
+			idx.set(out, t.Topic, code, msg)
 		}
 	}
 }}

@@ -398,3 +398,32 @@ func TestApplyRefusesMalformedPlans(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyReassignmentSucceeds: a reassignment the target accepts is a
+// success (AlterPartitionReassignments answers per partition; one with no
+// error is done), one of a topic the target does not have fails naming it.
+func TestApplyReassignmentSucceeds(t *testing.T) {
+	ctx := context.Background()
+	_, cl, adm := cluster(t)
+	if _, err := adm.CreateTopic(ctx, 2, 2, nil, "moved"); err != nil {
+		t.Fatal(err)
+	}
+	tgt := emptyTarget()
+	tgt.Topics = []snapshot.Topic{{Name: "moved", Partitions: []snapshot.Partition{{ID: 0, Replicas: []int32{0, 1}}, {ID: 1, Replicas: []int32{1, 2}}}}}
+	move := func(topic string) plan.Change {
+		return plan.Change{ID: "reassignment:" + topic, Kind: plan.KindReassignment, Action: plan.ActionUpdate, Resource: plan.Resource{Type: "topic", Name: topic},
+			Before: &plan.State{Assignment: [][]int32{{0, 1}, {1, 2}}}, After: &plan.State{Assignment: [][]int32{{1, 2}, {2, 0}}}}
+	}
+	p := &plan.Plan{Changes: []plan.Change{move("moved")}}
+	res, err := apply.Run(ctx, cl, p, tgt, apply.Options{}, nil)
+	if err != nil || res.Succeeded != 1 || res.Failed != 0 {
+		t.Errorf("reassignment: %+v, %v; want it succeeded", res, err)
+	}
+	gone := emptyTarget()
+	gone.Topics = []snapshot.Topic{{Name: "absent", Partitions: []snapshot.Partition{{ID: 0, Replicas: []int32{0, 1}}, {ID: 1, Replicas: []int32{1, 2}}}}}
+	p = &plan.Plan{Changes: []plan.Change{move("absent")}}
+	res, err = apply.Run(ctx, cl, p, gone, apply.Options{Backoff: time.Millisecond}, nil)
+	if err != nil || res.Failed != 1 || !strings.Contains(res.Failures[0].Message, "partition") {
+		t.Errorf("reassignment of a topic the target lacks: %+v, %v; want it failed per partition", res, err)
+	}
+}
