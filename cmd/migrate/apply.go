@@ -13,8 +13,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/planfile"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -66,10 +68,14 @@ func runApply(ctx context.Context, e *env, f *applyFlags, args []string) int {
 	if f.planFile == "" && f.targetSnapshot != "" {
 		return fail(e, "apply", errors.New("--target-snapshot is for offline review; apply needs --bootstrap-server"))
 	}
+	validate := f.validate
 	if f.planFile != "" && !f.source.given() {
-		return fail(e, "apply", fmt.Errorf("apply --plan %s needs the source it was planned from (--zookeeper, --source-bootstrap-server or --snapshot): a saved change is applied only if that source still justifies it", f.planFile))
+		if !isRevertPlan(f.planFile) {
+			return fail(e, "apply", fmt.Errorf("apply --plan %s needs the source it was planned from (--zookeeper, --source-bootstrap-server or --snapshot): a saved change is applied only if that source still justifies it", f.planFile))
+		}
+		validate = f.validateNoSource // justified by the audit trail
 	}
-	if err := f.validate(); err != nil {
+	if err := validate(); err != nil {
 		return fail(e, "apply", err)
 	}
 	if name := f.planShaping(); f.planFile != "" && name != "" {
@@ -134,7 +140,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 	err := withLoading(ctx, e, f.interactive, f.source.quiet, "Reading the source and the target", func(progress io.Writer) error {
 		var err error
 		if f.planFile != "" {
-			pl, err = f.loadSaved(ctx, progress)
+			pl, err = f.loadSaved(ctx, progress, rec.Store())
 		} else {
 			pl, err = f.compute(ctx, progress)
 		}
@@ -148,6 +154,11 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 		return exitError, errors.New("apply needs --bootstrap-server")
 	}
 	rec.Planned(ctx, pl)
+	if !f.validateOnly { // a dry run reverts nothing
+		if err := rec.Reverts(ctx, pl.Plan); err != nil {
+			return exitError, err
+		}
+	}
 	p := pl.Plan
 
 	// One apply per target at a time; a killed earlier run is resumed.
@@ -224,8 +235,8 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 // line (the exit code stays the apply's: the proof is a report, and
 // access diff's exit code is the gate).
 func (f *applyFlags) proveApplied(ctx context.Context, e *env, rec *migration.Recorder, pl *migration.Planned) {
-	if f.noAccessProof {
-		return
+	if f.noAccessProof || pl.Source == nil {
+		return // a revert plan has no source to prove the target against
 	}
 	r, err := migration.ProveTarget(ctx, migration.AccessSourceOf(pl.Source), pl.Conn, pl.PrincipalMap, f.accessSettings())
 	if err != nil {
@@ -251,12 +262,17 @@ func (f *applyFlags) applyRequest() migration.ApplyRequest {
 
 // loadSaved maps the apply flags to the request that reads a saved plan
 // and keeps only what the source still justifies (migration.LoadSaved),
-// and names the flags in its refusals.
-func (f *applyFlags) loadSaved(ctx context.Context, progress io.Writer) (*migration.Planned, error) {
-	pl, err := migration.LoadSaved(ctx, migration.SavedRequest{PlanFile: f.planFile,
-		Source: func(ctx context.Context) (*snapshot.Snapshot, error) { return f.source.load(ctx, progress) },
-		Dial:   f.target.kafka().Dial, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds, PrincipalMapFile: f.principalMap,
-		Hooks: hooks(progress)})
+// and names the flags in its refusals. A revert plan is justified by the
+// audit trail it records into (store) instead of a source, which it reads
+// only when given.
+func (f *applyFlags) loadSaved(ctx context.Context, progress io.Writer, store *audit.Store) (*migration.Planned, error) {
+	var src migration.SourceFunc
+	if f.source.given() {
+		src = func(ctx context.Context) (*snapshot.Snapshot, error) { return f.source.load(ctx, progress) }
+	}
+	pl, err := migration.LoadSaved(ctx, migration.SavedRequest{PlanFile: f.planFile, Source: src,
+		Dial: f.target.kafka().Dial, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds, PrincipalMapFile: f.principalMap,
+		Audit: store, Hooks: hooks(progress)})
 	var pe *migration.PolicyError
 	var me *migration.PrincipalMapError
 	switch {
@@ -272,6 +288,14 @@ func (f *applyFlags) loadSaved(ctx context.Context, progress io.Writer) (*migrat
 		return nil, fmt.Errorf("--policy %s (%s) is not the policy %s was planned with (%s)", pe.Given, pe.GivenDigest, pe.PlanFile, pe.Planned)
 	}
 	return pl, err
+}
+
+// isRevertPlan reports whether path is a revert plan (migrate audit
+// revert), which apply justifies by the audit trail and needs no source
+// for; a file that does not read as a plan is not one.
+func isRevertPlan(path string) bool {
+	p, err := planfile.Read(path)
+	return err == nil && p.Reverts != nil
 }
 
 func confirm(e *env, question string) bool {

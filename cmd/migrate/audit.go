@@ -21,18 +21,18 @@ var auditUsage = usageText("audit_usage")
 func (c *cli) newAuditCmd() *cobra.Command {
 	var db string
 	usage := fmt.Sprintf(auditUsage, audit.DefaultPath())
-	cmd := c.command("audit", "the audit trail: log, show, export, verify (tamper evidence), keygen", usage,
+	cmd := c.command("audit", "the audit trail: log, show, export, verify (tamper evidence), keygen, revert", usage,
 		func(ctx context.Context, e *env, args []string) int { return runAudit(ctx, e, db, usage, args) })
 	cmd.Flags().StringVar(&db, "audit-db", "", "audit database `PATH` to browse (default "+audit.DefaultPath()+")")
 	cmd.Annotations = map[string]string{"subcommands-in-text": "yes"}
-	cmd.AddCommand(c.newAuditLogCmd(), c.newAuditShowCmd(), c.newAuditExportCmd(), c.newAuditVerifyCmd(), c.newAuditKeygenCmd())
+	cmd.AddCommand(c.newAuditLogCmd(), c.newAuditShowCmd(), c.newAuditExportCmd(), c.newAuditVerifyCmd(), c.newAuditKeygenCmd(), c.newAuditRevertCmd())
 	return cmd
 }
 
 // runAudit is `migrate audit` without a subcommand.
 func runAudit(ctx context.Context, e *env, db, usage string, args []string) int {
 	if len(args) > 0 {
-		return fail(e, "audit", fmt.Errorf("unknown subcommand %q (log, show, export, verify, keygen)", args[0]))
+		return fail(e, "audit", fmt.Errorf("unknown subcommand %q (log, show, export, verify, keygen, revert)", args[0]))
 	}
 	if e.tty {
 		return auditBrowse(ctx, e, db) // on a terminal, plain `migrate audit` browses the history

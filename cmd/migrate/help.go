@@ -72,6 +72,7 @@ var flagGroups = map[string]string{
 	"placement":                groupSelection,
 	"prune-cluster-configs":    groupSelection,
 	"raise-to-target-minimums": groupSelection,
+	"delete-created-topics":    groupSelection,
 	"kind":                     groupSelection,
 	"status":                   groupSelection,
 	"limit":                    groupSelection,

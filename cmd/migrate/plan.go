@@ -140,6 +140,12 @@ func (f *planFlags) validate() error {
 	if err := f.source.validate(); err != nil {
 		return err
 	}
+	return f.validateNoSource()
+}
+
+// validateNoSource is validate without the source flags (apply --plan of a
+// revert plan needs no source).
+func (f *planFlags) validateNoSource() error {
 	if f.targetSnapshot == "" && strings.TrimSpace(f.target.bootstrap) == "" {
 		return errors.New("give the target: --bootstrap-server host:port [--command-config client.properties], or --target-snapshot FILE")
 	}
@@ -270,18 +276,34 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 	proof := f.proveAccess(ctx, e, "plan", rec, pl)
 	p := pl.Plan
 	pl.Source, pl.Target = nil, nil // the plan holds what is left to do: their memory goes back before it is recorded and saved
-	// The plan file is encoded with the plan's record, once for both.
+	return finishPlan(ctx, e, rec, p, view, planOutput{cmd: "plan", out: out, interactive: f.interactive, access: proof})
+}
+
+// planOutput is what a command that computes a plan (plan, audit revert)
+// does with it, by its flags.
+type planOutput struct {
+	cmd         string // in messages: "plan"
+	out         string // --out
+	interactive bool
+	access      *access.Result // the proof shown with it (nil: none)
+	applyWith   string         // how to apply the saved file ("": migrate apply --plan FILE)
+}
+
+// finishPlan records the plan p (and its file, encoded once for both),
+// reviews it in the TUI with --interactive, saves it with --out, shows it
+// through view, and ends the run: exit 2 while it holds runnable changes.
+func finishPlan(ctx context.Context, e *env, rec *migration.Recorder, p *plan.Plan, view render.View[render.PlanShown], o planOutput) int {
 	var file *planfile.Encoded
-	if out != "" && !f.interactive {
+	if o.out != "" && !o.interactive {
 		file = rec.PlanFile(ctx, p)
 	} else {
 		rec.Plan(ctx, p) // the file, if any, holds the changes picked in review
 	}
 	memprofile.Phase("audit")
-	if f.interactive {
+	if o.interactive {
 		sel, ok, err := reviewInteractive(ctx, e, p)
 		if err != nil {
-			return fail(e, "plan", err)
+			return fail(e, o.cmd, err)
 		}
 		if !ok {
 			fmt.Fprintln(e.stderr, "Nothing saved.")
@@ -290,31 +312,30 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 		}
 		p = sel
 	}
-	if out != "" {
+	if o.out != "" {
 		for side, id := range map[string]string{"source": p.Source.ClusterID, "target": p.Target.ClusterID} {
-			if id == "" {
-				fmt.Fprintf(e.stderr, "migrate plan: warning: the %s has no cluster id, so apply --plan will refuse %s; apply without --plan instead\n", side, out)
+			if id == "" && (side == "target" || p.Reverts == nil) { // a revert plan's source is the audit trail
+				fmt.Fprintf(e.stderr, "migrate %s: warning: the %s has no cluster id, so apply --plan will refuse %s; apply without --plan instead\n", o.cmd, side, o.out)
 			}
 		}
 		save := planfile.Write
 		if file != nil {
 			save = file.Save
 		}
-		if err := save(out, p); err != nil {
+		if err := save(o.out, p); err != nil {
 			finish(ctx, e, rec, migration.Failed)
-			return fail(e, "plan", fmt.Errorf("save %s: %w", out, err))
+			return fail(e, o.cmd, fmt.Errorf("save %s: %w", o.out, err))
 		}
 		memprofile.Phase("save")
 	}
 	// -o json shows the digest the file holds: planfile.Write sealed p, or
 	// the view seals it (an encoding of the whole plan each: not twice when
 	// once will do).
-	err = view(render.PlanShown{Plan: p, Saved: out, Access: proof})
-	if err != nil {
-		return fail(e, "plan", err)
+	if err := view(render.PlanShown{Plan: p, Saved: o.out, Access: o.access, ApplyWith: o.applyWith}); err != nil {
+		return fail(e, o.cmd, err)
 	}
 	memprofile.Phase("render")
-	o := migration.PlanOutcome(p.Runnable())
-	finish(ctx, e, rec, o)
-	return int(o.Code)
+	oc := migration.PlanOutcome(p.Runnable())
+	finish(ctx, e, rec, oc)
+	return int(oc.Code)
 }

@@ -16,6 +16,12 @@ type RunStarted struct {
 	Plan         *plan.Plan
 	ValidateOnly bool
 	Total        int // changes to run
+	// Found is, by change id, the whole state of each resource a change to
+	// send deletes, as the target showed it before the run, when the
+	// change's Before holds only part of it (plan.Target.Whole: a topic's
+	// configs and replica assignment): the audit trail keeps it so that a
+	// revert can re-create what was deleted. Nil in a validate-only run.
+	Found map[string]*plan.State
 }
 
 // ChangeSkipped reports a change not sent, and why (Reason, one of the

@@ -154,7 +154,25 @@ func Run(ctx context.Context, cl Requester, p *plan.Plan, target *snapshot.Snaps
 		}
 		r.rpcs[c] = x
 	}
-	r.obs.Observe(RunStarted{Time: o.Now(), Plan: p, ValidateOnly: o.ValidateOnly, Total: len(todo)})
+	var found map[string]*plan.State
+	var ix *plan.Target // indexed only when a change deletes something
+	if !o.ValidateOnly {
+		for _, c := range todo {
+			if c.Action != plan.ActionDelete {
+				continue
+			}
+			if ix == nil {
+				ix = plan.NewTarget(target)
+			}
+			if w := ix.Whole(c); w != nil {
+				if found == nil {
+					found = map[string]*plan.State{}
+				}
+				found[c.ID] = w
+			}
+		}
+	}
+	r.obs.Observe(RunStarted{Time: o.Now(), Plan: p, ValidateOnly: o.ValidateOnly, Total: len(todo), Found: found})
 	for _, c := range done {
 		r.skip(c, ReasonAlreadyApplied, "the target is already in the planned state")
 	}

@@ -3,6 +3,7 @@ package apply_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -398,6 +399,48 @@ func TestApplyRefusesMalformedPlans(t *testing.T) {
 		})
 	}
 }
+
+// TestRunStartedFoundDeletedTopics: an apply that deletes a topic tells
+// its observers the topic's whole state before (its replica assignment and
+// configs, which the change's Before leaves out), for the audit trail to
+// keep; nothing for other changes, and nothing in a validate-only run.
+func TestRunStartedFoundDeletedTopics(t *testing.T) {
+	ctx := context.Background()
+	_, cl, adm := cluster(t)
+	if _, err := adm.CreateTopic(ctx, 2, 1, map[string]*string{"retention.ms": ptr("1000")}, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	tgt := emptyTarget()
+	tgt.Topics = []snapshot.Topic{{Name: "gone", Partitions: []snapshot.Partition{{ID: 0, Replicas: []int32{2}}, {ID: 1, Replicas: []int32{0}}},
+		Configs: []snapshot.Config{{Key: "retention.ms", Value: "1000", Source: "DYNAMIC_TOPIC_CONFIG"}}}}
+	p, err := plan.Build(plan.Input{Source: source(), Target: tgt, Options: plan.Options{Prune: true, Include: []plan.Kind{plan.KindTopic}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := func(o apply.Options) apply.RunStarted {
+		var ev events
+		if _, err := apply.Run(ctx, cl, p, tgt, o, &ev); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ev.es {
+			if s, ok := e.(apply.RunStarted); ok {
+				return s
+			}
+		}
+		t.Fatal("no RunStarted")
+		return apply.RunStarted{}
+	}
+	if f := started(apply.Options{ValidateOnly: true}).Found; f != nil {
+		t.Errorf("a validate-only run found %v, want nothing", f)
+	}
+	found := started(apply.Options{}).Found
+	want := &plan.State{Partitions: 2, ReplicationFactor: 1, Assignment: [][]int32{{2}, {0}}, Configs: []snapshot.Config{{Key: "retention.ms", Value: "1000"}}}
+	if len(found) != 1 || !reflect.DeepEqual(found["topic:gone"], want) {
+		t.Errorf("Found = %+v, want only topic:gone as %+v", found, want)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // TestApplyReassignmentSucceeds: a reassignment the target accepts is a
 // success (AlterPartitionReassignments answers per partition; one with no

@@ -15,8 +15,10 @@ const skipFlushAt = 512
 // this run. It writes synchronously, in the calling goroutine:
 //
 //   - RunStarted: the plan (if RecordPlan was not called), committed,
-//     and an "apply-started" event, buffered: it is committed with the
-//     first BatchSent (before any RPC goes out) or the run's end.
+//     and an "apply-started" event with a found_states row for each
+//     resource a change deletes (RunStarted.Found), buffered: they are
+//     committed with the first BatchSent (before any RPC goes out) or the
+//     run's end.
 //   - BatchSent: the RPC row (API, version, broker, principal, start, the
 //     changes carried) and a "sent" transition for each change, committed
 //     before Observe returns: the intent is on disk before the RPC is sent.
@@ -70,7 +72,8 @@ func (r *Run) observeLocked(ctx context.Context, e apply.Event) error {
 		// commit of its own would hold up that RPC and record nothing
 		// sent.
 		r.queue("run_events", runEventCols, r.id, now, "apply-started", nil, fmt.Sprintf("changes=%d validate_only=%t", ev.Total, ev.ValidateOnly))
-		return nil
+		// What the changes to send delete, as found: with the same commit.
+		return r.queueFound(ev.Found)
 
 	case apply.ChangeSkipped:
 		if ev.Change == nil {

@@ -49,6 +49,10 @@ type RunSummary struct {
 	ClosedBy int64 `json:"closed_by,omitempty"`
 	// KeyID names the key that signed the receipt, when it is signed.
 	KeyID string `json:"key_id,omitempty"`
+	// Reverts is the run this run reverts (it applied a revert plan of
+	// it: migrate audit revert), RevertedBy the runs that revert this one.
+	Reverts    int64   `json:"reverts,omitempty"`
+	RevertedBy []int64 `json:"reverted_by,omitempty"`
 }
 
 const runSelect = `SELECT r.id, r.command, r.args, r.os_user, r.host, r.pid, r.tool_version, r.started_at,
@@ -58,7 +62,9 @@ const runSelect = `SELECT r.id, r.command, r.args, r.os_user, r.host, r.pid, r.t
 	e.finished_at, e.outcome, e.exit_code, coalesce(e.succeeded, 0), coalesce(e.failed, 0), coalesce(e.skipped, 0), e.hash,
 	(SELECT group_concat(other_run_id) FROM run_events v WHERE v.run_id = r.id AND v.kind = 'resumes'),
 	(SELECT group_concat(run_id) FROM run_events v WHERE v.other_run_id = r.id AND v.kind = 'resumes'),
-	e.closed_by, (SELECT min(key_id) FROM receipt_signatures g WHERE g.signed_seq = e.seq)
+	e.closed_by, (SELECT min(key_id) FROM receipt_signatures g WHERE g.signed_seq = e.seq),
+	(SELECT min(reverted_run) FROM reverts v WHERE v.run_id = r.id),
+	(SELECT group_concat(run_id) FROM reverts v WHERE v.reverted_run = r.id)
 FROM runs r LEFT JOIN run_ends e ON e.run_id = r.id
 	LEFT JOIN run_endpoints se ON se.seq = (SELECT max(seq) FROM run_endpoints x WHERE x.run_id = r.id AND x.role = 'source')
 	LEFT JOIN run_endpoints te ON te.seq = (SELECT max(seq) FROM run_endpoints x WHERE x.run_id = r.id AND x.role = 'target')`
@@ -75,11 +81,13 @@ func scanRun(sc rowScanner) (RunSummary, error) {
 		resumes, resumedBy  sql.NullString
 		closedBy            sql.NullInt64
 		keyID               sql.NullString
+		reverts             sql.NullInt64
+		revertedBy          sql.NullString
 	)
 	err := sc.Scan(&rs.ID, &rs.Command, &args, &rs.User, &rs.Host, &rs.PID, &rs.ToolVersion, &started,
 		&rs.Source.Kind, &rs.Source.Address, &rs.Source.ClusterID, &rs.Source.Principal,
 		&rs.Target.Kind, &rs.Target.Address, &rs.Target.ClusterID, &rs.Target.Principal, &opts,
-		&finished, &outcome, &exit, &rs.Succeeded, &rs.Failed, &rs.Skipped, &head, &resumes, &resumedBy, &closedBy, &keyID)
+		&finished, &outcome, &exit, &rs.Succeeded, &rs.Failed, &rs.Skipped, &head, &resumes, &resumedBy, &closedBy, &keyID, &reverts, &revertedBy)
 	if err != nil {
 		return rs, err
 	}
@@ -98,6 +106,7 @@ func scanRun(sc rowScanner) (RunSummary, error) {
 	rs.Resumes = idList(resumes.String)
 	rs.ResumedBy = idList(resumedBy.String)
 	rs.ClosedBy, rs.KeyID = closedBy.Int64, keyID.String
+	rs.Reverts, rs.RevertedBy = reverts.Int64, idList(revertedBy.String)
 	return rs, nil
 }
 

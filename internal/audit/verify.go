@@ -37,6 +37,23 @@ type VerifyResult struct {
 	RowsAfterSigned int64 `json:"rows_after_signed,omitempty"`
 	// Receipts counts the receipts from a receipt file found in the chain.
 	Receipts int `json:"receipts,omitempty"`
+	// Reverts lists the chain's revert links (a run that applied a revert
+	// plan, and the run it reverts), each checked: the record row it names
+	// must be the reverted run's, with the hash the revert was made from.
+	Reverts []RevertLink `json:"reverts,omitempty"`
+}
+
+// RevertLink is a run that applied a revert plan (migrate audit revert)
+// and the run it reverts, as the chain records it.
+type RevertLink struct {
+	Run     int64 `json:"run"`
+	Reverts int64 `json:"reverts"`
+	// RecordSeq and RecordHash are the reverted run's record digest the
+	// revert plan was made from (its own last row then).
+	RecordSeq  int64  `json:"record_seq"`
+	RecordHash string `json:"record_hash"`
+	// Problem says why the link does not hold; "" when it does.
+	Problem string `json:"problem,omitempty"`
 }
 
 // VerifyOptions are what VerifyWith checks beyond the chain itself.
@@ -162,6 +179,7 @@ func (s *Store) VerifyWith(ctx context.Context, opts VerifyOptions) (VerifyResul
 	res := VerifyResult{Anchor: strings.ToLower(strings.TrimSpace(anchor))}
 	var ends []endRow
 	var sigs []sigRow
+	var links []RevertLink
 	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return res, fmt.Errorf("audit: %s: verify: %v", s.path, err)
@@ -232,6 +250,8 @@ func (s *Store) VerifyWith(ctx context.Context, opts VerifyOptions) (VerifyResul
 		case "receipt_signatures":
 			sigs = append(sigs, sigRow{seq: c.seq, runID: c.runID, signedSeq: colInt(c, "signed_seq"),
 				signedHash: colStr(c, "signed_hash"), keyID: colStr(c, "key_id"), sigB64: colStr(c, "signature")})
+		case "reverts":
+			links = append(links, RevertLink{Run: c.runID, Reverts: colInt(c, "reverted_run"), RecordSeq: colInt(c, "record_seq"), RecordHash: colStr(c, "record_hash")})
 		}
 		res.Rows++
 		lastSeq = c.seq
@@ -263,6 +283,14 @@ func (s *Store) VerifyWith(ctx context.Context, opts VerifyOptions) (VerifyResul
 			return res, fmt.Errorf("audit: %s: %w", s.path, err)
 		}
 	}
+	if res.Broken == nil {
+		for i := range links {
+			if err := checkRevertLink(ctx, tx, tables, &links[i]); err != nil {
+				return res, fmt.Errorf("audit: %s: verify: %v", s.path, err)
+			}
+		}
+		res.Reverts = links
+	}
 	if res.AnchorFound {
 		res.RowsAfterAnchor = res.Rows - res.AnchorSeq
 	}
@@ -270,7 +298,44 @@ func (s *Store) VerifyWith(ctx context.Context, opts VerifyOptions) (VerifyResul
 		res.Head, res.HeadSeq = "", 0
 	}
 	res.OK = res.Broken == nil && (res.Anchor == "" || res.AnchorFound)
+	for _, l := range res.Reverts {
+		res.OK = res.OK && l.Problem == ""
+	}
 	return res, nil
+}
+
+// checkRevertLink sets l.Problem unless the row at l.RecordSeq, in any of
+// the chained tables, belongs to the reverted run and has the hash the
+// revert was made from.
+func checkRevertLink(ctx context.Context, tx *sql.Tx, tables []string, l *RevertLink) error {
+	for _, t := range tables {
+		idCol := "run_id"
+		if t == "runs" {
+			idCol = "id"
+		} else if has, err := hasColumn(ctx, tx, t, "run_id"); err != nil {
+			return err
+		} else if !has {
+			continue
+		}
+		var run int64
+		var hash string
+		err := tx.QueryRowContext(ctx, `SELECT `+idCol+`, hash FROM "`+t+`" WHERE seq = ?`, l.RecordSeq).Scan(&run, &hash)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		switch {
+		case run != l.Reverts:
+			l.Problem = fmt.Sprintf("the record row at position %d is run %d's, not run %d's", l.RecordSeq, run, l.Reverts)
+		case hash != l.RecordHash:
+			l.Problem = fmt.Sprintf("the record row at position %d has hash %s, not %s", l.RecordSeq, short(hash), short(l.RecordHash))
+		}
+		return nil
+	}
+	l.Problem = fmt.Sprintf("no row of run %d at position %d", l.Reverts, l.RecordSeq)
+	return nil
 }
 
 // chainedTables lists the tables with seq and hash columns.

@@ -163,6 +163,22 @@ const (
 	IDBlockPrincipalMapClash   = "principal-map-collision"
 )
 
+// Ids of a revert plan's findings and blockers (migrate audit revert).
+const (
+	IDRevertNothingApplied     = "revert-nothing-applied"
+	IDRevertAlreadyReverted    = "revert-already-reverted"
+	IDRevertInFlight           = "revert-in-flight"
+	IDRevertTopicRecreated     = "revert-topic-recreated"
+	IDRevertSecretFromSource   = "revert-secret-from-source"
+	IDBlockRevertChangedSince  = "revert-changed-since"
+	IDBlockRevertTopicKept     = "revert-topic-kept"
+	IDBlockRevertPartitions    = "revert-partitions"
+	IDBlockRevertScramPassword = "revert-scram-password"
+	IDBlockRevertSecretUnknown = "revert-secret-unknown"
+	IDBlockRevertNotRecorded   = "revert-not-recorded"
+	IDBlockRevertOwnCredential = "revert-own-credential"
+)
+
 // Findings returns the whole vocabulary in documentation order: check's
 // findings, then the readers', the plan's and the plan's blockers.
 func Findings() []Finding { return append([]Finding(nil), allFindings...) }

@@ -177,9 +177,6 @@ func (r *Recorder) Reads(ctx context.Context, pl *Planned, srcDigest, tgtDigest 
 	if !r.OK() || pl == nil {
 		return
 	}
-	if srcDigest == "" {
-		srcDigest = snapshot.Digest(pl.Source)
-	}
 	if tgtDigest == "" {
 		tgtDigest = snapshot.Digest(pl.Target)
 	}
@@ -187,8 +184,18 @@ func (r *Recorder) Reads(ctx context.Context, pl *Planned, srcDigest, tgtDigest 
 	if pl.Conn != nil {
 		principal = pl.Conn.Principal
 	}
-	_ = r.run.SetEndpoints(ctx, Endpoint(pl.Source, ""), Endpoint(pl.Target, principal))
-	_ = r.run.RecordSnapshot(ctx, "source", srcDigest, counts(pl.Source))
+	// A revert plan's source is the audit trail: no snapshot of it.
+	src := audit.Endpoint{Kind: pl.Plan.Source.Kind, Address: pl.Plan.Source.Address}
+	if pl.Source != nil {
+		if srcDigest == "" {
+			srcDigest = snapshot.Digest(pl.Source)
+		}
+		src = Endpoint(pl.Source, "")
+	}
+	_ = r.run.SetEndpoints(ctx, src, Endpoint(pl.Target, principal))
+	if pl.Source != nil {
+		_ = r.run.RecordSnapshot(ctx, "source", srcDigest, counts(pl.Source))
+	}
 	_ = r.run.RecordSnapshot(ctx, "target", tgtDigest, counts(pl.Target))
 	if pm := pl.PrincipalMap; pm != nil {
 		// The map itself, so the trail shows how principals were renamed
@@ -198,6 +205,29 @@ func (r *Recorder) Reads(ctx context.Context, pl *Planned, srcDigest, tgtDigest 
 	for _, v := range pl.SecretValues() {
 		r.run.AddSecrets(v) // belt and braces: the audit scrubs these if they ever reach it
 	}
+}
+
+// Reverts links the run to the run it reverts when p is a revert plan
+// (an apply of it): an apply that cannot record the link must not apply
+// it. Nothing is recorded for another plan, or without a run.
+func (r *Recorder) Reverts(ctx context.Context, p *plan.Plan) error {
+	rv := p.Reverts
+	if !r.OK() || rv == nil {
+		return nil
+	}
+	if err := r.run.RecordReverts(ctx, rv.Run, rv.Seq, rv.Digest); err != nil {
+		return fmt.Errorf("record that this run reverts run %d: %w", rv.Run, err)
+	}
+	return nil
+}
+
+// Store is the open audit database (nil when none is), for a use case
+// that reads it: a revert reads the record of the run it reverts.
+func (r *Recorder) Store() *audit.Store {
+	if r == nil {
+		return nil
+	}
+	return r.store
 }
 
 // SetEndpoints records the run's source and target.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
@@ -27,6 +28,11 @@ type SavedRequest struct {
 	// PrincipalMapFile must be the principal map the plan was made with,
 	// when it was made with one, and none when it was made without.
 	PrincipalMapFile string
+	// Audit is the audit database the apply records into: a revert plan
+	// (migrate audit revert) is justified by the record of the run it
+	// reverts, read from it, and needs no Source unless it sets sensitive
+	// configs again (their values are read from the source).
+	Audit *audit.Store
 	Hooks
 }
 
@@ -47,7 +53,9 @@ func (e *PolicyError) Error() string {
 }
 
 // LoadSaved reads a saved plan, the source and the live target, and keeps
-// only what the source still justifies (Justify). It refuses, before
+// only what the source still justifies (Justify); a revert plan is
+// justified by the audit record of the run it reverts instead
+// (JustifyRevert). It refuses, before
 // reading anything else, a plan file that is not one or not one apply can
 // carry out, and a policy other than the one the plan was made with. The
 // caller closes the result.
@@ -58,6 +66,9 @@ func LoadSaved(ctx context.Context, r SavedRequest) (*Planned, error) {
 	}
 	if err := plan.Validate(p); err != nil {
 		return nil, fmt.Errorf("%s: %w", r.PlanFile, err)
+	}
+	if p.Reverts != nil {
+		return loadRevert(ctx, r, p)
 	}
 	if r.Source == nil {
 		return nil, fmt.Errorf("%s: a saved change is applied only if the source it was planned from still justifies it: give that source", r.PlanFile)

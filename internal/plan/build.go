@@ -272,13 +272,18 @@ func sortChanges(cs []Change) []Change {
 
 func kindIndex(k Kind) int { return slices.Index(Kinds, k) }
 
-func (b *builder) finish() {
-	b.p.Changes = sortChanges(b.p.Changes)
-	if len(b.p.Changes) == 0 {
-		b.p.Changes = nil // as before the room was made up front: "changes": null
+func (b *builder) finish() { Finish(b.p) }
+
+// Finish puts a plan's changes in apply order (kind, action, id) and its
+// blockers in kind and resource order, and sets its fingerprint: the last
+// step of Build, and of any other builder of plans (a revert).
+func Finish(p *Plan) {
+	p.Changes = sortChanges(p.Changes)
+	if len(p.Changes) == 0 {
+		p.Changes = nil // as before the room was made up front: "changes": null
 	}
-	slices.SortStableFunc(b.p.Blockers, func(x, y Blocker) int {
+	slices.SortStableFunc(p.Blockers, func(x, y Blocker) int {
 		return cmp.Or(cmp.Compare(kindIndex(x.Kind), kindIndex(y.Kind)), strings.Compare(x.Resource, y.Resource), strings.Compare(x.ID, y.ID))
 	})
-	b.p.Fingerprint = Fingerprint(b.p)
+	p.Fingerprint = Fingerprint(p)
 }

@@ -30,6 +30,7 @@ var aclSpec = &spec{
 	},
 	fields: func(*Change) []Field { return nil },
 	label:  nameLabel,
+	invert: invertSwap,
 }
 
 func (b *builder) acls() {

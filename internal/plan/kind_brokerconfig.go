@@ -35,6 +35,7 @@ var brokerConfigSpec = &spec{
 		}
 		return "broker " + r.Name
 	},
+	invert: invertConfigs,
 }
 
 func (b *builder) brokerConfigs() {

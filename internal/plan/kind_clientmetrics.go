@@ -31,6 +31,7 @@ var clientMetricsSpec = &spec{
 	},
 	fields: configFields,
 	label:  nameLabel,
+	invert: invertConfigs,
 }
 
 // namedConfigs builds the changes of a kind of named config resources

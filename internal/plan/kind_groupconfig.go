@@ -26,4 +26,5 @@ var groupConfigSpec = &spec{
 	},
 	fields: configFields,
 	label:  func(r Resource) string { return "group " + r.Name },
+	invert: invertConfigs,
 }

@@ -53,7 +53,8 @@ var partitionsSpec = &spec{
 		}
 		return out
 	},
-	label: nameLabel,
+	label:  nameLabel,
+	invert: invertPartitions,
 }
 
 // modifyPartitions adds the partitions the source has beyond the target's;

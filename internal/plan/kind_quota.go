@@ -73,7 +73,8 @@ var quotaSpec = &spec{
 		}
 		return out
 	},
-	label: nameLabel,
+	label:  nameLabel,
+	invert: invertSwap,
 }
 
 func (b *builder) quotaWanted(e snapshot.QuotaEntity) bool {

@@ -37,7 +37,8 @@ var reassignmentSpec = &spec{
 		b, a := orEmpty(c.Before), orEmpty(c.After)
 		return []Field{field("assignment", strp(FormatAssignment(b.Assignment, 0)), strp(FormatAssignment(a.Assignment, 0)))}
 	},
-	label: nameLabel,
+	label:  nameLabel,
+	invert: invertSwap,
 }
 
 // modifyReassignment moves the replicas of the partitions both sides have

@@ -66,7 +66,8 @@ var scramUserSpec = &spec{
 		}
 		return out
 	},
-	label: func(r Resource) string { return "User:" + r.Name + " " + r.Mechanism },
+	label:  func(r Resource) string { return "User:" + r.Name + " " + r.Mechanism },
+	invert: invertScram,
 }
 
 func (b *builder) scram() {

@@ -79,7 +79,16 @@ var topicSpec = &spec{
 		}
 		return out
 	},
-	label: nameLabel,
+	label:  nameLabel,
+	invert: invertTopic,
+	whole: func(ix *Target, c *Change) *State {
+		tt := ix.s.Topic(c.Resource.Name)
+		if tt == nil {
+			return nil
+		}
+		return &State{Partitions: int32(len(tt.Partitions)), ReplicationFactor: tt.ReplicationFactor(), Assignment: assignmentOf(tt),
+			Configs: pick(tt.Configs, keysOf(tt.Configs))}
+	},
 }
 
 // ---- topics ----------------------------------------------------------------

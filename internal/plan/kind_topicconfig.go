@@ -29,6 +29,7 @@ var topicConfigSpec = &spec{
 	},
 	fields: configFields,
 	label:  nameLabel,
+	invert: invertConfigs,
 }
 
 // modifyTopicConfig sets the source's overrides the target lacks or holds

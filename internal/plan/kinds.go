@@ -39,6 +39,12 @@ type spec struct {
 	valid func(c *Change) string
 	// password: the kind's after-state may carry a SCRAM password.
 	password bool
+	// invert undoes an applied change (Invert): Kind, Resource and ID are
+	// filled in by Invert.
+	invert func(c *Change, in InvertInput) Inverse
+	// whole returns the whole state of the resource a delete removes, when
+	// its Before holds only part of it (nil: Before is whole).
+	whole func(t *Target, c *Change) *State
 }
 
 // registry is every change kind's spec in apply order: the one list of

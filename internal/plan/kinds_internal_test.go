@@ -24,6 +24,7 @@ func TestRegistryComplete(t *testing.T) {
 				"equal":                         s.equal == nil,
 				"fields":                        s.fields == nil,
 				"label":                         s.label == nil,
+				"invert":                        s.invert == nil,
 				"build or modify (exactly one)": (s.build == nil) == (s.modify == nil),
 			}
 			for what, miss := range missing {

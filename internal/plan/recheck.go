@@ -13,6 +13,8 @@ import (
 // does not justify. Nothing was sent.
 type UnjustifiedError struct {
 	Changes []string // "<change id>: why"
+	// By is what justifies the plan (nil: the current source).
+	By *Justifier
 }
 
 func (e *UnjustifiedError) Error() string {
@@ -21,8 +23,28 @@ func (e *UnjustifiedError) Error() string {
 	if n > 5 {
 		more = fmt.Sprintf(" (and %d more)", n-5)
 	}
-	return fmt.Sprintf("%d change(s) of the saved plan are not what the current source would plan: %s%s; nothing was sent; re-run plan and review it",
-		n, strings.Join(e.Changes[:min(n, 5)], "; "), more)
+	by := e.By.orSource()
+	return fmt.Sprintf("%d change(s) of the saved plan are not what %s would plan: %s%s; nothing was sent; %s",
+		n, by.Name, strings.Join(e.Changes[:min(n, 5)], "; "), more, by.Again)
+}
+
+// Justifier names what justifies a saved plan, for RecheckChanges'
+// refusals: the current source (a plan), or a run's audit record (a
+// revert plan).
+type Justifier struct {
+	Name  string // "the current source"
+	Plans string // how it is said to plan a change: "the source plans"
+	Again string // what to do instead: "re-run plan and review it"
+}
+
+// BySource is the justifier of an ordinary saved plan.
+var BySource = &Justifier{Name: "the current source", Plans: "the source plans", Again: "re-run plan and review it"}
+
+func (j *Justifier) orSource() *Justifier {
+	if j == nil {
+		return BySource
+	}
+	return j
 }
 
 // Recheck decides whether a saved plan may be applied now. fresh is the plan
@@ -55,6 +77,16 @@ func Recheck(saved, fresh *Plan, target *Target) error {
 				side.name, side.saved.ClusterID, side.name, orUnnamed(side.now.Address), side.now.ClusterID, side.name, side.made)}
 		}
 	}
+	return RecheckChanges(saved, fresh, target, BySource)
+}
+
+// RecheckChanges is Recheck without the endpoints: every saved change must
+// be in fresh identically (same id, kind, action, resource and after-state,
+// secrets compared by reference) or already done on target, else an
+// *UnjustifiedError names it, worded after by. A revert plan is checked
+// this way against the revert built again from its run's audit record.
+func RecheckChanges(saved, fresh *Plan, target *Target, by *Justifier) error {
+	by = by.orSource()
 	byID := make(map[string]*Change, len(fresh.Changes))
 	for i := range fresh.Changes {
 		byID[fresh.Changes[i].ID] = &fresh.Changes[i]
@@ -76,15 +108,15 @@ func Recheck(saved, fresh *Plan, target *Target) error {
 		case !ok && blocked[c.ID] != "":
 			bad = append(bad, c.ID+": blocked now: "+blocked[c.ID])
 		case !ok:
-			bad = append(bad, c.ID+": the current source would not plan this change")
+			bad = append(bad, c.ID+": "+by.Name+" would not plan this change")
 		default:
-			if why := differs(c, f); why != "" {
+			if why := differs(c, f, by.Plans); why != "" {
 				bad = append(bad, c.ID+": "+why)
 			}
 		}
 	}
 	if len(bad) > 0 {
-		return &UnjustifiedError{Changes: bad}
+		return &UnjustifiedError{Changes: bad, By: by}
 	}
 	return nil
 }
@@ -106,18 +138,18 @@ func orUnnamed(addr string) string {
 	return addr
 }
 
-// differs says how a saved change differs from the one the source plans
-// now, or "" when they are the same change.
-func differs(saved, now *Change) string {
+// differs says how a saved change differs from the one planned now
+// (plans says who plans it), or "" when they are the same change.
+func differs(saved, now *Change, plans string) string {
 	switch {
 	case saved.Kind != now.Kind:
-		return fmt.Sprintf("kind %s, the source plans %s", saved.Kind, now.Kind)
+		return fmt.Sprintf("kind %s, %s %s", saved.Kind, plans, now.Kind)
 	case saved.Action != now.Action:
-		return fmt.Sprintf("action %s, the source plans %s", saved.Action, now.Action)
+		return fmt.Sprintf("action %s, %s %s", saved.Action, plans, now.Action)
 	case !sameJSON(saved.Resource, now.Resource):
-		return "its resource is not the one the source plans"
+		return "its resource is not the one " + plans
 	case !sameJSON(saved.After, now.After):
-		return fmt.Sprintf("after-state %s, the source plans %s", describe(saved.After), describe(now.After))
+		return fmt.Sprintf("after-state %s, %s %s", describe(saved.After), plans, describe(now.After))
 	}
 	return ""
 }

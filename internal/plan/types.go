@@ -41,13 +41,16 @@ type Plan struct {
 	Digest string `json:"digest,omitempty"`
 	// Fingerprint identifies the target state the plan was built against (a
 	// hash of every resource state the plan's changes expect).
-	Fingerprint string             `json:"fingerprint"`
-	Source      Endpoint           `json:"source"`
-	Target      Endpoint           `json:"target"`
-	Options     Options            `json:"options"`
-	Changes     []Change           `json:"changes"`
-	Blockers    []Blocker          `json:"blockers,omitempty"`
-	Findings    []snapshot.Finding `json:"findings,omitempty"`
+	Fingerprint string   `json:"fingerprint"`
+	Source      Endpoint `json:"source"`
+	Target      Endpoint `json:"target"`
+	Options     Options  `json:"options"`
+	// Reverts is set on a revert plan (migrate audit revert): the audited
+	// run it undoes, which justifies it instead of a source.
+	Reverts  *Reverts           `json:"reverts,omitempty"`
+	Changes  []Change           `json:"changes"`
+	Blockers []Blocker          `json:"blockers,omitempty"`
+	Findings []snapshot.Finding `json:"findings,omitempty"`
 	// Policy lists policy notes that are not verdicts on one change, such as
 	// adapter entries enforced server-side.
 	PolicyNotes []string `json:"policy_notes,omitempty"`

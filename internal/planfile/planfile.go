@@ -176,8 +176,9 @@ func Read(path string) (*plan.Plan, error) {
 // Decode reads a plan file (plain, gzip or zstd JSON, at most
 // infile.Plan's cap decompressed) from r and checks it: its format
 // version, that its content matches its digest, and that it records the
-// source and target cluster ids. Every error names the file (name) and,
-// where there is one, the field.
+// source and target cluster ids (a revert plan: the run it reverts and its
+// record digest instead of a source). Every error names the file (name)
+// and, where there is one, the field.
 func Decode(name string, r io.Reader) (*plan.Plan, error) {
 	c, err := infile.NewContent(name, r, infile.Plan)
 	if err != nil {
@@ -225,7 +226,12 @@ func Check(name string, p *plan.Plan) error {
 	if p.Digest != want {
 		return fmt.Errorf("%s: field digest: %w: the file is corrupted or was edited after migrate plan wrote it; re-run migrate plan --out", name, ErrDigest)
 	}
-	if p.Source.ClusterID == "" {
+	if r := p.Reverts; r != nil {
+		// A revert plan is justified by an audited run, not by a source.
+		if r.Run <= 0 || r.Seq <= 0 || r.Digest == "" {
+			return fmt.Errorf("%s: field reverts: the run, seq and digest of the reverted run's record are required; re-run migrate audit revert --out", name)
+		}
+	} else if p.Source.ClusterID == "" {
 		return fmt.Errorf("%s: field source.cluster_id: empty; apply cannot check that the plan is for this source; re-run plan against a source with a cluster id", name)
 	}
 	if p.Target.ClusterID == "" {

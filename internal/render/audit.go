@@ -32,7 +32,11 @@ func AuditRuns(w io.Writer, db string, runs []audit.RunSummary) error {
 				receipt += " signed"
 			}
 		}
-		ew.printf("%d\t%s\t%s\t%s@%s\t%s\t%s\t%s\t%d/%d/%d\t%s\t%s\n", r.ID, fmtTime(r.Started), r.Command, r.User, r.Host,
+		command := r.Command
+		if r.Reverts != 0 {
+			command += fmt.Sprintf(" (reverts %d)", r.Reverts)
+		}
+		ew.printf("%d\t%s\t%s\t%s@%s\t%s\t%s\t%s\t%d/%d/%d\t%s\t%s\n", r.ID, fmtTime(r.Started), command, r.User, r.Host,
 			endpointText(r.Target), outcome, exit, r.Succeeded, r.Failed, r.Skipped, idsText(r.Resumes), receipt)
 	}
 	return ew.flush()
@@ -119,6 +123,12 @@ func auditRunHeader(ew *errWriter, r audit.RunSummary) {
 	if len(r.Resumes) > 0 {
 		ew.printf("Resumes:   run %s\n", idsText(r.Resumes))
 	}
+	if r.Reverts != 0 {
+		ew.printf("Reverts:   run %d\n", r.Reverts)
+	}
+	if len(r.RevertedBy) > 0 {
+		ew.printf("Reverted by: run %s\n", idsText(r.RevertedBy))
+	}
 	if len(r.ResumedBy) > 0 {
 		ew.printf("Resumed by: run %s\n", idsText(r.ResumedBy))
 	}
@@ -173,6 +183,13 @@ func AuditVerify(w io.Writer, res audit.VerifyResult, in AuditVerifyInput) error
 	}
 	if in.Receipts > 0 {
 		ew.printf("Receipts: all %d in %s found in the chain.\n", res.Receipts, in.ReceiptFile)
+	}
+	for _, l := range res.Reverts {
+		if l.Problem != "" {
+			ew.printf("BROKEN REVERT LINK: run %d reverts run %d: %s.\n", l.Run, l.Reverts, l.Problem)
+		} else {
+			ew.printf("Linked: run %d reverts run %d (its record up to position %d, hash %s).\n", l.Run, l.Reverts, l.RecordSeq, shortHash(l.RecordHash))
+		}
 	}
 	if res.Anchor != "" {
 		if res.AnchorFound {

@@ -24,7 +24,7 @@ var symbols = map[plan.Action]string{plan.ActionCreate: "+", plan.ActionUpdate: 
 // references only.
 func PlanJSON(w io.Writer, p *plan.Plan) error {
 	v := planJSON{Format: p.Format, Digest: p.Digest, Fingerprint: p.Fingerprint, Source: p.Source, Target: p.Target, Options: p.Options,
-		Blockers: p.Blockers, Findings: p.Findings, PolicyNotes: p.PolicyNotes}
+		Reverts: p.Reverts, Blockers: p.Blockers, Findings: p.Findings, PolicyNotes: p.PolicyNotes}
 	if p.Changes != nil { // null stays null
 		v.Changes = make([]changeJSON, len(p.Changes))
 	}
@@ -43,6 +43,7 @@ type planJSON struct {
 	Source      plan.Endpoint      `json:"source"`
 	Target      plan.Endpoint      `json:"target"`
 	Options     plan.Options       `json:"options"`
+	Reverts     *plan.Reverts      `json:"reverts,omitempty"`
 	Changes     []changeJSON       `json:"changes"`
 	Blockers    []plan.Blocker     `json:"blockers,omitempty"`
 	Findings    []snapshot.Finding `json:"findings,omitempty"`
@@ -95,6 +96,9 @@ func PlanTextWith(w io.Writer, p *plan.Plan, o TextOptions) error {
 		byKind[c.Kind] = append(byKind[c.Kind], c)
 		counts[c.Action]++
 	}
+	if r := p.Reverts; r != nil {
+		ew.printf("Reverts run %d (its record ends at seq %d, digest %s): back to the state before it.\n\n", r.Run, r.Seq, r.Digest)
+	}
 	shortened := false
 	for _, k := range plan.Kinds {
 		cs := byKind[k]
@@ -144,13 +148,20 @@ func PlanTextWith(w io.Writer, p *plan.Plan, o TextOptions) error {
 		}, "findings") || shortened
 		ew.printf("\n")
 	}
-	if len(p.Changes) == 0 {
+	switch {
+	case len(p.Changes) == 0 && p.Reverts != nil:
+		ew.printf("No changes: nothing run %d changed is left to revert", p.Reverts.Run)
+		if len(p.Blockers) > 0 {
+			ew.printf(" but for %d blocker(s)", len(p.Blockers))
+		}
+		ew.printf(".\n")
+	case len(p.Changes) == 0:
 		ew.printf("No changes. The target matches the source")
 		if len(p.Blockers) > 0 {
 			ew.printf(" except for %d blocker(s)", len(p.Blockers))
 		}
 		ew.printf(".\n")
-	} else {
+	default:
 		ew.printf("Plan: %d to create, %d to update, %d to delete", counts[plan.ActionCreate], counts[plan.ActionUpdate], counts[plan.ActionDelete])
 		if len(p.Blockers) > 0 {
 			ew.printf("; %d blocked", len(p.Blockers))

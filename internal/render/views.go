@@ -50,10 +50,13 @@ type PlanShown struct {
 	// Access is the proof of the target as the plan would leave it (nil:
 	// not made); text shows a line, and the causes with Detail.
 	Access *access.Result
+	// ApplyWith is the command that applies the saved plan ("": migrate
+	// apply --plan FILE); a revert plan names its target and database.
+	ApplyWith string
 }
 
-// PlanView is `migrate plan`'s: the diff (with how to apply a saved
-// plan), or the plan as JSON with the digest its file holds (a plan not
+// PlanView is `migrate plan`'s and `migrate audit revert`'s: the diff
+// (with how to apply a saved plan), or the plan as JSON with the digest its file holds (a plan not
 // saved is sealed to show it).
 func PlanView(o Output, w io.Writer, text TextOptions) (View[PlanShown], error) {
 	return pick(o, w,
@@ -69,7 +72,11 @@ func PlanView(o Output, w io.Writer, text TextOptions) (View[PlanShown], error) 
 			if x.Saved == "" {
 				return nil
 			}
-			_, err := fmt.Fprintf(w, "Saved to %s. Apply it with: migrate apply --plan %s\n", x.Saved, x.Saved)
+			apply := x.ApplyWith
+			if apply == "" {
+				apply = "migrate apply --plan " + x.Saved
+			}
+			_, err := fmt.Fprintf(w, "Saved to %s. Apply it with: %s\n", x.Saved, apply)
 			return err
 		}),
 		as(JSON, func(w io.Writer, x PlanShown) error {

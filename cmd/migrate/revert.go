@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zkmigrate/zkmigrate/internal/audit"
+	"github.com/zkmigrate/zkmigrate/internal/cmdline"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
+	"github.com/zkmigrate/zkmigrate/internal/render"
+)
+
+var auditRevertUsage = usageText("audit_revert_usage")
+
+// auditRevertFlags are the flags of migrate audit revert.
+type auditRevertFlags struct {
+	target       targetFlags
+	audit        auditFlags
+	out          string
+	deleteTopics bool
+	scramCreds   string
+	output       string
+	interactive  bool
+	detail       bool
+}
+
+func (c *cli) newAuditRevertCmd() *cobra.Command {
+	var f auditRevertFlags
+	cmd := c.command("revert", "plan the undoing of an applied run (a plan restoring what it changed)", auditRevertUsage,
+		func(ctx context.Context, e *env, args []string) int { return runAuditRevert(ctx, e, &f, args) })
+	fs := cmd.Flags()
+	f.target.register(fs)
+	f.audit.register(fs)
+	fs.StringVar(&f.out, "out", "", "save the revert plan to this `FILE` for migrate apply --plan (zstd-compressed JSON)")
+	fs.BoolVar(&f.deleteTopics, "delete-created-topics", false, "delete the topics the run created, with every message written to them since (without it they are kept)")
+	fs.StringVar(&f.scramCreds, "scram-credentials", "", "`FILE`: a JSON list of {user, mechanism, password, iterations}: the passwords of SCRAM credentials the run changed or deleted")
+	cmdline.OutputFlag(fs, &f.output, "output: text or json", "text", "json")
+	fs.BoolVar(&f.interactive, "interactive", false, "review the revert plan in the terminal UI (and save the selection with --out)")
+	fs.BoolVar(&f.detail, "detail", false, "text output: list every change, blocker and finding")
+	cmd.Annotations = map[string]string{"footer": keyHelp()}
+	return cmd
+}
+
+// runAuditRevert is migrate audit revert: flags to a revert request, the
+// plan it gives recorded, reviewed, saved and rendered as plan does.
+func runAuditRevert(ctx context.Context, e *env, f *auditRevertFlags, args []string) int {
+	const cmdName = "audit revert"
+	run, err := parseRunID(args, "revert")
+	if err != nil {
+		return fail(e, cmdName, err)
+	}
+	if strings.TrimSpace(f.target.bootstrap) == "" {
+		return fail(e, cmdName, errors.New("give the target the run changed: --bootstrap-server host:port [--command-config client.properties]"))
+	}
+	view, err := render.PlanView(render.Output(f.output), e.stdout, render.TextOptions{Detail: f.detail})
+	if err != nil {
+		return fail(e, cmdName, outputError(err))
+	}
+	// The run is read from the database: a missing one is a usage error.
+	path := f.audit.path
+	if path == "" {
+		path = audit.DefaultPath()
+	}
+	if _, err := os.Stat(path); err != nil {
+		return fail(e, cmdName, fmt.Errorf("no audit database at %s (give --audit-db PATH): the run to revert is read from it", path))
+	}
+	rec := f.audit.begin(ctx, e, "revert")
+	store := rec.Store()
+	if f.audit.off {
+		if store, err = openAuditDB(ctx, &auditCmdFlags{db: path}); err != nil {
+			return fail(e, cmdName, err)
+		}
+		defer store.Close()
+	} else if rec.Err != nil {
+		return fail(e, cmdName, rec.Err)
+	}
+	var pl *migration.Planned
+	err = withLoading(ctx, e, f.interactive, false, "Reading the audit trail and the target", func(progress io.Writer) error {
+		var err error
+		pl, err = migration.ComputeRevert(ctx, migration.RevertRequest{Audit: store, Run: run, Dial: f.target.kafka().Dial,
+			DeleteCreatedTopics: f.deleteTopics, CredentialsFile: f.scramCreds, Hooks: hooks(progress)})
+		return err
+	})
+	if err != nil {
+		finish(ctx, e, rec, migration.Failed)
+		return fail(e, cmdName, err)
+	}
+	defer pl.Close()
+	rec.Reads(ctx, pl, "", pl.Plan.Target.Digest)
+	rv := pl.Plan.Reverts
+	rec.Note(ctx, "revert-plan", fmt.Sprintf("plans the revert of run %d (its record ends at position %d, %s)", rv.Run, rv.Seq, rv.Digest))
+	apply := fmt.Sprintf("migrate apply --plan %s --bootstrap-server %s", f.out, f.target.bootstrap)
+	if f.audit.path != "" {
+		apply += " --audit-db " + shellQuote(f.audit.path)
+	}
+	return finishPlan(ctx, e, rec, pl.Plan, view, planOutput{cmd: cmdName, out: f.out, interactive: f.interactive, applyWith: apply})
+}
