@@ -94,7 +94,7 @@ want_exit() {
 
 # 1. Review, exclude a group, apply the rest: a normal end.
 start_demo
-expect "Plan review" "selected" "space include/exclude" "? all keys"
+expect "Plan review" "selected" "space include/exclude" "? keys"
 keys j j j                    # navigate into the first group (the cursor starts on it)
 keys x                        # exclude the whole group under the cursor
 expect "excluded all of"
@@ -126,7 +126,7 @@ if [ -n "$DEMO_AUDIT_DB" ]; then
 
 	# 2. Quit the review: a normal end too.
 	start_demo
-	expect "Plan review" "? all keys"
+	expect "Plan review" "? keys"
 	keys q
 	expect "DEMO-EXIT="
 	want_exit 0

@@ -190,10 +190,20 @@ func usage(w io.Writer, root *cobra.Command) {
 
 // trusted returns the writer under w's terminal barrier, for output that
 // escapes what it shows itself and draws with escape sequences of its own
-// (the TUI, the progress line); w itself when it has no barrier.
+// (the progress line); w itself when it has no barrier.
 func trusted(w io.Writer) io.Writer {
 	if t, ok := w.(*termsafe.Writer); ok {
 		return t.Trusted()
+	}
+	return w
+}
+
+// terminal returns the stream under w's terminal barrier itself, for the
+// TUI: a full-screen program needs the terminal's file to learn its size
+// and set its modes, and escapes every name it shows (internal/termsafe).
+func terminal(w io.Writer) io.Writer {
+	if t, ok := w.(*termsafe.Writer); ok {
+		return t.Terminal()
 	}
 	return w
 }

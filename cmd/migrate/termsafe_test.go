@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/termsafe"
 )
 
 // The names of the terminal-safety fixture: what a cluster may hold. The
@@ -174,4 +177,24 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// The TUI gets the terminal's own file from under the barrier: behind any
+// other writer it cannot learn the window's size, and draws nothing (the
+// demo showed an empty screen until Ctrl-C). Progress still goes through a
+// writer that flushes the barrier first.
+func TestTUIWritesToTheTerminalFile(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "tty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	barrier := termsafe.NewWriter(f)
+	e := &env{stdin: strings.NewReader(""), stdout: barrier, stderr: barrier, tty: true}
+	if got := tuiOptions(e).Output; got != io.Writer(f) {
+		t.Fatalf("TUI output is %T, want the terminal's *os.File", got)
+	}
+	if got := trusted(e.stderr); got == io.Writer(f) {
+		t.Fatalf("progress output skips the barrier's flush")
+	}
 }

@@ -89,6 +89,18 @@ func (t *Writer) flushLocked() error {
 // it.
 func (t *Writer) Trusted() io.Writer { return trusted{t} }
 
+// Terminal flushes what is pending and returns the writer under the
+// barrier itself, for a full-screen program that escapes everything it
+// shows (the TUI): a terminal's *os.File must reach it as that file, or
+// it cannot learn the window's size nor set the terminal's modes. While
+// the program runs nothing else may write to t.
+func (t *Writer) Terminal() io.Writer {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_ = t.flushLocked()
+	return t.w
+}
+
 type trusted struct{ t *Writer }
 
 func (r trusted) Write(p []byte) (int, error) {
