@@ -164,7 +164,11 @@ func auditShow(ctx context.Context, e *env, f *auditCmdFlags, kind, status strin
 	if err != nil {
 		return fail(e, "audit show", err)
 	}
-	if err := view(render.AuditRunShown{Run: run, Changes: changes, RPCs: rpcs, Filter: render.AuditFilter{Kind: kind, Status: status}}); err != nil {
+	proofs, err := s.AccessProofs(ctx, id)
+	if err != nil {
+		return fail(e, "audit show", err)
+	}
+	if err := view(render.AuditRunShown{Run: run, Changes: changes, RPCs: rpcs, AccessProofs: proofs, Filter: render.AuditFilter{Kind: kind, Status: status}}); err != nil {
 		return fail(e, "audit show", err)
 	}
 	return exitOK

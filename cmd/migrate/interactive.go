@@ -22,12 +22,15 @@ func tuiOptions(e *env) tui.Options {
 		AuditShow: func(run int64) string { return e.auditCmd("show", strconv.FormatInt(run, 10)) }}
 }
 
-// reviewInteractive shows the plan in the TUI and returns the selection.
-func reviewInteractive(ctx context.Context, e *env, p *plan.Plan) (*plan.Plan, bool, error) {
+// reviewInteractive shows the plan in the TUI, with notes about the run at
+// the top of the review, and returns the selection.
+func reviewInteractive(ctx context.Context, e *env, p *plan.Plan, notes ...string) (*plan.Plan, bool, error) {
 	if !e.tty {
 		return nil, false, errNoTerminal
 	}
-	return tui.Review(ctx, p, tuiOptions(e))
+	o := tuiOptions(e)
+	o.Notes = notes
+	return tui.Review(ctx, p, o)
 }
 
 // sessionInteractive reviews, selects, confirms and applies in the TUI;

@@ -301,7 +301,7 @@ func finishPlan(ctx context.Context, e *env, rec *migration.Recorder, p *plan.Pl
 	}
 	memprofile.Phase("audit")
 	if o.interactive {
-		sel, ok, err := reviewInteractive(ctx, e, p)
+		sel, ok, err := reviewInteractive(ctx, e, p, accessNotes(o.access)...)
 		if err != nil {
 			return fail(e, o.cmd, err)
 		}
@@ -338,4 +338,15 @@ func finishPlan(ctx context.Context, e *env, rec *migration.Recorder, p *plan.Pl
 	oc := migration.PlanOutcome(p.Runnable())
 	finish(ctx, e, rec, oc)
 	return int(oc.Code)
+}
+
+// accessNotes is the access proof of the plan as notes for the review
+// (the lines plan --detail prints): the operator decides with it on screen.
+func accessNotes(r *access.Result) []string {
+	if r == nil {
+		return nil
+	}
+	var b strings.Builder
+	_ = render.AccessLine(&b, r, "the target as the plan would leave it", true)
+	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 }

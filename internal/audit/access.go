@@ -35,9 +35,24 @@ func (r *Run) RecordAccessProof(ctx context.Context, p AccessProof) error {
 	return err
 }
 
+// AccessProofs returns the access proofs a run made, in the order it made
+// them.
+func (s *Store) AccessProofs(ctx context.Context, runID int64) ([]AccessProof, error) {
+	out, err := accessProofs(ctx, s.r, runID)
+	if err != nil {
+		return nil, fmt.Errorf("audit: %s: %v", s.path, err)
+	}
+	return out, nil
+}
+
+// querier is a database or a transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
 // accessProofs reads a run's proofs, in the order they were made.
-func accessProofs(ctx context.Context, tx *sql.Tx, runID int64) ([]AccessProof, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT at, what, verdict, classes, differing, causes, not_proved, accepted, digest FROM access_proofs WHERE run_id = ? ORDER BY seq`, runID)
+func accessProofs(ctx context.Context, q querier, runID int64) ([]AccessProof, error) {
+	rows, err := q.QueryContext(ctx, `SELECT at, what, verdict, classes, differing, causes, not_proved, accepted, digest FROM access_proofs WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("access proofs of run %d: %v", runID, err)
 	}

@@ -34,6 +34,13 @@ func TestAccessProofRecorded(t *testing.T) {
 	if got != p {
 		t.Errorf("exported %+v, recorded %+v", got, p)
 	}
+	shown, err := s.AccessProofs(ctx, r.ID())
+	if err != nil || len(shown) != 1 || shown[0].Digest != p.Digest || shown[0].Verdict != p.Verdict {
+		t.Errorf("AccessProofs: %+v %v", shown, err)
+	}
+	if none, err := s.AccessProofs(ctx, r.ID()+1); err != nil || len(none) != 0 {
+		t.Errorf("another run's proofs: %+v %v", none, err)
+	}
 	if res, err := s.Verify(ctx, head); err != nil || !res.OK {
 		t.Fatalf("verify: %+v %v", res, err)
 	}

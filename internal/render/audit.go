@@ -48,7 +48,7 @@ type AuditFilter struct{ Kind, Status string }
 
 // AuditRun writes `migrate audit show`: the run's header, its changes (as
 // selected by f) with their latest status, and every RPC.
-func AuditRun(w io.Writer, run audit.RunSummary, changes []audit.ChangeRecord, rpcs []audit.RPCRecord, f AuditFilter) error {
+func AuditRun(w io.Writer, run audit.RunSummary, changes []audit.ChangeRecord, rpcs []audit.RPCRecord, proofs []audit.AccessProof, f AuditFilter) error {
 	ew := &errWriter{w: w}
 	auditRunHeader(ew, run)
 	filter := ""
@@ -95,7 +95,35 @@ func AuditRun(w io.Writer, run audit.RunSummary, changes []audit.ChangeRecord, r
 		}
 		ew.keep(tw.flush())
 	}
+	auditAccessProofs(ew, w, proofs)
 	return ew.err
+}
+
+// auditAccessProofs lists a run's access proofs (docs/access.md), if it
+// made any: what was proved, the verdict and its counts, and the digest
+// that names the proof.
+func auditAccessProofs(ew *errWriter, w io.Writer, proofs []audit.AccessProof) {
+	if len(proofs) == 0 {
+		return
+	}
+	ew.printf("\nAccess proofs (%d):\n", len(proofs))
+	tw := &errWriter{w: tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)}
+	tw.printf("  AT\tOF\tVERDICT\tCLASSES\tDIFFERING\tCAUSES\tNOT PROVED\tACCEPTED\tDIGEST\n")
+	for _, p := range proofs {
+		tw.printf("  %s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\n", fmtTime(p.At), proofOf(p.What), p.Verdict, p.Classes, p.Differing, p.Causes, p.NotProved, p.Accepted, p.Digest)
+	}
+	ew.keep(tw.flush())
+}
+
+// proofOf says what a proof was made of.
+func proofOf(what string) string {
+	switch what {
+	case "target":
+		return "the target as read"
+	case "planned":
+		return "the target as planned"
+	}
+	return what
 }
 
 func auditRunHeader(ew *errWriter, r audit.RunSummary) {

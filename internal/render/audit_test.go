@@ -57,8 +57,12 @@ func TestAuditRunDetail(t *testing.T) {
 		{Batch: 2, API: "CreateTopics", Version: 7, Broker: -1, ValidateOnly: true, Result: "error", Error: "boom", Duration: 1500 * time.Microsecond},
 		{Batch: 3, API: "CreateAcls", Version: -1, Broker: 1},
 	}
+	proofs := []audit.AccessProof{
+		{What: "planned", Verdict: "differences", Classes: 1200, Differing: 40, Causes: 2, Accepted: 1, Digest: "sha256:aa"},
+		{What: "target", Verdict: "equivalent", Classes: 1200, Digest: "sha256:bb"},
+	}
 	var b bytes.Buffer
-	if err := render.AuditRun(&b, run, changes, rpcs, render.AuditFilter{Status: "failed"}); err != nil {
+	if err := render.AuditRun(&b, run, changes, rpcs, proofs, render.AuditFilter{Status: "failed"}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -74,10 +78,17 @@ func TestAuditRunDetail(t *testing.T) {
 		"1.5ms",
 		"error: boom",
 		"no outcome recorded (in flight when the run stopped)",
+		"\nAccess proofs (2):\n",
+		"the target as planned  differences  1200     40         2       0           1         sha256:aa",
+		"the target as read     equivalent   1200     0          0       0           0         sha256:bb",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit show lacks %q:\n%s", want, out)
 		}
+	}
+	b.Reset()
+	if err := render.AuditRun(&b, run, nil, nil, nil, render.AuditFilter{}); err != nil || strings.Contains(b.String(), "Access proofs") {
+		t.Errorf("a run without proofs lists them: %v\n%s", err, b.String())
 	}
 }
 

@@ -168,7 +168,10 @@ type AuditRunShown struct {
 	Run     audit.RunSummary     `json:"run"`
 	Changes []audit.ChangeRecord `json:"changes"`
 	RPCs    []audit.RPCRecord    `json:"rpcs"`
-	Filter  AuditFilter          `json:"-"`
+	// AccessProofs are the access proofs the run made (plan, apply,
+	// access diff, sync's reconciliations).
+	AccessProofs []audit.AccessProof `json:"access_proofs,omitempty"`
+	Filter       AuditFilter         `json:"-"`
 }
 
 // AuditRunStates reports whether the audit show view of o shows each
@@ -179,7 +182,9 @@ func AuditRunStates(o Output) bool { return o == JSON }
 // AuditRunView is `migrate audit show`'s.
 func AuditRunView(o Output, w io.Writer) (View[AuditRunShown], error) {
 	return pick(o, w,
-		as(Text, func(w io.Writer, x AuditRunShown) error { return AuditRun(w, x.Run, x.Changes, x.RPCs, x.Filter) }),
+		as(Text, func(w io.Writer, x AuditRunShown) error {
+			return AuditRun(w, x.Run, x.Changes, x.RPCs, x.AccessProofs, x.Filter)
+		}),
 		as(JSON, func(w io.Writer, x AuditRunShown) error {
 			x.Changes, x.RPCs = nonNil(x.Changes), nonNil(x.RPCs)
 			return writeJSON(w, x)
