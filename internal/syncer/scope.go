@@ -606,6 +606,38 @@ func checkResources(types []string) error {
 	return nil
 }
 
+// decodedOf is the scope a change's resource is in, by its names on the
+// target (which a broker-id or principal map may have given it).
+func decodedOf(c plan.Change) decoded {
+	d := decoded{topics: map[string]bool{}, brokers: map[string]bool{}, users: map[string]bool{}, clients: map[string]bool{}, ips: map[string]bool{}, acls: map[aclResource]bool{}}
+	r := c.Resource
+	switch r.Type {
+	case "topic":
+		d.topics[r.Name] = true
+	case "broker":
+		d.brokers[r.Name] = true
+	case "user":
+		d.users[r.Name] = true
+	case "quota":
+		if len(r.Entity) > 0 {
+			n := componentName(r.Entity[0])
+			switch r.Entity[0].Type {
+			case "user":
+				d.users[n] = true
+			case "client-id":
+				d.clients[n] = true
+			case "ip":
+				d.ips[n] = true
+			}
+		}
+	case "acl":
+		if r.ACL != nil {
+			d.acls[aclResource{r.ACL.ResourceType, r.ACL.PatternType, r.ACL.ResourceName}] = true
+		}
+	}
+	return d
+}
+
 // covers reports whether a change touches an entity in the scope.
 func (d decoded) covers(c plan.Change) bool {
 	r := c.Resource
