@@ -39,6 +39,11 @@ type Plan struct {
 	// encoding with Digest empty (planfile.Digest); a saved plan whose
 	// content does not match it is refused as corrupted or edited.
 	Digest string `json:"digest,omitempty"`
+	// Signature, on a plan saved with a signing key (plan --out
+	// --sign-key), is an ed25519 signature of Digest (internal/plansign):
+	// it covers everything the digest covers. Like Digest it is left out
+	// of the canonical encoding, and a file holds it last.
+	Signature *Signature `json:"signature,omitempty"`
 	// Fingerprint identifies the target state the plan was built against (a
 	// hash of every resource state the plan's changes expect).
 	Fingerprint string   `json:"fingerprint"`
@@ -54,6 +59,14 @@ type Plan struct {
 	// Policy lists policy notes that are not verdicts on one change, such as
 	// adapter entries enforced server-side.
 	PolicyNotes []string `json:"policy_notes,omitempty"`
+}
+
+// Signature is a saved plan's signature (internal/plansign): the key that
+// made it, by its ID (the audit key ID: 16 hex digits of the SHA-256 of
+// the ed25519 public key), and the signature, base64.
+type Signature struct {
+	KeyID   string `json:"key_id"`
+	Ed25519 string `json:"ed25519"`
 }
 
 // Endpoint describes one side of the plan, without credentials.

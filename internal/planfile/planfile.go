@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -15,15 +16,16 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/infile"
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
+	"github.com/zkmigrate/zkmigrate/internal/plansign"
 )
 
 // Digest returns the digest of p's content: "sha256:" and the hex SHA-256 of
 // its canonical encoding (compact JSON, as encoding/json writes the plan,
-// with a newline) with the Digest field left out. Compression and
-// whitespace do not change it; any change to a value does.
+// with a newline) with the Digest and Signature fields left out.
+// Compression and whitespace do not change it; any change to a value does.
 func Digest(p *plan.Plan) (string, error) {
 	c := *p
-	c.Digest = ""
+	c.Digest, c.Signature = "", nil
 	h := sha256.New()
 	if err := jsonfile.Encode(h, &c); err != nil {
 		return "", err
@@ -31,11 +33,15 @@ func Digest(p *plan.Plan) (string, error) {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Seal sets p's digest, as Write does (plan.Build sets its format version).
+// Seal sets p's digest, as Write does (plan.Build sets its format version),
+// and drops a signature p held of another digest (WriteSigned signs).
 func Seal(p *plan.Plan) error {
 	d, err := Digest(p)
 	if err != nil {
 		return err
+	}
+	if d != p.Digest {
+		p.Signature = nil
 	}
 	p.Digest = d
 	return nil
@@ -46,37 +52,48 @@ func Seal(p *plan.Plan) error {
 // only once: the encoding without a digest (Digest's) is hashed and
 // written as it is made, and the digest member is added at its end, so the
 // file holds it last.
-func Write(path string, p *plan.Plan) error {
+func Write(path string, p *plan.Plan) error { return WriteSigned(path, p, nil) }
+
+// WriteSigned is Write with the plan signed by key (nil: unsigned): the
+// signature of its digest (plansign.Sign) is the object's last member,
+// after the digest. p's Digest and Signature are set to the file's.
+func WriteSigned(path string, p *plan.Plan, key *plansign.Key) error {
 	var digest string
+	var sig *plan.Signature
 	err := jsonfile.WriteAtomic(path, 0o600, func(w io.Writer) error {
 		var err error
-		digest, err = encode(w, p, nil)
+		digest, sig, err = encode(w, p, nil, key)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	p.Digest = digest
+	p.Digest, p.Signature = digest, sig
 	return nil
 }
 
 // Encoded is a plan encoded as Write saves it, held in memory.
 type Encoded struct {
-	Data   []byte // the file's bytes: the JSON text, zstd-compressed
-	Digest string // the digest the text holds
+	Data      []byte          // the file's bytes: the JSON text, zstd-compressed
+	Digest    string          // the digest the text holds
+	Signature *plan.Signature // the signature it holds (nil: none)
 }
 
 // Encode encodes p as Write would save it, and writes the same JSON text,
 // uncompressed, to tap as it is made (nil: nowhere), so that one encoding
 // serves the plan file and another record of the same text (the audit
 // trail). p is not changed; Save writes the result.
-func Encode(p *plan.Plan, tap io.Writer) (*Encoded, error) {
+func Encode(p *plan.Plan, tap io.Writer) (*Encoded, error) { return EncodeSigned(p, tap, nil) }
+
+// EncodeSigned is Encode with the plan signed by key (nil: unsigned), as
+// WriteSigned saves it.
+func EncodeSigned(p *plan.Plan, tap io.Writer, key *plansign.Key) (*Encoded, error) {
 	var b bytes.Buffer
-	digest, err := encode(&b, p, tap)
+	digest, sig, err := encode(&b, p, tap, key)
 	if err != nil {
 		return nil, err
 	}
-	return &Encoded{Data: b.Bytes(), Digest: digest}, nil
+	return &Encoded{Data: b.Bytes(), Digest: digest, Signature: sig}, nil
 }
 
 // Save writes e, p's encoding (Encode), to path atomically and seals p
@@ -89,45 +106,51 @@ func (e *Encoded) Save(path string, p *plan.Plan) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	p.Digest = e.Digest
+	p.Digest, p.Signature = e.Digest, e.Signature
 	return nil
 }
 
 // encode writes p's file form to w, compressed, and its JSON text to tap
 // (unless nil), encoding it once: the encoding without a digest (Digest's)
 // is hashed and written as it is made, and the digest member is added at
-// its end. It returns the digest.
-func encode(w io.Writer, p *plan.Plan, tap io.Writer) (string, error) {
+// its end, then the signature of the digest by key (unless nil). It
+// returns the digest and the signature.
+func encode(w io.Writer, p *plan.Plan, tap io.Writer, key *plansign.Key) (string, *plan.Signature, error) {
+	if key != nil && !key.CanSign() {
+		return "", nil, fmt.Errorf("key %s: a public key cannot sign; give the private key", key.ID)
+	}
 	c := *p
-	c.Digest = ""
+	c.Digest, c.Signature = "", nil
 	zw, err := jsonfile.NewWriter(w)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var out io.Writer = zw
 	if tap != nil {
 		out = io.MultiWriter(zw, tap)
 	}
-	dw := &digestWriter{h: sha256.New(), w: out}
+	dw := &digestWriter{h: sha256.New(), w: out, key: key}
 	if err := jsonfile.Encode(dw, &c); err != nil {
 		zw.Close()
-		return "", err
+		return "", nil, err
 	}
-	digest, err := dw.finish()
+	digest, sig, err := dw.finish()
 	if err != nil {
 		zw.Close()
-		return "", err
+		return "", nil, err
 	}
-	return digest, zw.Close()
+	return digest, sig, zw.Close()
 }
 
 // digestWriter hashes a plan's canonical encoding (a JSON object and a
 // newline) as it passes and writes it on, holding back its last two bytes:
-// finish replaces the closing "}\n" with the digest member and "}\n".
+// finish replaces the closing "}\n" with the digest member (and the
+// signature member, with a key) and "}\n".
 type digestWriter struct {
 	h    hash.Hash
 	w    io.Writer
-	tail []byte // the last bytes written, not yet passed on (at most 2)
+	key  *plansign.Key // signs the digest (nil: no signature)
+	tail []byte        // the last bytes written, not yet passed on (at most 2)
 	err  error
 }
 
@@ -146,18 +169,31 @@ func (d *digestWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// finish writes the digest member and the end of the object, and returns
-// the digest.
-func (d *digestWriter) finish() (string, error) {
+// finish writes the digest member, the signature member (with a key) and
+// the end of the object, and returns the digest and the signature.
+func (d *digestWriter) finish() (string, *plan.Signature, error) {
 	if d.err != nil {
-		return "", d.err
+		return "", nil, d.err
 	}
 	if string(d.tail) != "}\n" {
-		return "", fmt.Errorf("plan encoding ends in %q, not an object", d.tail)
+		return "", nil, fmt.Errorf("plan encoding ends in %q, not an object", d.tail)
 	}
 	digest := "sha256:" + hex.EncodeToString(d.h.Sum(nil))
-	_, err := io.WriteString(d.w, `,"digest":"`+digest+"\"}\n")
-	return digest, err
+	end := `,"digest":"` + digest + `"`
+	var sig *plan.Signature
+	if d.key != nil {
+		var err error
+		if sig, err = plansign.Sign(d.key, digest); err != nil {
+			return "", nil, err
+		}
+		b, err := json.Marshal(sig)
+		if err != nil {
+			return "", nil, err
+		}
+		end += `,"signature":` + string(b)
+	}
+	_, err := io.WriteString(d.w, end+"}\n")
+	return digest, sig, err
 }
 
 // Read loads and checks the plan file at path (see Decode), opened as an
@@ -171,6 +207,21 @@ func Read(path string) (*plan.Plan, error) {
 	defer c.Close()
 	p, err := decode(path, c)
 	return p, infile.Wrap(path, infile.Plan, err)
+}
+
+// ReadVerified is Read, and then the plan's signature must be key's over
+// the digest Read checked (plansign.Verify): an unsigned plan, a signature
+// by another key and one that does not verify are refused, each naming the
+// file and key's ID. Nothing of the plan is acted on before this returns.
+func ReadVerified(path string, key *plansign.Key) (*plan.Plan, error) {
+	p, err := Read(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := plansign.Verify(key, p.Digest, p.Signature); err != nil {
+		return nil, infile.Wrap(path, infile.Plan, fmt.Errorf("%s: %w", path, err))
+	}
+	return p, nil
 }
 
 // Decode reads a plan file (plain, gzip or zstd JSON, at most

@@ -23,7 +23,7 @@ var symbols = map[plan.Action]string{plan.ActionCreate: "+", plan.ActionUpdate: 
 // the view as it is written, never held by the plan). Secrets appear as
 // references only.
 func PlanJSON(w io.Writer, p *plan.Plan) error {
-	v := planJSON{Format: p.Format, Digest: p.Digest, Fingerprint: p.Fingerprint, Source: p.Source, Target: p.Target, Options: p.Options,
+	v := planJSON{Format: p.Format, Digest: p.Digest, Signature: p.Signature, Fingerprint: p.Fingerprint, Source: p.Source, Target: p.Target, Options: p.Options,
 		Reverts: p.Reverts, Blockers: p.Blockers, Findings: p.Findings, PolicyNotes: p.PolicyNotes}
 	if p.Changes != nil { // null stays null
 		v.Changes = make([]changeJSON, len(p.Changes))
@@ -39,6 +39,7 @@ func PlanJSON(w io.Writer, p *plan.Plan) error {
 type planJSON struct {
 	Format      int                `json:"format"`
 	Digest      string             `json:"digest,omitempty"`
+	Signature   *plan.Signature    `json:"signature,omitempty"`
 	Fingerprint string             `json:"fingerprint"`
 	Source      plan.Endpoint      `json:"source"`
 	Target      plan.Endpoint      `json:"target"`
