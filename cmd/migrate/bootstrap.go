@@ -23,12 +23,6 @@ var bootstrapUsage = usageText("bootstrap_usage")
 // metadata directory.
 const bootstrapLockWait = time.Minute
 
-func init() {
-	for name, group := range map[string]string{"topic-ids": groupSelection, "delegation-tokens": groupSelection, "metadata-dir": groupTarget, "in": groupTarget, "show": groupOutput, "dry-run": groupSafety} {
-		flagGroups[name] = group
-	}
-}
-
 // bootstrapFlags are migrate bootstrap's flags.
 type bootstrapFlags struct {
 	src        sourceFlags

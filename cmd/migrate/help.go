@@ -21,98 +21,24 @@ const (
 
 var groupOrder = []string{groupSource, groupTarget, groupSelection, groupSafety, groupOutput, groupAudit, groupOther}
 
-// flagGroups puts every flag in a help group. A flag not listed here shows
-// under "Other flags" (TestEveryFlagHasAGroup fails on one).
-var flagGroups = map[string]string{
-	// where the metadata comes from
-	"zookeeper":                    groupSource,
-	"zk-auth":                      groupSource,
-	"zk-tls-config-file":           groupSource,
-	"broker-config":                groupSource,
-	"password-encoder-secret-file": groupSource,
-	"snapshot":                     groupSource,
-	"source-bootstrap-server":      groupSource,
-	"source-command-config":        groupSource,
-	"zk-data-dir":                  groupSource,
-	"zk-data-log-dir":              groupSource,
-	"zk-chroot":                    groupSource,
-	"zk-zxid":                      groupSource,
-	"zk-time":                      groupSource,
-	"full":                         groupSource,
-	"zk-requests-in-flight":        groupSource,
-	"zk-connections":               groupSource,
-	"zk-no-multi-read":             groupSource,
-	"zk-timeout":                   groupSource,
-	"scram-credentials":            groupSource,
-	// where it goes
-	"bootstrap-server": groupTarget,
-	"command-config":   groupTarget,
-	"principal":        groupTarget,
-	"target-snapshot":  groupTarget,
-	"target-version":   groupTarget,
-	"brokers":          groupTarget,
-	"target-config":    groupTarget,
-	"principal-map":    groupSelection,
-	"planned":          groupSelection,
-	"accept":           groupSafety,
-	"no-access-proof":  groupSafety,
-	"operation":        groupSelection,
-	"resource":         groupSelection,
-	"host":             groupSelection,
-	// what moves
-	"plan":                     groupSelection,
-	"include":                  groupSelection,
-	"exclude":                  groupSelection,
-	"topics":                   groupSelection,
-	"principals":               groupSelection,
-	"broker-id-map":            groupSelection,
-	"reassign":                 groupSelection,
-	"prune":                    groupSelection,
-	"resend-secrets":           groupSelection,
-	"placement":                groupSelection,
-	"prune-cluster-configs":    groupSelection,
-	"raise-to-target-minimums": groupSelection,
-	"delete-created-topics":    groupSelection,
-	"kind":                     groupSelection,
-	"status":                   groupSelection,
-	"limit":                    groupSelection,
-	// what guards it
-	"policy":         groupSafety,
-	"yes":            groupSafety,
-	"validate-only":  groupSafety,
-	"no-preflight":   groupSafety,
-	"verify-timeout": groupSafety,
-	// sync
-	"freeze":            groupSafety,
-	"exit-on-change":    groupSafety,
-	"keep-target-edits": groupSafety,
-	"reconcile-every":   groupSafety,
-	"poll-every":        groupSafety,
-	"status-every":      groupOutput,
-	"metrics-addr":      groupOutput,
-	"batch-size":        groupSafety,
-	"max-in-flight":     groupSafety,
-	"rate":              groupSafety,
-	"fail-on":           groupSafety,
-	"anchor":            groupSafety,
-	// what it shows and writes
-	"output":                groupOutput,
-	"out":                   groupOutput,
-	"verbose":               groupOutput,
-	"quiet":                 groupOutput,
-	"interactive":           groupOutput,
-	"no-tui":                groupOutput,
-	"scram-resets":          groupOutput,
-	"max-per-check":         groupOutput,
-	"catalogue":             groupOutput,
-	"controller-config-out": groupOutput,
-	"detail":                groupOutput,
-	// the audit trail
-	"audit-db":     groupAudit,
-	"no-audit":     groupAudit,
-	"audit-key":    groupAudit,
-	"receipt-file": groupAudit,
-}
+// flagGroups puts every flag in a help group, listed by group. A flag not
+// listed shows under "Other flags" (TestEveryFlagHasAGroup fails on one).
+var flagGroups = func() map[string]string {
+	m := map[string]string{}
+	for group, names := range map[string][]string{
+		groupSource:    {"zookeeper", "zk-auth", "zk-tls-config-file", "broker-config", "password-encoder-secret-file", "snapshot", "source-bootstrap-server", "source-command-config", "zk-data-dir", "zk-data-log-dir", "zk-chroot", "zk-zxid", "zk-time", "full", "zk-requests-in-flight", "zk-connections", "zk-no-multi-read", "zk-timeout", "scram-credentials"},
+		groupTarget:    {"bootstrap-server", "command-config", "principal", "target-snapshot", "target-version", "brokers", "target-config", "metadata-dir", "in"},
+		groupSelection: {"principal-map", "planned", "operation", "resource", "host", "plan", "include", "exclude", "topics", "principals", "broker-id-map", "reassign", "prune", "resend-secrets", "placement", "prune-cluster-configs", "raise-to-target-minimums", "delete-created-topics", "kind", "status", "limit", "topic-ids", "delegation-tokens"},
+		groupSafety:    {"accept", "no-access-proof", "policy", "yes", "validate-only", "no-preflight", "verify-timeout", "freeze", "exit-on-change", "keep-target-edits", "reconcile-every", "poll-every", "batch-size", "max-in-flight", "rate", "fail-on", "anchor", "dry-run"},
+		groupOutput:    {"status-every", "metrics-addr", "output", "out", "verbose", "quiet", "interactive", "no-tui", "scram-resets", "max-per-check", "catalogue", "controller-config-out", "detail", "show"},
+		groupAudit:     {"audit-db", "no-audit", "audit-key", "receipt-file"},
+	} {
+		for _, n := range names {
+			m[n] = group
+		}
+	}
+	return m
+}()
 
 // helpGroups is how --help groups the flags.
 var helpGroups = cmdline.Groups{Order: groupOrder, Of: groupOf}
@@ -140,22 +66,5 @@ func registerCompletions(root *cobra.Command) {
 		"status":         {"planned", "sent", "validated", "succeeded", "failed", "skipped"},
 		"placement":      {plan.PlacementAuto, plan.PlacementSource, plan.PlacementTarget},
 	}
-	lists := map[string]bool{"include": true, "exclude": true}
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
-		c.Flags().VisitAll(func(f *pflag.Flag) {
-			vs, ok := values[f.Name]
-			if o := f.Annotations[cmdline.AnnotationValues]; o != nil {
-				vs, ok = o, true
-			}
-			if !ok || len(vs) == 0 {
-				return
-			}
-			_ = c.RegisterFlagCompletionFunc(f.Name, cmdline.CompleteFrom(vs, lists[f.Name]))
-		})
-		for _, s := range c.Commands() {
-			walk(s)
-		}
-	}
-	walk(root)
+	cmdline.RegisterCompletions(root, values, map[string]bool{"include": true, "exclude": true})
 }

@@ -254,3 +254,27 @@ func CompleteFrom(vs []string, list bool) cobra.CompletionFunc {
 		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 	}
 }
+
+// RegisterCompletions completes, on every command under root, the flags
+// values names with those values, and a flag whose values it annotates
+// (AnnotationValues: OutputFlag's) with them; a flag in lists takes a
+// comma list. Other flags complete file names.
+func RegisterCompletions(root *cobra.Command, values map[string][]string, lists map[string]bool) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			vs, ok := values[f.Name]
+			if o := f.Annotations[AnnotationValues]; o != nil {
+				vs, ok = o, true
+			}
+			if !ok || len(vs) == 0 {
+				return
+			}
+			_ = c.RegisterFlagCompletionFunc(f.Name, CompleteFrom(vs, lists[f.Name]))
+		})
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+}
