@@ -24,6 +24,7 @@ import (
 type applyFlags struct {
 	planFlags
 	planFile     string
+	verifyKey    string
 	yes          bool
 	validateOnly bool
 	noPreflight  bool
@@ -37,6 +38,7 @@ type applyFlags struct {
 func (f *applyFlags) register(fs *pflag.FlagSet) {
 	f.planFlags.register(fs)
 	fs.StringVar(&f.planFile, "plan", "", "apply a plan `FILE` saved by 'migrate plan --out', checked against the source given now (otherwise the plan is computed now from the plan flags)")
+	fs.StringVar(&f.verifyKey, "verify-key", "", "with --plan: apply the plan only if it is signed by this ed25519 key `FILE` (the public key, FILE.pub of 'migrate audit keygen'; plan --out --sign-key signs): an unsigned plan, another key's or a bad signature is refused before anything else is read")
 	fs.BoolVar(&f.yes, "yes", false, "do not ask for confirmation")
 	fs.BoolVar(&f.validateOnly, "validate-only", false, "dry run that changes nothing: send CreateTopics, CreatePartitions, IncrementalAlterConfigs and AlterClientQuotas with validate_only set; every other change (ACLs, SCRAM users, reassignments, --prune deletes) has no such mode and is reported as \"not validated: would send <RPC>\", never sent")
 	fs.BoolVar(&f.noPreflight, "no-preflight", false, "skip the validate-only request sent before each real request")
@@ -64,6 +66,9 @@ func runApply(ctx context.Context, e *env, f *applyFlags, args []string) int {
 	}
 	if err := f.checkNumbers(); err != nil {
 		return fail(e, "apply", err)
+	}
+	if f.verifyKey != "" && f.planFile == "" {
+		return fail(e, "apply", errors.New("--verify-key checks the signature of a saved plan: give --plan FILE"))
 	}
 	if f.planFile == "" && f.targetSnapshot != "" {
 		return fail(e, "apply", errors.New("--target-snapshot is for offline review; apply needs --bootstrap-server"))
@@ -270,7 +275,7 @@ func (f *applyFlags) loadSaved(ctx context.Context, progress io.Writer, store *a
 	if f.source.given() {
 		src = func(ctx context.Context) (*snapshot.Snapshot, error) { return f.source.load(ctx, progress) }
 	}
-	pl, err := migration.LoadSaved(ctx, migration.SavedRequest{PlanFile: f.planFile, Source: src,
+	pl, err := migration.LoadSaved(ctx, migration.SavedRequest{PlanFile: f.planFile, VerifyKeyFile: f.verifyKey, Source: src,
 		Dial: f.target.kafka().Dial, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds, PrincipalMapFile: f.principalMap,
 		Audit: store, Hooks: hooks(progress)})
 	var pe *migration.PolicyError

@@ -31,6 +31,8 @@ var inputFlags = map[migration.Input]string{
 	migration.InputScramCredentials:    "--scram-credentials",
 	migration.InputAuditKey:            "--audit-key",
 	migration.InputReceiptFile:         "--receipt-file",
+	migration.InputSignKey:             "--sign-key",
+	migration.InputVerifyKey:           "--verify-key",
 }
 
 // errorText words err in the command line's terms: the inputs a use case

@@ -29,8 +29,8 @@ var flagGroups = func() map[string]string {
 		groupSource:    {"zookeeper", "zk-auth", "zk-tls-config-file", "broker-config", "password-encoder-secret-file", "snapshot", "source-bootstrap-server", "source-command-config", "zk-data-dir", "zk-data-log-dir", "zk-chroot", "zk-zxid", "zk-time", "full", "zk-requests-in-flight", "zk-connections", "zk-no-multi-read", "zk-timeout", "scram-credentials"},
 		groupTarget:    {"bootstrap-server", "command-config", "principal", "target-snapshot", "target-version", "brokers", "target-config", "metadata-dir", "in"},
 		groupSelection: {"principal-map", "planned", "operation", "resource", "host", "plan", "include", "exclude", "topics", "principals", "broker-id-map", "reassign", "prune", "resend-secrets", "placement", "prune-cluster-configs", "raise-to-target-minimums", "delete-created-topics", "kind", "status", "limit", "topic-ids", "delegation-tokens"},
-		groupSafety:    {"accept", "no-access-proof", "policy", "yes", "validate-only", "no-preflight", "verify-timeout", "freeze", "exit-on-change", "keep-target-edits", "reconcile-every", "poll-every", "batch-size", "max-in-flight", "rate", "fail-on", "anchor", "dry-run"},
-		groupOutput:    {"status-every", "metrics-addr", "output", "out", "verbose", "quiet", "interactive", "no-tui", "scram-resets", "max-per-check", "catalogue", "controller-config-out", "detail", "show"},
+		groupSafety:    {"accept", "no-access-proof", "policy", "yes", "validate-only", "no-preflight", "verify-timeout", "verify-key", "confirm-deletes", "freeze", "exit-on-change", "keep-target-edits", "reconcile-every", "poll-every", "batch-size", "max-in-flight", "rate", "fail-on", "anchor", "dry-run"},
+		groupOutput:    {"status-every", "metrics-addr", "output", "out", "verbose", "quiet", "interactive", "no-tui", "scram-resets", "max-per-check", "catalogue", "controller-config-out", "detail", "show", "sign-key"},
 		groupAudit:     {"audit-db", "no-audit", "audit-key", "receipt-file"},
 	} {
 		for _, n := range names {

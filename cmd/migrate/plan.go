@@ -18,6 +18,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
+	"github.com/zkmigrate/zkmigrate/internal/plansign"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -238,20 +239,26 @@ var planUsage = usageText("plan_usage")
 func (c *cli) newPlanCmd() *cobra.Command {
 	var f planFlags
 	var out string
+	var sign signFlag
 	cmd := c.command("plan", "compute the changes that bring the target in line with the source (diff, -o json, --out plan.json)", planUsage,
-		func(ctx context.Context, e *env, args []string) int { return runPlan(ctx, e, &f, out, args) })
+		func(ctx context.Context, e *env, args []string) int { return runPlan(ctx, e, &f, out, &sign, args) })
 	fs := cmd.Flags()
 	f.register(fs)
 	fs.StringVar(&out, "out", "", "save the plan (with the before-states apply checks) to this `FILE`: zstd-compressed JSON (zstd -dc FILE shows it)")
+	sign.register(fs)
 	cmd.Annotations = map[string]string{"footer": keyHelp()}
 	return cmd
 }
 
-func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []string) int {
+func runPlan(ctx context.Context, e *env, f *planFlags, out string, sign *signFlag, args []string) int {
 	if len(args) > 0 {
 		return fail(e, "plan", fmt.Errorf("unexpected argument %q", args[0]))
 	}
 	if err := f.validate(); err != nil {
+		return fail(e, "plan", err)
+	}
+	key, err := sign.load(out)
+	if err != nil {
 		return fail(e, "plan", err)
 	}
 	view, err := render.PlanView(render.Output(f.output), e.stdout, render.TextOptions{Detail: f.detail})
@@ -276,14 +283,35 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, args []strin
 	proof := f.proveAccess(ctx, e, "plan", rec, pl)
 	p := pl.Plan
 	pl.Source, pl.Target = nil, nil // the plan holds what is left to do: their memory goes back before it is recorded and saved
-	return finishPlan(ctx, e, rec, p, view, planOutput{cmd: "plan", out: out, interactive: f.interactive, access: proof})
+	return finishPlan(ctx, e, rec, p, view, planOutput{cmd: "plan", out: out, sign: key, interactive: f.interactive, access: proof})
+}
+
+// signFlag is --sign-key: the private key that signs the plan file --out
+// saves.
+type signFlag struct{ file string }
+
+func (s *signFlag) register(fs *pflag.FlagSet) {
+	fs.StringVar(&s.file, "sign-key", "", "sign the plan file --out saves with the ed25519 private key in `FILE` (from 'migrate audit keygen --out FILE'); apply --plan --verify-key FILE.pub then refuses it unless so signed (docs/plan-file.md)")
+}
+
+// load reads the key, for the file out (a key without --out is refused:
+// nothing would be signed); nil without --sign-key.
+func (s *signFlag) load(out string) (*plansign.Key, error) {
+	if s.file == "" {
+		return nil, nil
+	}
+	if out == "" {
+		return nil, errors.New("--sign-key signs the plan file --out saves: give --out FILE")
+	}
+	return migration.LoadSignKey(s.file)
 }
 
 // planOutput is what a command that computes a plan (plan, audit revert)
 // does with it, by its flags.
 type planOutput struct {
-	cmd         string // in messages: "plan"
-	out         string // --out
+	cmd         string        // in messages: "plan"
+	out         string        // --out
+	sign        *plansign.Key // --sign-key: signs the file (nil: unsigned)
 	interactive bool
 	access      *access.Result // the proof shown with it (nil: none)
 	applyWith   string         // how to apply the saved file ("": migrate apply --plan FILE)
@@ -295,7 +323,7 @@ type planOutput struct {
 func finishPlan(ctx context.Context, e *env, rec *migration.Recorder, p *plan.Plan, view render.View[render.PlanShown], o planOutput) int {
 	var file *planfile.Encoded
 	if o.out != "" && !o.interactive {
-		file = rec.PlanFile(ctx, p)
+		file = rec.PlanFile(ctx, p, o.sign)
 	} else {
 		rec.Plan(ctx, p) // the file, if any, holds the changes picked in review
 	}
@@ -318,7 +346,7 @@ func finishPlan(ctx context.Context, e *env, rec *migration.Recorder, p *plan.Pl
 				fmt.Fprintf(e.stderr, "migrate %s: warning: the %s has no cluster id, so apply --plan will refuse %s; apply without --plan instead\n", o.cmd, side, o.out)
 			}
 		}
-		save := planfile.Write
+		save := func(path string, p *plan.Plan) error { return planfile.WriteSigned(path, p, o.sign) }
 		if file != nil {
 			save = file.Save
 		}

@@ -23,6 +23,7 @@ type auditRevertFlags struct {
 	target       targetFlags
 	audit        auditFlags
 	out          string
+	sign         signFlag
 	deleteTopics bool
 	scramCreds   string
 	output       string
@@ -38,6 +39,7 @@ func (c *cli) newAuditRevertCmd() *cobra.Command {
 	f.target.register(fs)
 	f.audit.register(fs)
 	fs.StringVar(&f.out, "out", "", "save the revert plan to this `FILE` for migrate apply --plan (zstd-compressed JSON)")
+	f.sign.register(fs)
 	fs.BoolVar(&f.deleteTopics, "delete-created-topics", false, "delete the topics the run created, with every message written to them since (without it they are kept)")
 	fs.StringVar(&f.scramCreds, "scram-credentials", "", "`FILE`: a JSON list of {user, mechanism, password, iterations}: the passwords of SCRAM credentials the run changed or deleted")
 	cmdline.OutputFlag(fs, &f.output, "output: text or json", "text", "json")
@@ -61,6 +63,10 @@ func runAuditRevert(ctx context.Context, e *env, f *auditRevertFlags, args []str
 	view, err := render.PlanView(render.Output(f.output), e.stdout, render.TextOptions{Detail: f.detail})
 	if err != nil {
 		return fail(e, cmdName, outputError(err))
+	}
+	key, err := f.sign.load(f.out)
+	if err != nil {
+		return fail(e, cmdName, err)
 	}
 	// The run is read from the database: a missing one is a usage error.
 	path := f.audit.path
@@ -99,5 +105,5 @@ func runAuditRevert(ctx context.Context, e *env, f *auditRevertFlags, args []str
 	if f.audit.path != "" {
 		apply += " --audit-db " + shellQuote(f.audit.path)
 	}
-	return finishPlan(ctx, e, rec, pl.Plan, view, planOutput{cmd: cmdName, out: f.out, interactive: f.interactive, applyWith: apply})
+	return finishPlan(ctx, e, rec, pl.Plan, view, planOutput{cmd: cmdName, out: f.out, sign: key, interactive: f.interactive, applyWith: apply})
 }

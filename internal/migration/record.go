@@ -9,6 +9,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
+	"github.com/zkmigrate/zkmigrate/internal/plansign"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -247,15 +248,16 @@ func (r *Recorder) Plan(ctx context.Context, p *plan.Plan) {
 // PlanFile records the plan and encodes it as its plan file once for
 // both (audit.Run.RecordPlanEncoded): the file's bytes are returned for
 // planfile's Save, nil when the plan was not recorded (no audit trail), and
-// the caller writes the file with planfile.Write.
-func (r *Recorder) PlanFile(ctx context.Context, p *plan.Plan) *planfile.Encoded {
+// the caller writes the file with planfile.WriteSigned. key signs the
+// file (nil: unsigned).
+func (r *Recorder) PlanFile(ctx context.Context, p *plan.Plan, key *plansign.Key) *planfile.Encoded {
 	if !r.OK() || p == nil {
 		return nil
 	}
 	var file *planfile.Encoded
 	_ = r.run.RecordPlanEncoded(ctx, p, func(tap io.Writer) ([]byte, error) {
 		var err error
-		if file, err = planfile.Encode(p, tap); err != nil {
+		if file, err = planfile.EncodeSigned(p, tap, key); err != nil {
 			return nil, err
 		}
 		return file.Data, nil

@@ -19,8 +19,13 @@ import (
 // its source and its live target now.
 type SavedRequest struct {
 	PlanFile string
-	Source   SourceFunc
-	Dial     DialFunc
+	// VerifyKeyFile, when set, is the key (public, or private) whose
+	// signature the plan file must hold (planfile.ReadVerified): an
+	// unsigned plan, another key's or a bad signature is refused before
+	// anything else is read.
+	VerifyKeyFile string
+	Source        SourceFunc
+	Dial          DialFunc
 	// PolicyFile must be the policy the plan was made with, when it was
 	// made with one; CredentialsFile is a SCRAM credentials file ("" none).
 	PolicyFile      string
@@ -60,7 +65,7 @@ func (e *PolicyError) Error() string {
 // carry out, and a policy other than the one the plan was made with. The
 // caller closes the result.
 func LoadSaved(ctx context.Context, r SavedRequest) (*Planned, error) {
-	p, err := planfile.Read(r.PlanFile)
+	p, err := ReadSaved(r.PlanFile, r.VerifyKeyFile)
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +120,20 @@ func LoadSaved(ctx context.Context, r SavedRequest) (*Planned, error) {
 		return nil, fmt.Errorf("%s: %w", r.PlanFile, err)
 	}
 	return &Planned{Plan: p, Source: src, Target: tgt, Conn: conn, Credentials: creds, Secrets: secrets, PrincipalMap: pm}, nil
+}
+
+// ReadSaved reads a saved plan file and checks it (planfile.Read), and
+// with a verification key (keyFile, "" none) its signature by that key
+// (planfile.ReadVerified) before anything else: the key is read first.
+func ReadSaved(path, keyFile string) (*plan.Plan, error) {
+	if keyFile == "" {
+		return planfile.Read(path)
+	}
+	key, err := LoadVerifyKey(keyFile)
+	if err != nil {
+		return nil, err
+	}
+	return planfile.ReadVerified(path, key)
 }
 
 // Justify decides whether saved may be applied to tgt now, and returns the
