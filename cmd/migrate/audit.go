@@ -2,9 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/cmdline"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 )
 
@@ -58,24 +58,25 @@ func (c *cli) auditSub(name, short, usage string, run func(ctx context.Context, 
 	return cmd, fs
 }
 
-// openAuditDB opens an existing audit database for reading. It does not
-// create one (a missing file is an error naming the path); an older schema
-// is migrated forward, a newer one refused.
-func openAuditDB(ctx context.Context, f *auditCmdFlags) (*audit.Store, error) {
-	path := f.db
-	if path == "" {
-		path = audit.DefaultPath()
+// auditRead opens the audit database of f for reading, reads from it and
+// shows what it read through view (made first: a bad -o reads nothing).
+func auditRead[T any](ctx context.Context, e *env, name string, f *auditCmdFlags, view render.View[T], err error, read func(*audit.Store) (T, error)) int {
+	if err != nil {
+		return fail(e, name, outputError(err))
 	}
-	if path == "" {
-		return nil, errors.New("no audit database: give --audit-db PATH")
+	s, err := migration.OpenTrail(ctx, f.db)
+	if err != nil {
+		return fail(e, name, err)
 	}
-	if _, err := os.Stat(path); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("no audit database at %s (give --audit-db PATH)", path)
-		}
-		return nil, fmt.Errorf("audit database %s: %v", path, err)
+	defer s.Close()
+	x, err := read(s)
+	if err == nil {
+		err = view(x)
 	}
-	return audit.Open(ctx, path)
+	if err != nil {
+		return fail(e, name, err)
+	}
+	return exitOK
 }
 
 func parseRunID(pos []string, sub string) (int64, error) {
@@ -104,22 +105,10 @@ func auditLog(ctx context.Context, e *env, f *auditCmdFlags, limit int, pos []st
 		return fail(e, "audit log", fmt.Errorf("unexpected argument %q", pos[0]))
 	}
 	view, err := render.AuditRunsView(render.Output(f.output), e.stdout)
-	if err != nil {
-		return fail(e, "audit log", outputError(err))
-	}
-	s, err := openAuditDB(ctx, f)
-	if err != nil {
-		return fail(e, "audit log", err)
-	}
-	defer s.Close()
-	runs, err := s.Runs(ctx, limit)
-	if err != nil {
-		return fail(e, "audit log", err)
-	}
-	if err := view(render.AuditRunsShown{DB: s.Path(), Runs: runs}); err != nil {
-		return fail(e, "audit log", err)
-	}
-	return exitOK
+	return auditRead(ctx, e, "audit log", f, view, err, func(s *audit.Store) (render.AuditRunsShown, error) {
+		runs, err := s.Runs(ctx, limit)
+		return render.AuditRunsShown{DB: s.Path(), Runs: runs}, err
+	})
 }
 
 func (c *cli) newAuditShowCmd() *cobra.Command {
@@ -139,39 +128,13 @@ func auditShow(ctx context.Context, e *env, f *auditCmdFlags, kind, status strin
 		return fail(e, "audit show", err)
 	}
 	view, err := render.AuditRunView(render.Output(f.output), e.stdout)
-	if err != nil {
-		return fail(e, "audit show", outputError(err))
-	}
-	switch status {
-	case "", "planned", "sent", "validated", "succeeded", "failed", "skipped":
-	default:
+	if known := slices.Contains([]string{"", "planned", "sent", "validated", "succeeded", "failed", "skipped"}, status); err == nil && !known {
 		return fail(e, "audit show", fmt.Errorf("--status %q: want planned, sent, validated, succeeded, failed or skipped", status))
 	}
-	s, err := openAuditDB(ctx, f)
-	if err != nil {
-		return fail(e, "audit show", err)
-	}
-	defer s.Close()
-	run, err := s.Run(ctx, id)
-	if err != nil {
-		return fail(e, "audit show", err)
-	}
-	changes, err := s.Changes(ctx, id, audit.ChangeFilter{Kind: kind, Status: status, NoStates: !render.AuditRunStates(render.Output(f.output))})
-	if err != nil {
-		return fail(e, "audit show", err)
-	}
-	rpcs, err := s.RPCs(ctx, id)
-	if err != nil {
-		return fail(e, "audit show", err)
-	}
-	proofs, err := s.AccessProofs(ctx, id)
-	if err != nil {
-		return fail(e, "audit show", err)
-	}
-	if err := view(render.AuditRunShown{Run: run, Changes: changes, RPCs: rpcs, AccessProofs: proofs, Filter: render.AuditFilter{Kind: kind, Status: status}}); err != nil {
-		return fail(e, "audit show", err)
-	}
-	return exitOK
+	return auditRead(ctx, e, "audit show", f, view, err, func(s *audit.Store) (render.AuditRunShown, error) {
+		d, err := migration.ShowRun(ctx, s, id, audit.ChangeFilter{Kind: kind, Status: status, NoStates: !render.AuditRunStates(render.Output(f.output))})
+		return render.AuditRunShown{Run: d.Run, Changes: d.Changes, RPCs: d.RPCs, AccessProofs: d.AccessProofs, Filter: render.AuditFilter{Kind: kind, Status: status}}, err
+	})
 }
 
 func (c *cli) newAuditExportCmd() *cobra.Command {
@@ -185,22 +148,7 @@ func auditExport(ctx context.Context, e *env, f *auditCmdFlags, pos []string) in
 		return fail(e, "audit export", err)
 	}
 	view, err := render.AuditExportView(render.Output(f.output), e.stdout)
-	if err != nil {
-		return fail(e, "audit export", outputError(err))
-	}
-	s, err := openAuditDB(ctx, f)
-	if err != nil {
-		return fail(e, "audit export", err)
-	}
-	defer s.Close()
-	x, err := s.Export(ctx, id)
-	if err != nil {
-		return fail(e, "audit export", err)
-	}
-	if err := view(x); err != nil {
-		return fail(e, "audit export", err)
-	}
-	return exitOK
+	return auditRead(ctx, e, "audit export", f, view, err, func(s *audit.Store) (*audit.RunExport, error) { return s.Export(ctx, id) })
 }
 
 // auditVerifyFlags are the flags of `migrate audit verify` besides
@@ -223,7 +171,6 @@ func (c *cli) newAuditVerifyCmd() *cobra.Command {
 }
 
 func auditVerify(ctx context.Context, e *env, f *auditCmdFlags, v *auditVerifyFlags, pos []string) int {
-	anchor, keyFile, receiptFile := &v.anchor, &v.keyFile, &v.receiptFile
 	if len(pos) > 0 {
 		return fail(e, "audit verify", fmt.Errorf("unexpected argument %q", pos[0]))
 	}
@@ -231,35 +178,22 @@ func auditVerify(ctx context.Context, e *env, f *auditCmdFlags, v *auditVerifyFl
 	if err != nil {
 		return fail(e, "audit verify", outputError(err))
 	}
-	opts := audit.VerifyOptions{Anchor: *anchor}
-	if *keyFile != "" {
-		if opts.Key, err = audit.LoadKey(*keyFile); err != nil {
-			return fail(e, "audit verify", fmt.Errorf("--audit-key: %v", err))
-		}
-	}
-	if *receiptFile != "" {
-		if opts.Receipts, err = audit.ReadReceipts(*receiptFile); err != nil {
-			return fail(e, "audit verify", fmt.Errorf("--receipt-file: %v", err))
-		}
-		if len(opts.Receipts) == 0 {
-			return fail(e, "audit verify", fmt.Errorf("--receipt-file %s holds no receipts", *receiptFile))
-		}
-	}
-	s, err := openAuditDB(ctx, f)
+	opts, err := migration.VerifyRequest{Anchor: v.anchor, KeyFile: v.keyFile, ReceiptFile: v.receiptFile}.Options()
 	if err != nil {
 		return fail(e, "audit verify", err)
 	}
-	defer s.Close()
-	res, err := s.VerifyWith(ctx, opts)
-	if err != nil {
-		return fail(e, "audit verify", err)
+	if v.receiptFile != "" && len(opts.Receipts) == 0 {
+		return fail(e, "audit verify", fmt.Errorf("--receipt-file %s holds no receipts", v.receiptFile))
 	}
-	code := exitOK
-	if !res.OK {
-		code = exitPartial
-	}
-	if err := view(render.AuditVerified{Result: res, Input: render.AuditVerifyInput{DB: s.Path(), ReceiptFile: *receiptFile, Receipts: len(opts.Receipts)}}); err != nil {
-		return fail(e, "audit verify", err)
+	code := exitOK // exitPartial when the chain does not verify
+	if rc := auditRead(ctx, e, "audit verify", f, view, nil, func(s *audit.Store) (render.AuditVerified, error) {
+		res, err := s.VerifyWith(ctx, opts)
+		if err == nil && !res.OK {
+			code = exitPartial
+		}
+		return render.AuditVerified{Result: res, Input: render.AuditVerifyInput{DB: s.Path(), ReceiptFile: v.receiptFile, Receipts: len(opts.Receipts)}}, err
+	}); rc != exitOK {
+		return rc
 	}
 	return code
 }

@@ -52,6 +52,10 @@ func errorText(err error) string {
 			text = strings.Replace(text, nk.Error(), nk.Text(flag), 1)
 		}
 	}
+	var nt *migration.NoTrailError
+	if errors.As(err, &nt) {
+		text = strings.Replace(text, nt.Error(), nt.Text("--audit-db"), 1)
+	}
 	if errors.Is(err, migration.ErrNoTarget) {
 		text = strings.Replace(text, migration.ErrNoTarget.Error(), "give the target: --bootstrap-server host:port [--command-config client.properties]", 1)
 	}

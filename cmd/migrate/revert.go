@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/render"
@@ -69,17 +67,14 @@ func runAuditRevert(ctx context.Context, e *env, f *auditRevertFlags, args []str
 		return fail(e, cmdName, err)
 	}
 	// The run is read from the database: a missing one is a usage error.
-	path := f.audit.path
-	if path == "" {
-		path = audit.DefaultPath()
-	}
-	if _, err := os.Stat(path); err != nil {
-		return fail(e, cmdName, fmt.Errorf("no audit database at %s (give --audit-db PATH): the run to revert is read from it", path))
+	path, err := migration.TrailPath(f.audit.path)
+	if err != nil {
+		return fail(e, cmdName, fmt.Errorf("%s: the run to revert is read from it", errorText(err)))
 	}
 	rec := f.audit.begin(ctx, e, "revert")
 	store := rec.Store()
 	if f.audit.off {
-		if store, err = openAuditDB(ctx, &auditCmdFlags{db: path}); err != nil {
+		if store, err = migration.OpenTrail(ctx, path); err != nil {
 			return fail(e, cmdName, err)
 		}
 		defer store.Close()
