@@ -104,7 +104,7 @@ func (c *cli) newAccessDiffCmd() *cobra.Command {
 	fs.StringVar(&f.exclude, "exclude", "", "with --planned: leave out these change `KINDS` (comma list)")
 	fs.StringVar(&f.principals, "principals", "", "with --planned: only ACLs whose principal matches this `REGEXP`")
 	fs.BoolVar(&f.prune, "prune", false, "with --planned: the plan also deletes the target's ACLs the source does not have")
-	fs.IntVar(&f.limit, "limit", 20, "text: show at most `N` causes (0: all); json and markdown list all")
+	cmdline.IntAtLeast(fs, &f.limit, "limit", 20, 0, "text: show at most `N` causes (0: all); json and markdown list all")
 	fs.Var(&f.accept, "accept", "accept the cause with this `ID` (ACCESS-..., as a report names it; repeatable, or a comma list): listed as accepted, it does not make the target not equivalent")
 	f.audit.register(fs)
 	return cmd

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/audit"
+	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
@@ -42,8 +43,8 @@ func (f *applyFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.yes, "yes", false, "do not ask for confirmation")
 	fs.BoolVar(&f.validateOnly, "validate-only", false, "dry run that changes nothing: send CreateTopics, CreatePartitions, IncrementalAlterConfigs and AlterClientQuotas with validate_only set; every other change (ACLs, SCRAM users, reassignments, --prune deletes) has no such mode and is reported as \"not validated: would send <RPC>\", never sent")
 	fs.BoolVar(&f.noPreflight, "no-preflight", false, "skip the validate-only request sent before each real request")
-	fs.IntVar(&f.batchSize, "batch-size", 500, "`N` resources per request (at least 1)")
-	fs.IntVar(&f.maxInFlight, "max-in-flight", 4, "`N` concurrent requests (at least 1)")
+	cmdline.IntIn(fs, &f.batchSize, "batch-size", 500, 1, migration.MaxBatchSize, fmt.Sprintf("`N` resources per request (1 to %d)", migration.MaxBatchSize))
+	cmdline.IntIn(fs, &f.maxInFlight, "max-in-flight", 4, 1, migration.MaxInFlight, fmt.Sprintf("`N` concurrent requests (1 to %d)", migration.MaxInFlight))
 	fs.Float64Var(&f.rate, "rate", 0, "at most `N` resources per second (0 = unlimited; negative, NaN and Inf are refused)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "print every RPC with its broker and duration")
 	fs.DurationVar(&f.settle, "verify-timeout", 60*time.Second, "after applying, re-read the target through each of its brokers until every broker shows every applied change (KRaft brokers learn of changes asynchronously, each on its own); the wait goes on while each `DURATION` shows more of them (a large apply is published in pieces) and ends after one that shows none more: changes still not shown are named and the exit code is 3; 0 skips the check")
@@ -128,10 +129,6 @@ func (f *applyFlags) planShaping() string {
 // replacing them with a default behind the operator's back.
 func (f *applyFlags) checkNumbers() error {
 	switch {
-	case f.batchSize < 1:
-		return fmt.Errorf("--batch-size %d: want at least 1 resource per request", f.batchSize)
-	case f.maxInFlight < 1:
-		return fmt.Errorf("--max-in-flight %d: want at least 1 concurrent request", f.maxInFlight)
 	case math.IsNaN(f.rate) || math.IsInf(f.rate, 0) || f.rate < 0:
 		return fmt.Errorf("--rate %v: want a finite number of resources per second, 0 for unlimited", f.rate)
 	case f.settle < 0:

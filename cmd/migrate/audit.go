@@ -96,7 +96,7 @@ func (c *cli) newAuditLogCmd() *cobra.Command {
 		func(ctx context.Context, e *env, f *auditCmdFlags, pos []string) int {
 			return auditLog(ctx, e, f, limit, pos)
 		}, "text", "json")
-	fs.IntVar(&limit, "limit", 50, "show at most `N` runs (0: all)")
+	cmdline.IntAtLeast(fs, &limit, "limit", 50, 0, "show at most `N` runs (0: all)")
 	return cmd
 }
 

@@ -62,6 +62,8 @@ func TestUsageErrorsRecordNoRun(t *testing.T) {
 		{"policy", "test", "--snapshot", snap},
 		{"policy", "test", "--policy", "p.yaml"},
 		{"demo", "--brokers", "many"},
+		{"demo", "--brokers", "0"},
+		{"demo", "--brokers", "-1"},
 	}
 	for _, existing := range []bool{false, true} {
 		for _, args := range cases {

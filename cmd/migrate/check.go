@@ -45,7 +45,7 @@ func (f *checkFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.target, "target-version", check.DefaultTargetVersion, "Kafka `VERSION` the cluster moves to (4.0, 4.1, ...); version-dependent checks follow it")
 	cmdline.OutputFlag(fs, &f.output, "output: text, json or markdown (for a change ticket)", "text", "json", "markdown")
 	fs.StringVar(&f.failOn, "fail-on", check.SeverityError, "exit 3 when a finding at or above this `SEVERITY` exists: error, warning, info or none")
-	fs.IntVar(&f.limit, "max-per-check", 20, "text and markdown: list at most `N` findings per check id (0: all); json lists all")
+	cmdline.IntAtLeast(fs, &f.limit, "max-per-check", 20, 0, "text and markdown: list at most `N` findings per check id (0: all); json lists all")
 	fs.BoolVar(&f.catalogue, "catalogue", false, "print the catalogue of checks (ids, severities, fixes) and exit")
 	f.audit.register(fs)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/demo"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/render"
@@ -28,7 +29,7 @@ type demoFlags struct {
 
 func (f *demoFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noTUI, "no-tui", false, "plain text output even on a terminal")
-	fs.IntVar(&f.brokers, "brokers", 3, "`N` brokers in the in-process target cluster")
+	cmdline.IntIn(fs, &f.brokers, "brokers", 3, 1, demo.MaxBrokers, fmt.Sprintf("`N` brokers in the in-process target cluster (1 to %d)", demo.MaxBrokers))
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr (there is none either when stderr is not a terminal)")
 	fs.BoolVar(&f.detail, "detail", false, "list every change, blocker and finding of the plans (as plan --detail)")
 	f.audit.register(fs)

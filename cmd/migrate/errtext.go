@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/render"
@@ -35,6 +36,22 @@ var inputFlags = map[migration.Input]string{
 	migration.InputVerifyKey:           "--verify-key",
 }
 
+// kindAdvice says where a file of each kind goes, for a file given to the
+// wrong flag (infile.WrongKindError).
+var kindAdvice = map[infile.Kind]string{
+	infile.Plan:        "give it to 'migrate apply --plan'",
+	infile.Snapshot:    "give it to --snapshot (the source) or --target-snapshot",
+	infile.Tree:        "a capture of ZooKeeper's znodes, which 'migrate demo' reads itself; make a snapshot file with 'migrate snapshot --zookeeper host:port --out FILE'",
+	infile.Checkpoint:  "give it to 'migrate bootstrap --in' or 'migrate bootstrap --show'",
+	infile.Receipts:    "give it to --receipt-file",
+	infile.Key:         "give it to --audit-key",
+	infile.Credentials: "give it to --scram-credentials",
+	infile.Store:       "a TLS key or certificate: name it in the client properties (--command-config) or --zk-tls-config-file",
+	infile.ZKSnapshot:  "give its directory to --zk-data-dir",
+	infile.ZKLog:       "give its directory to --zk-data-dir (or --zk-data-log-dir)",
+	infile.AuditDB:     "give it to --audit-db",
+}
+
 // errorText words err in the command line's terms: the inputs a use case
 // blames by the flags that give them, and the plan's options and sides
 // (planErrorText).
@@ -55,6 +72,12 @@ func errorText(err error) string {
 	var nt *migration.NoTrailError
 	if errors.As(err, &nt) {
 		text = strings.Replace(text, nt.Error(), nt.Text("--audit-db"), 1)
+	}
+	var wk *infile.WrongKindError
+	if errors.As(err, &wk) {
+		if advice, ok := kindAdvice[wk.Got]; ok {
+			text = strings.Replace(text, wk.Error(), wk.Error()+"; "+advice, 1)
+		}
 	}
 	if errors.Is(err, migration.ErrNoTarget) {
 		text = strings.Replace(text, migration.ErrNoTarget.Error(), "give the target: --bootstrap-server host:port [--command-config client.properties]", 1)

@@ -46,6 +46,9 @@ func (k *Key) CanSign() bool { return k != nil && len(k.Private) == ed25519.Priv
 // key (PKIX PEM), ed25519 only. Errors name the file.
 func LoadKey(path string) (*Key, error) {
 	b, err := infile.ReadAll(path, infile.Key)
+	if err == nil {
+		err = infile.ExpectBytes(path, infile.Key, b)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("audit key: %w", err)
 	}

@@ -55,6 +55,11 @@ func (s *Store) SetSigner(k *Key) error {
 // and synced, right after it is committed. Opening it now means a bad path
 // is reported before the run changes anything.
 func (s *Store) SetReceiptFile(path string) error {
+	// A key, a plan or any other file of the tool's given here by mistake
+	// is refused, not appended to.
+	if err := infile.ExpectFile(path, infile.Receipts); err != nil {
+		return fmt.Errorf("audit: receipt file: %w", err)
+	}
 	f, err := infile.OpenAppend(path, infile.Receipts, 0o600)
 	if err != nil {
 		return fmt.Errorf("audit: receipt file: %w", err)
@@ -123,7 +128,12 @@ const MaxReceiptLine = 64 << 10
 // ReadReceipts reads a receipt file. Blank lines are skipped; anything else
 // that is not a receipt is an error naming FILE:LINE.
 func ReadReceipts(path string) ([]Receipt, error) {
-	f, err := infile.Open(path, infile.Receipts)
+	f, err := infile.OpenContent(path, infile.Receipts)
+	if err == nil {
+		if err = f.Expect(); err != nil {
+			f.Close()
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("audit: receipt file: %w", err)
 	}

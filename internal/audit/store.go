@@ -13,6 +13,8 @@ import (
 
 	// The cgo SQLite driver; registers "sqlite3".
 	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 )
 
 // BusyTimeout is how long a writer waits for another process's write lock
@@ -104,6 +106,12 @@ func open(ctx context.Context, path string, maxVersion int) (*Store, error) {
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("audit: %s is a directory, not a database file", path)
+	} else if err == nil && fi.Size() > 0 {
+		// A plan, a snapshot or a key given as the database is named,
+		// and never opened by SQLite.
+		if err := infile.ExpectFile(path, infile.AuditDB); err != nil {
+			return nil, fmt.Errorf("audit: %w", err)
+		}
 	}
 	// Create the file with owner-only permissions before SQLite does; its
 	// -wal and -shm files inherit them.

@@ -2,6 +2,8 @@ package cmdline
 
 import (
 	"errors"
+	"io"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -64,5 +66,45 @@ func TestFlagErrorText(t *testing.T) {
 	}
 	if got := FlagErrorText(errors.New("other")); got != "other" {
 		t.Errorf("another error worded %q", got)
+	}
+}
+
+// TestIntIn: a bounded int flag refuses a value outside its range when
+// parsed, with the range in the message, and keeps its default otherwise.
+func TestIntIn(t *testing.T) {
+	tests := []struct {
+		args    []string
+		min     int
+		max     int
+		want    int
+		wantErr string
+	}{
+		{nil, 1, 32, 3, ""},
+		{[]string{"--n", "1"}, 1, 32, 1, ""},
+		{[]string{"--n", "32"}, 1, 32, 32, ""},
+		{[]string{"--n", "0"}, 1, 32, 3, `--n "0": want 1 to 32`},
+		{[]string{"--n", "-1"}, 1, 32, 3, `--n "-1": want 1 to 32`},
+		{[]string{"--n", "33"}, 1, 32, 3, `--n "33": want 1 to 32`},
+		{[]string{"--n", "x"}, 1, 32, 3, `--n "x": must be an integer`},
+		{[]string{"--n", "99999999999999999999"}, 1, 32, 3, `--n "99999999999999999999": must be an integer`},
+		{[]string{"--n", "-1"}, 0, math.MaxInt, 3, `--n "-1": want 0 or more`},
+		{[]string{"--n", "0"}, 1, math.MaxInt, 3, `--n "0": want at least 1`},
+		{[]string{"--n", "9223372036854775807"}, 0, math.MaxInt, math.MaxInt, ""},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			var n int
+			IntIn(fs, &n, "n", 3, tt.min, tt.max, "`N` things")
+			err := fs.Parse(tt.args)
+			got := ""
+			if err != nil {
+				got = FlagErrorText(err)
+			}
+			if got != tt.wantErr || n != tt.want {
+				t.Errorf("n = %d, error %q; want %d, %q", n, got, tt.want, tt.wantErr)
+			}
+		})
 	}
 }

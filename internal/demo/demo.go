@@ -50,9 +50,17 @@ type Demo struct {
 	creds   []plan.Credential
 }
 
+// MaxBrokers is the most brokers the in-process target may have: each is
+// a listener and a goroutine set of its own, and the bundled cluster's
+// topics need 3.
+const MaxBrokers = 32
+
 // Start reads the bundled cluster, leaves out what the in-process Kafka
 // cannot hold (AdaptForKfake), and starts that Kafka with brokers brokers.
 func Start(ctx context.Context, brokers int) (*Demo, error) {
+	if brokers < 1 || brokers > MaxBrokers {
+		return nil, fmt.Errorf("%d brokers: the in-process Kafka has 1 to %d", brokers, MaxBrokers)
+	}
 	tree, err := zktree.Decode(bytes.NewReader(Tree))
 	if err != nil {
 		return nil, fmt.Errorf("bundled legacy tree: %w", err)

@@ -43,7 +43,7 @@ var (
 	Policy       = Kind{"policy file", 16 << 20}
 	Credentials  = Kind{"SCRAM credentials file", 64 << 20}
 	Secret       = Kind{"secret file", 64 << 10}
-	Key          = Kind{"key file", 64 << 10}
+	Key          = Kind{"audit key file", 64 << 10}
 	Properties   = Kind{"properties file", 16 << 20}
 	Store        = Kind{"key or trust store", 16 << 20}
 	Checkpoint   = Kind{"bootstrap checkpoint", 256 << 20}
@@ -185,6 +185,9 @@ func Open(path string, k Kind) (*File, error) {
 		return nil, notRegular(path, k, fi.Mode())
 	}
 	if fi.Size() > k.Max {
+		if err := ExpectFile(path, k); err != nil {
+			return nil, err // another of the tool's files: named as what it is
+		}
 		return nil, tooLarge(path, k, false)
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)

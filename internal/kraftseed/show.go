@@ -43,6 +43,9 @@ func Show(path string) (*Listing, error) {
 		path = filepath.Join(path, kraftcheckpoint.FileName)
 	}
 	data, err := infile.ReadAll(path, infile.Checkpoint)
+	if err == nil {
+		err = infile.ExpectBytes(path, infile.Checkpoint, data)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -185,6 +185,9 @@ func (t *Target) load() error {
 		return err
 	}
 	data, err := infile.ReadAll(t.File, infile.Checkpoint)
+	if err == nil {
+		err = infile.ExpectBytes(t.File, infile.Checkpoint, data)
+	}
 	if err != nil {
 		return err
 	}

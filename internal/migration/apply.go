@@ -77,12 +77,21 @@ func AcquireLock(ctx context.Context, store *audit.Store, run *audit.Run, target
 // real one (NoPreflight), resources per request, requests in flight and
 // resources per second (zero: apply's defaults, unlimited rate).
 type ApplyRequest struct {
+	// BatchSize is at most MaxBatchSize, MaxInFlight at most MaxInFlight
+	// (a Kafka broker serves a handful of admin requests at a time; more
+	// only wait in its queue).
 	ValidateOnly bool
 	NoPreflight  bool
 	BatchSize    int
 	MaxInFlight  int
 	Rate         float64
 }
+
+// The largest batch and the most requests in flight an ApplyRequest may ask.
+const (
+	MaxBatchSize = 100000
+	MaxInFlight  = 64
+)
 
 func (r ApplyRequest) options() apply.Options {
 	return apply.Options{ValidateOnly: r.ValidateOnly, NoPreflight: r.NoPreflight, BatchSize: r.BatchSize, MaxInFlight: r.MaxInFlight, Rate: r.Rate}

@@ -26,6 +26,9 @@ func LoadCredentials(path string) ([]plan.Credential, error) {
 		return nil, nil
 	}
 	data, err := infile.ReadAll(path, infile.Credentials)
+	if err == nil {
+		err = infile.ExpectBytes(path, infile.Credentials, data)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -64,6 +64,12 @@ const (
 	DefaultZKInFlight         = zkread.DefaultWorkers
 	DefaultZKConnectionsMulti = zkconn.DefaultMultiConnections
 	DefaultZKConnections      = zkconn.DefaultConnections
+
+	// MaxZKConnections and MaxZKInFlight bound what an operator may ask
+	// for: a ZooKeeper ensemble serves a few thousand sessions in all, and
+	// reads in flight past a few thousand queue in its request pipeline.
+	MaxZKConnections = 64
+	MaxZKInFlight    = 4096
 )
 
 // ConnOptions are the connection options of z (for sync's own sessions).

@@ -205,6 +205,9 @@ func Read(path string) (*plan.Plan, error) {
 		return nil, err
 	}
 	defer c.Close()
+	if err := c.Expect(); err != nil {
+		return nil, err
+	}
 	p, err := decode(path, c)
 	return p, infile.Wrap(path, infile.Plan, err)
 }
@@ -236,6 +239,9 @@ func Decode(name string, r io.Reader) (*plan.Plan, error) {
 		return nil, fmt.Errorf("%s: not a plan file: %v", name, err)
 	}
 	defer c.Close()
+	if err := c.Expect(); err != nil {
+		return nil, err
+	}
 	return decode(name, c)
 }
 

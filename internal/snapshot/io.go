@@ -35,6 +35,9 @@ func Decode(r io.Reader) (*Snapshot, error) {
 		return nil, fmt.Errorf("not a snapshot: %w", err)
 	}
 	defer c.Close()
+	if err := c.Expect(); err != nil {
+		return nil, err
+	}
 	return decode(c)
 }
 
@@ -48,7 +51,10 @@ func decode(r io.Reader) (*Snapshot, error) {
 		}
 		return nil, fmt.Errorf("not a snapshot: %w", err)
 	}
-	if s.Format == 0 || s.Format > FormatVersion {
+	if s.Format == 0 {
+		return nil, errors.New("field format: missing; not a snapshot file written by migrate snapshot --out")
+	}
+	if s.Format > FormatVersion {
 		return nil, fmt.Errorf("snapshot format %d not supported (this tool reads up to %d)", s.Format, FormatVersion)
 	}
 	holdSecretsByReference(&s)
@@ -67,6 +73,9 @@ func Load(path string) (*Snapshot, error) {
 		return nil, err
 	}
 	defer c.Close()
+	if err := c.Expect(); err != nil {
+		return nil, err
+	}
 	s, err := decode(c)
 	if err != nil {
 		return nil, infile.Wrap(path, infile.Snapshot, fmt.Errorf("%s: %w", path, err))

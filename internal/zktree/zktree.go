@@ -96,6 +96,9 @@ func Load(file string) (*Tree, error) {
 		return nil, err
 	}
 	defer c.Close()
+	if err := c.Expect(); err != nil {
+		return nil, err
+	}
 	t, err := Decode(c)
 	if err != nil {
 		return nil, infile.Wrap(file, infile.Tree, fmt.Errorf("%s: %w", file, err))
