@@ -138,16 +138,7 @@ func (f *applyFlags) checkNumbers() error {
 }
 
 func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (int, error) {
-	var pl *migration.Planned
-	err := withLoading(ctx, e, f.interactive, f.source.quiet, "Reading the source and the target", func(progress io.Writer) error {
-		var err error
-		if f.planFile != "" {
-			pl, err = f.loadSaved(ctx, progress, rec.Store())
-		} else {
-			pl, err = f.compute(ctx, progress)
-		}
-		return err
-	})
+	pl, err := f.load(ctx, e, rec)
 	if err != nil {
 		return exitError, err
 	}
@@ -155,29 +146,16 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 	if pl.Conn == nil {
 		return exitError, errors.New("apply needs --bootstrap-server")
 	}
-	rec.Planned(ctx, pl)
-	if !f.validateOnly { // a dry run reverts nothing
-		if err := rec.Reverts(ctx, pl.Plan); err != nil {
-			return exitError, err
-		}
-	}
-	p := pl.Plan
-
 	// One apply per target at a time; a killed earlier run is resumed.
-	lock, err := rec.Lock(ctx, pl.TargetKey())
+	h := notices(e, "apply")
+	lock, err := migration.BeginApply(ctx, rec, pl, f.validateOnly, h)
 	if err != nil {
 		return exitError, err
 	}
 	if lock != nil {
 		defer lock.Release()
-		if lock.AbandonErr != nil {
-			fmt.Fprintf(e.stderr, "migrate apply: audit: %v\n", lock.AbandonErr)
-		}
-		for _, id := range lock.Abandoned {
-			fmt.Fprintf(e.stderr, "Resuming after interrupted run %d (closed as abandoned): changes it completed are skipped.\n", id)
-		}
 	}
-
+	p := pl.Plan
 	if f.interactive {
 		run, last := pl.ApplyFunc(f.applyRequest(), rec.Observer())
 		res, err := sessionInteractive(ctx, e, p, run, rec.ID())
@@ -213,23 +191,31 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 	if err != nil {
 		return exitError, err
 	}
+	var unverified []string
 	if res.Stopped != nil {
 		fmt.Fprintf(e.stderr, "migrate apply: stopped, the rest of the plan was not sent: %v\n", res.Stopped)
-	}
-	var unverified []string
-	if applied := sent.Changes(); len(applied) > 0 && f.settle > 0 && res.Stopped == nil {
-		if unverified, err = migration.VerifyApplied(ctx, pl.Reader(), applied, f.settle, notices(e)); err != nil {
-			fmt.Fprintf(e.stderr, "migrate apply: %v\n", err)
-			rec.Note(ctx, "verify", err.Error())
-		} else {
-			fmt.Fprintf(e.stderr, "Verified: every broker of the target shows every applied change.\n")
-		}
+	} else {
+		unverified = migration.VerifySent(ctx, rec, pl, &sent, f.settle, h)
 	}
 	_ = view.Summary(rec.ID(), unverified)
 	if !f.validateOnly && res.Stopped == nil {
 		f.proveApplied(ctx, e, rec, pl)
 	}
 	return f.exit(ctx, e, rec, migration.ApplyOutcome(res, len(unverified), f.validateOnly)), nil
+}
+
+// load computes the plan, or reads the saved one, behind the loading
+// screen with --interactive.
+func (f *applyFlags) load(ctx context.Context, e *env, rec *migration.Recorder) (pl *migration.Planned, err error) {
+	err = withLoading(ctx, e, f.interactive, f.source.quiet, "Reading the source and the target", func(progress io.Writer) error {
+		if f.planFile != "" {
+			pl, err = f.loadSaved(ctx, progress, rec.Store())
+		} else {
+			pl, err = f.compute(ctx, progress)
+		}
+		return err
+	})
+	return pl, err
 }
 
 // proveApplied proves the target the apply left (its ACLs read again),

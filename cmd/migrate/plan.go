@@ -200,8 +200,9 @@ func hooks(progress io.Writer) migration.Hooks {
 
 // notices writes what a use case must tell the operator to stderr, and
 // the failures it goes on after as "migrate CMD: ..." lines.
-func notices(e *env) migration.Hooks {
-	return migration.Hooks{Notice: func(msg string) { fmt.Fprintln(e.stderr, msg) }, Phase: memprofile.Phase}
+func notices(e *env, cmd string) migration.Hooks {
+	return migration.Hooks{Notice: func(msg string) { fmt.Fprintln(e.stderr, msg) }, Phase: memprofile.Phase,
+		Warn: func(err error) { fmt.Fprintf(e.stderr, "migrate %s: %v\n", cmd, err) }}
 }
 
 // compute reads both sides and builds the plan.

@@ -3,7 +3,9 @@ package migration
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 	"github.com/zkmigrate/zkmigrate/internal/audit"
@@ -123,4 +125,50 @@ func observers(obs []apply.Observer) apply.Observers {
 		}
 	}
 	return out
+}
+
+// BeginApply readies pl to be applied in rec's run: it records the plan
+// (and, unless validateOnly, the run a revert plan reverts) and takes the
+// apply lock on pl's target (nil when nothing is recorded; Release it when
+// the apply is over). A failure to close earlier abandoned runs is said
+// through h.Warn, each run it closed (this one resumes after it) through
+// h.Notice.
+func BeginApply(ctx context.Context, rec *Recorder, pl *Planned, validateOnly bool, h Hooks) (*Lock, error) {
+	rec.Planned(ctx, pl)
+	if !validateOnly { // a dry run reverts nothing
+		if err := rec.Reverts(ctx, pl.Plan); err != nil {
+			return nil, err
+		}
+	}
+	lock, err := rec.Lock(ctx, pl.TargetKey())
+	if err != nil || lock == nil {
+		return nil, err
+	}
+	if lock.AbandonErr != nil {
+		h.warn(fmt.Errorf("audit: %w", lock.AbandonErr))
+	}
+	for _, id := range lock.Abandoned {
+		h.notice("Resuming after interrupted run %d (closed as abandoned): changes it completed are skipped.", id)
+	}
+	return lock, nil
+}
+
+// VerifySent waits, after an apply that ran to its end, until every
+// broker of pl's target shows every change sent holds as applied
+// (VerifyApplied, each window at most timeout; 0: no wait), and returns
+// the changes still not shown. A check that could not be made is noted in
+// rec's run and said through h.Warn; one that passed, through h.Notice.
+func VerifySent(ctx context.Context, rec *Recorder, pl *Planned, sent *Applied, timeout time.Duration, h Hooks) []string {
+	applied := sent.Changes()
+	if len(applied) == 0 || timeout <= 0 {
+		return nil
+	}
+	unverified, err := VerifyApplied(ctx, pl.Reader(), applied, timeout, h)
+	if err != nil {
+		h.warn(err)
+		rec.Note(ctx, "verify", err.Error())
+		return unverified
+	}
+	h.notice("Verified: every broker of the target shows every applied change.")
+	return unverified
 }
