@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -139,19 +140,7 @@ func runAccessDiff(ctx context.Context, e *env, f *accessDiffFlags, args []strin
 		return fail(e, name, err)
 	}
 	rec := f.audit.begin(ctx, e, name)
-	in, err := migration.LoadAccess(ctx, req)
-	if err != nil {
-		finish(ctx, e, rec, migration.Failed)
-		return fail(e, name, accessError(err))
-	}
-	for _, a := range f.accept {
-		for _, id := range strings.Split(a, ",") {
-			if id = strings.TrimSpace(id); id != "" {
-				in.Input.Accept = append(in.Input.Accept, id)
-			}
-		}
-	}
-	r, err := access.Compare(in.Input)
+	r, err := migration.CompareAccess(ctx, req, f.accept)
 	if err != nil {
 		finish(ctx, e, rec, migration.Failed)
 		return fail(e, name, accessError(err))
@@ -187,15 +176,12 @@ func (c *cli) newAccessExplainCmd() *cobra.Command {
 	var q access.Question
 	cmd := c.command("explain", "one request's decision and reason on each side", accessExplainUsage,
 		func(ctx context.Context, e *env, args []string) int {
-			return runAccessOne(ctx, e, &f, args, "access explain", func(in access.Input) (any, bool, error) {
+			return runAccessOne(ctx, e, &f, args, "access explain", render.ExplainView, func(in access.Input) (*access.Explanation, bool, error) {
 				if q.Principal == "" || q.Operation == "" || q.Resource == "" && !strings.EqualFold(q.Operation, access.InitProducerID) {
 					return nil, false, errors.New("give --principal, --operation and --resource")
 				}
 				x, err := access.Explain(in, q)
-				if err != nil {
-					return nil, false, err
-				}
-				return x, x.Same, nil
+				return x, err == nil && x.Same, err
 			})
 		})
 	fs := cmd.Flags()
@@ -214,19 +200,12 @@ func (c *cli) newAccessWhoCmd() *cobra.Command {
 	var resource string
 	cmd := c.command("who", "who may do what on one resource, on each side", accessWhoUsage,
 		func(ctx context.Context, e *env, args []string) int {
-			return runAccessOne(ctx, e, &f, args, "access who", func(in access.Input) (any, bool, error) {
+			return runAccessOne(ctx, e, &f, args, "access who", render.WhoView, func(in access.Input) (*access.WhoResult, bool, error) {
 				if resource == "" {
 					return nil, false, errors.New("give --resource TYPE:NAME")
 				}
 				w, err := access.Who(in, resource)
-				if err != nil {
-					return nil, false, err
-				}
-				same := true
-				for _, row := range w.Rows {
-					same = same && !row.Differs
-				}
-				return w, same, nil
+				return w, err == nil && w.Same(), err
 			})
 		})
 	fs := cmd.Flags()
@@ -235,9 +214,9 @@ func (c *cli) newAccessWhoCmd() *cobra.Command {
 	return cmd
 }
 
-// runAccessOne runs explain or who: load both sides, ask, render; exit 0
-// when every side agrees, 3 when not.
-func runAccessOne(ctx context.Context, e *env, f *accessFlags, args []string, name string, ask func(access.Input) (any, bool, error)) int {
+// runAccessOne runs explain or who: load both sides, ask, show the answer
+// through view; exit 0 when every side agrees, 3 when not.
+func runAccessOne[T any](ctx context.Context, e *env, f *accessFlags, args []string, name string, view func(render.Output, io.Writer) (render.View[T], error), ask func(access.Input) (T, bool, error)) int {
 	if len(args) > 0 {
 		return fail(e, name, fmt.Errorf("unexpected argument %q", args[0]))
 	}
@@ -249,17 +228,11 @@ func runAccessOne(ctx context.Context, e *env, f *accessFlags, args []string, na
 	if err != nil {
 		return fail(e, name, accessError(err))
 	}
-	v, same, err := ask(in.Input)
+	x, same, err := ask(in.Input)
 	if err != nil {
 		return fail(e, name, accessError(err))
 	}
-	switch x := v.(type) {
-	case *access.Explanation:
-		err = show(render.ExplainView, e, f.output, x)
-	case *access.WhoResult:
-		err = show(render.WhoView, e, f.output, x)
-	}
-	if err != nil {
+	if err := show(view, e, f.output, x); err != nil {
 		return fail(e, name, err)
 	}
 	if !same {

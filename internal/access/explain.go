@@ -159,6 +159,16 @@ type WhoResult struct {
 	Gaps  []Gap        `json:"not_proved,omitempty"`
 }
 
+// Same reports whether every side allows every principal the same.
+func (w *WhoResult) Same() bool {
+	for _, row := range w.Rows {
+		if row.Differs {
+			return false
+		}
+	}
+	return true
+}
+
 // WhoRow is one principal, from one host, and the operations each side
 // allows it.
 type WhoRow struct {

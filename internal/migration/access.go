@@ -173,6 +173,24 @@ func sourceNodes(s *snapshot.Snapshot, files []*props.File) []access.Node {
 	return out
 }
 
+// CompareAccess loads both sides of r (LoadAccess) and proves them
+// (access.Compare), the causes accept names accepted (each item an id or a
+// comma list of them).
+func CompareAccess(ctx context.Context, r AccessRequest, accept []string) (*access.Result, error) {
+	in, err := LoadAccess(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range accept {
+		for _, id := range strings.Split(a, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				in.Input.Accept = append(in.Input.Accept, id)
+			}
+		}
+	}
+	return access.Compare(in.Input)
+}
+
 // AccessSettings says where each node's authorizer settings come from:
 // the source brokers' properties files (none: the copies a source snapshot
 // holds) and the target nodes' (besides what live nodes return).
