@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +28,8 @@ type applyFlags struct {
 	planFile     string
 	verifyKey    string
 	yes          bool
+	confirmDels  int
+	typedDeletes bool // the deletes were confirmed by typing their count
 	validateOnly bool
 	noPreflight  bool
 	batchSize    int
@@ -40,7 +43,8 @@ func (f *applyFlags) register(fs *pflag.FlagSet) {
 	f.planFlags.register(fs)
 	fs.StringVar(&f.planFile, "plan", "", "apply a plan `FILE` saved by 'migrate plan --out', checked against the source given now (otherwise the plan is computed now from the plan flags)")
 	fs.StringVar(&f.verifyKey, "verify-key", "", "with --plan: apply the plan only if it is signed by this ed25519 key `FILE` (the public key, FILE.pub of 'migrate audit keygen'; plan --out --sign-key signs): an unsigned plan, another key's or a bad signature is refused before anything else is read")
-	fs.BoolVar(&f.yes, "yes", false, "do not ask for confirmation")
+	fs.BoolVar(&f.yes, "yes", false, "do not ask for confirmation (a plan that deletes also needs --confirm-deletes)")
+	fs.IntVar(&f.confirmDels, "confirm-deletes", 0, "confirm that the plan deletes `N` resources (its \"to delete\" count), as typing N at the terminal does: a plan that deletes is applied only so confirmed, and another N is refused")
 	fs.BoolVar(&f.validateOnly, "validate-only", false, "dry run that changes nothing: send CreateTopics, CreatePartitions, IncrementalAlterConfigs and AlterClientQuotas with validate_only set; every other change (ACLs, SCRAM users, reassignments, --prune deletes) has no such mode and is reported as \"not validated: would send <RPC>\", never sent")
 	fs.BoolVar(&f.noPreflight, "no-preflight", false, "skip the validate-only request sent before each real request")
 	cmdline.IntIn(fs, &f.batchSize, "batch-size", 500, 1, migration.MaxBatchSize, fmt.Sprintf("`N` resources per request (1 to %d)", migration.MaxBatchSize))
@@ -131,6 +135,8 @@ func (f *applyFlags) checkNumbers() error {
 	switch {
 	case math.IsNaN(f.rate) || math.IsInf(f.rate, 0) || f.rate < 0:
 		return fmt.Errorf("--rate %v: want a finite number of resources per second, 0 for unlimited", f.rate)
+	case f.confirmDels < 0:
+		return fmt.Errorf("--confirm-deletes %d: want the number of resources the plan deletes", f.confirmDels)
 	case f.settle < 0:
 		return fmt.Errorf("--verify-timeout %s: want a duration of 0 (skip the check) or more", f.settle)
 	}
@@ -146,6 +152,10 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 	if pl.Conn == nil {
 		return exitError, errors.New("apply needs --bootstrap-server")
 	}
+	f.showWidened(ctx, e, rec, pl)
+	if err := f.checkDeletes(ctx, e, rec, pl.Plan); err != nil {
+		return exitError, err
+	}
 	// One apply per target at a time; a killed earlier run is resumed.
 	h := notices(e, "apply")
 	lock, err := migration.BeginApply(ctx, rec, pl, f.validateOnly, h)
@@ -157,6 +167,9 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 	}
 	p := pl.Plan
 	if f.interactive {
+		if !f.typeDeletes(ctx, e, rec, p) {
+			return f.declined(ctx, e, rec)
+		}
 		run, last := pl.ApplyFunc(f.applyRequest(), rec.Observer())
 		res, err := sessionInteractive(ctx, e, p, run, rec.ID())
 		if err != nil {
@@ -176,7 +189,10 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 		return exitError, outputError(err)
 	}
 	_ = view.Plan(p)
-	if !f.yes && !f.validateOnly {
+	if !f.typeDeletes(ctx, e, rec, p) {
+		return f.declined(ctx, e, rec)
+	}
+	if !f.yes && !f.validateOnly && !f.typedDeletes {
 		if !e.tty {
 			return exitError, errors.New("refusing to apply without confirmation: not a terminal; pass --yes")
 		}
@@ -216,6 +232,74 @@ func (f *applyFlags) load(ctx context.Context, e *env, rec *migration.Recorder) 
 		return err
 	})
 	return pl, err
+}
+
+// showWidened says on stderr, and records, the options of a saved plan
+// that widen what apply may do (migration.Widenings): its file, not the
+// operator's flags, chose them.
+func (f *applyFlags) showWidened(ctx context.Context, e *env, rec *migration.Recorder, pl *migration.Planned) {
+	if len(pl.Widened) == 0 {
+		return
+	}
+	fmt.Fprintf(e.stderr, "migrate apply: %s widens what apply may do:\n", f.planFile)
+	var texts []string
+	for _, w := range pl.Widened {
+		fmt.Fprintf(e.stderr, "  %s\n", w)
+		texts = append(texts, w.String())
+	}
+	rec.Note(ctx, "plan-options", f.planFile+" widens what apply may do: "+strings.Join(texts, "; "))
+}
+
+// checkDeletes has a saved plan's deletes confirmed by their count, as
+// terraform has a destroy typed: --confirm-deletes N, or N typed at the
+// terminal (typeDeletes); --yes alone does not confirm them (the file, not
+// the operator's flags, chose to delete). It refuses a wrong count, naming
+// the plan's, and a plan that deletes unconfirmed where there is no
+// terminal to type at. A plan computed now needs only --yes, unless
+// --confirm-deletes is given: then the count must be right. A dry run
+// deletes nothing and needs no count. The confirmation is recorded.
+func (f *applyFlags) checkDeletes(ctx context.Context, e *env, rec *migration.Recorder, p *plan.Plan) error {
+	n := migration.Deletes(p)
+	switch {
+	case f.validateOnly || (f.planFile == "" && f.confirmDels == 0):
+		return nil
+	case f.confirmDels != 0 && f.confirmDels != n:
+		return fmt.Errorf("--confirm-deletes %d: the plan deletes %d resource(s), not %d; nothing applied", f.confirmDels, n, f.confirmDels)
+	case n == 0:
+		return nil
+	case f.confirmDels == n:
+		rec.Note(ctx, "confirm-deletes", fmt.Sprintf("%d delete(s) confirmed by --confirm-deletes %d", n, n))
+		return nil
+	case !e.tty:
+		return fmt.Errorf("refusing to apply: the plan deletes %d resource(s) and this is not a terminal to confirm them at; pass --confirm-deletes %d (with --yes)", n, n)
+	}
+	return nil // typeDeletes asks at the terminal, after the plan is shown
+}
+
+// typeDeletes asks at the terminal for the count of a saved plan's deletes
+// that checkDeletes left to confirm, and reports whether it was typed; the
+// typed count confirms the apply (no y/N question follows).
+func (f *applyFlags) typeDeletes(ctx context.Context, e *env, rec *migration.Recorder, p *plan.Plan) bool {
+	n := migration.Deletes(p)
+	if f.validateOnly || f.planFile == "" || n == 0 || f.confirmDels == n {
+		return true
+	}
+	fmt.Fprintf(e.stderr, "The plan deletes %d resource(s) (the changes marked -). Type %d to confirm: ", n, n)
+	line, _ := bufio.NewReader(e.stdin).ReadString('\n')
+	if strings.TrimSpace(line) != strconv.Itoa(n) {
+		return false
+	}
+	rec.Note(ctx, "confirm-deletes", fmt.Sprintf("%d delete(s) confirmed at the terminal", n))
+	f.typedDeletes = true
+	return true
+}
+
+// declined ends a run whose deletes were not confirmed at the terminal:
+// nothing applied, exit 0.
+func (f *applyFlags) declined(ctx context.Context, e *env, rec *migration.Recorder) (int, error) {
+	fmt.Fprintln(e.stderr, "Nothing applied.")
+	finish(ctx, e, rec, migration.Declined)
+	return exitOK, nil
 }
 
 // proveApplied proves the target the apply left (its ACLs read again),

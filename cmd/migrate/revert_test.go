@@ -172,6 +172,9 @@ func TestAuditRevertKfake(t *testing.T) {
 	if code, out, errs := runMigrate(t, append(slices.Clone(applyRevert), "--no-audit")...); code != exitError || !strings.Contains(errs, "audit database") {
 		t.Errorf("apply of a revert plan with --no-audit: exit %d, want 1 naming the audit database\n%s%s", code, out, errs)
 	}
+	// The revert deletes what the run created: confirmed by their count
+	// (refused without it: TestAuditRevertKilledApplyKfake).
+	applyRevert = append(applyRevert, "--confirm-deletes", "5")
 	if code, out, errs = runMigrate(t, applyRevert...); code != exitOK {
 		t.Fatalf("apply of the revert: exit %d\n%s%s", code, out, errs)
 	}
@@ -269,7 +272,23 @@ func TestAuditRevertKilledApplyKfake(t *testing.T) {
 	if !slices.Equal(deleted, made) {
 		t.Errorf("the revert deletes %v; the killed run had created %v", deleted, made)
 	}
-	if code, out, errs := runMigrate(t, append([]string{"apply", "--plan", file, "--yes"}, target...)...); code != exitOK {
+	applyRevert := append([]string{"apply", "--plan", file, "--yes"}, target...)
+	n := fmt.Sprint(len(deleted))
+	for _, c := range []struct{ extra, want []string }{
+		{nil, []string{"the plan deletes " + n + " resource(s)", "pass --confirm-deletes " + n}},
+		{[]string{"--confirm-deletes", "41"}, []string{"--confirm-deletes 41: the plan deletes " + n + " resource(s), not 41"}},
+	} {
+		code, out, errs := runMigrate(t, append(slices.Clone(applyRevert), c.extra...)...)
+		if code != exitError {
+			t.Errorf("apply of the revert %v: exit %d, want 1\n%s%s", c.extra, code, out, errs)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("apply of the revert %v: stderr lacks %q:\n%s", c.extra, w, errs)
+			}
+		}
+	}
+	if code, out, errs := runMigrate(t, append(applyRevert, "--confirm-deletes", n)...); code != exitOK {
 		t.Fatalf("apply of the revert: exit %d\n%s%s", code, out, errs)
 	}
 	if got := targetState(t, addr); got != before {

@@ -19,6 +19,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
+	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -255,7 +256,13 @@ func TestAuditRevertRealKafka41(t *testing.T) {
 		t.Fatal(err)
 	}
 	applyPlan := func(f string, extra ...string) (int, string, string) {
-		return b.migrate(t, append(append([]string{"apply", "--plan", f, "--yes", "--scram-credentials", creds}, extra...), b.targetArgs()...)...)
+		// A saved plan's deletes are confirmed by their count.
+		rp, err := planfile.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		confirm := fmt.Sprint(migration.Deletes(rp))
+		return b.migrate(t, append(append([]string{"apply", "--plan", f, "--yes", "--confirm-deletes", confirm, "--scram-credentials", creds}, extra...), b.targetArgs()...)...)
 	}
 	if code, out, errs := applyPlan(edited); code != exitError || !strings.Contains(errs, rp.Changes[i].ID) || revertView(read(), p)["quotas"] != after["quotas"] {
 		t.Errorf("an edited revert plan: exit %d, want 1 naming %s and nothing changed\n%s%s", code, rp.Changes[i].ID, out, errs)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -200,5 +201,198 @@ func TestSignedPlan(t *testing.T) {
 	}
 	if readTargetDigest(t, b.addr) == before {
 		t.Fatal("the signed plan changed nothing")
+	}
+}
+
+// exportRun exports run id of the audit database at db.
+func exportRun(t *testing.T, db string, id int64) *audit.RunExport {
+	t.Helper()
+	ctx := context.Background()
+	store, err := audit.Open(ctx, db)
+	must(t, err)
+	defer store.Close()
+	ex, err := store.Export(ctx, id)
+	must(t, err)
+	return ex
+}
+
+// Without keys, a plan edited to prune and resealed (options.prune set, a
+// delete of the target-only topic added, the digest made again) still
+// passes the digest and the justification, as the source does justify
+// that delete under prune: apply shows and records the options that widen
+// what it may do (prune with its count of deletes, placement "target",
+// no policy), and refuses the delete unless its count is confirmed
+// (--confirm-deletes N, with --yes, when not at a terminal); a wrong
+// count is refused naming the plan's. Confirmed, it applies.
+func TestSavedPlanWideningShownAndDeletesConfirmed(t *testing.T) {
+	b := newSignedPlanBed(t)
+	edited := filepath.Join(b.dir, "pruned-edit.json")
+	b.reseal(t, edited, false, func(p *plan.Plan) {
+		p.Options.Prune = true
+		p.Changes = append(p.Changes, b.pruneDelete(t))
+	})
+	db := filepath.Join(b.dir, "apply-audit.db")
+	apply := func(extra ...string) (int, string, string) {
+		return runMigrate(t, append([]string{"apply", "--plan", edited, "--snapshot", b.snap, "--bootstrap-server", b.addr,
+			"--scram-credentials", b.creds, "--audit-db", db, "--verify-timeout", "0", "--no-access-proof"}, extra...)...)
+	}
+	widened := []string{
+		edited + " widens what apply may do:",
+		"  options.prune: deletes what the target has and the source does not: 1 delete in this plan\n",
+		`  options.placement: "target": the target places the replicas`,
+		"  options.policy: absent: no topic policy checks the topic changes\n",
+	}
+	before := readTargetDigest(t, b.addr)
+	for i, c := range []struct {
+		name  string
+		extra []string
+		want  []string
+	}{
+		{"--yes alone", []string{"--yes"}, append(widened, "refusing to apply: the plan deletes 1 resource(s) and this is not a terminal to confirm them at; pass --confirm-deletes 1 (with --yes)")},
+		{"a wrong count", []string{"--yes", "--confirm-deletes", "2"}, append(widened, "--confirm-deletes 2: the plan deletes 1 resource(s), not 2; nothing applied")},
+		{"the count without --yes", []string{"--confirm-deletes", "1"}, append(widened, "not a terminal; pass --yes")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := apply(c.extra...)
+			if code != exitError {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, exitError, out, errs)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errs)
+				}
+			}
+			if readTargetDigest(t, b.addr) != before {
+				t.Fatal("the target changed")
+			}
+			// The audit trail records what the file widened.
+			var noted bool
+			for _, ev := range exportRun(t, db, int64(i+1)).Events {
+				noted = noted || ev.Kind == "plan-options" && strings.Contains(ev.Detail, "options.prune: deletes what the target has and the source does not: 1 delete in this plan") &&
+					strings.Contains(ev.Detail, "options.policy: absent")
+			}
+			if !noted {
+				t.Errorf("run %d records no plan-options event naming prune and the policy: %+v", i+1, exportRun(t, db, int64(i+1)).Events)
+			}
+		})
+	}
+	code, out, errs := apply("--yes", "--confirm-deletes", "1")
+	if code != exitOK {
+		t.Fatalf("confirmed: exit %d\n%s\n%s", code, out, errs)
+	}
+	if s := readTargetDigest(t, b.addr); s == before {
+		t.Fatal("the confirmed plan changed nothing")
+	}
+	var confirmed bool
+	for _, ev := range exportRun(t, db, 4).Events {
+		confirmed = confirmed || ev.Kind == "confirm-deletes" && ev.Detail == "1 delete(s) confirmed by --confirm-deletes 1"
+	}
+	if !confirmed {
+		t.Errorf("the confirmed run records no confirm-deletes event: %+v", exportRun(t, db, 4).Events)
+	}
+}
+
+// At a terminal, a saved plan's deletes are confirmed by typing their
+// count: another answer applies nothing (exit 0), the count applies
+// without a second question. A dry run asks nothing.
+func TestSavedPlanDeletesTypedAtTheTerminal(t *testing.T) {
+	b := newSignedPlanBed(t)
+	edited := filepath.Join(b.dir, "pruned-edit.json")
+	b.reseal(t, edited, false, func(p *plan.Plan) {
+		p.Options.Prune = true
+		p.Changes = append(p.Changes, b.pruneDelete(t))
+	})
+	args := []string{"apply", "--plan", edited, "--snapshot", b.snap, "--bootstrap-server", b.addr,
+		"--scram-credentials", b.creds, "--no-audit", "--verify-timeout", "0", "--no-access-proof"}
+	before := readTargetDigest(t, b.addr)
+	atTerminal := func(stdin string, extra ...string) (int, string) {
+		var out, errb strings.Builder
+		code := run(context.Background(), append(slices.Clone(args), extra...), strings.NewReader(stdin), &out, &errb, true)
+		return code, errb.String()
+	}
+	for _, answer := range []string{"y\n", "2\n", "\n"} {
+		code, errs := atTerminal(answer)
+		if code != exitOK || !strings.Contains(errs, "The plan deletes 1 resource(s) (the changes marked -). Type 1 to confirm: ") || !strings.Contains(errs, "Nothing applied.") {
+			t.Errorf("answer %q: exit %d\n%s", answer, code, errs)
+		}
+		if readTargetDigest(t, b.addr) != before {
+			t.Fatalf("answer %q changed the target", answer)
+		}
+	}
+	if code, errs := atTerminal("", "--validate-only"); code != exitOK || strings.Contains(errs, "Type 1") {
+		t.Errorf("--validate-only: exit %d\n%s", code, errs)
+	}
+	code, errs := atTerminal("1\n")
+	if code != exitOK || strings.Contains(errs, "[y/N]") {
+		t.Fatalf("the count typed: exit %d\n%s", code, errs)
+	}
+	if readTargetDigest(t, b.addr) == before {
+		t.Fatal("the count typed applied nothing")
+	}
+}
+
+// The operator's --policy at apply is evaluated whatever the file says: a
+// plan made with a policy that denies payments, edited to drop
+// options.policy and to create payments, and resealed, is refused under
+// --verify-key (the signature) and, given the policy at apply, refused as
+// blocked now; without either it is applied with the absence of a policy
+// shown and recorded (what the digest cannot stop).
+func TestOperatorPolicyAtApplyAlwaysEvaluated(t *testing.T) {
+	b := newSignedPlanBed(t)
+	pol := filepath.Join(b.dir, "policy.yaml")
+	must(t, os.WriteFile(pol, []byte("version: 1\nrules:\n  - name: freeze-payments\n    topics: '^payments$'\n    expr: 'false'\n    message: payments is frozen\n"), 0o600))
+	saved := filepath.Join(b.dir, "policy-plan.json")
+	if code, _, errs := runMigrate(t, "plan", "--snapshot", b.snap, "--bootstrap-server", b.addr, "--scram-credentials", b.creds, "--placement", "target",
+		"--policy", pol, "--no-audit", "--no-access-proof", "--out", saved, "--sign-key", b.key); code != exitPending {
+		t.Fatalf("plan: exit %d\n%s", code, errs)
+	}
+	p, err := planfile.Read(saved)
+	must(t, err)
+	var denied plan.Change
+	for _, bl := range p.Blockers {
+		if bl.Change != nil && bl.Change.ID == "topic:payments" {
+			denied = *bl.Change
+		}
+	}
+	if denied.ID == "" || p.Options.Policy == "" {
+		t.Fatalf("the policy did not block topic:payments (policy %q)", p.Options.Policy)
+	}
+	denied.Verdict = nil
+	p.Options.Policy = ""
+	p.Changes = append(p.Changes, denied)
+	sig := p.Signature
+	edited := filepath.Join(b.dir, "no-policy.json")
+	must(t, planfile.Write(edited, p))
+	// The signature kept, as an editor would.
+	plain := readPlainFile(t, edited)
+	s, _ := json.Marshal(sig)
+	must(t, os.WriteFile(edited, append(plain[:len(plain)-2], []byte(`,"signature":`+string(s)+"}\n")...), 0o600))
+
+	args := func(extra ...string) []string {
+		return append([]string{"apply", "--plan", edited, "--snapshot", b.snap, "--bootstrap-server", b.addr, "--scram-credentials", b.creds,
+			"--yes", "--no-audit", "--verify-timeout", "0", "--no-access-proof"}, extra...)
+	}
+	before := readTargetDigest(t, b.addr)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"under --verify-key", args("--verify-key", b.key+".pub"), "the signature by key " + b.keyID + " does not verify"},
+		{"with the operator's --policy", args("--policy", pol), `topic:payments: blocked now: policy rule "freeze-payments"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runMigrate(t, c.args...)
+			if code != exitError || !strings.Contains(errs, c.want) {
+				t.Fatalf("exit %d, want 1 with %q:\n%s\n%s", code, c.want, out, errs)
+			}
+			if readTargetDigest(t, b.addr) != before {
+				t.Fatal("the target changed")
+			}
+		})
+	}
+	code, out, errs := runMigrate(t, args()...)
+	if code != exitOK || !strings.Contains(errs, "options.policy: absent: no topic policy checks the topic changes") {
+		t.Fatalf("without keys or policy: exit %d, want 0 with the absent policy shown\n%s\n%s", code, out, errs)
 	}
 }

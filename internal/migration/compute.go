@@ -33,6 +33,9 @@ type Planned struct {
 	// PrincipalMap is the principal map the source was mapped with before
 	// planning (nil: none); Source is the source as read, unmapped.
 	PrincipalMap *principalmap.Map
+	// Widened lists a saved plan's options that widen what apply may do
+	// (Widenings), for the command to show and record; LoadSaved sets it.
+	Widened []Widening
 }
 
 // NewPlanned is p, built in this run from src and tgt, with what it was

@@ -73,7 +73,11 @@ func LoadSaved(ctx context.Context, r SavedRequest) (*Planned, error) {
 		return nil, fmt.Errorf("%s: %w", r.PlanFile, err)
 	}
 	if p.Reverts != nil {
-		return loadRevert(ctx, r, p)
+		pl, err := loadRevert(ctx, r, p)
+		if pl != nil {
+			pl.Widened = Widenings(p, false)
+		}
+		return pl, err
 	}
 	if r.Source == nil {
 		return nil, fmt.Errorf("%s: a saved change is applied only if the source it was planned from still justifies it: give that source", r.PlanFile)
@@ -119,7 +123,8 @@ func LoadSaved(ctx context.Context, r SavedRequest) (*Planned, error) {
 		conn.Close()
 		return nil, fmt.Errorf("%s: %w", r.PlanFile, err)
 	}
-	return &Planned{Plan: p, Source: src, Target: tgt, Conn: conn, Credentials: creds, Secrets: secrets, PrincipalMap: pm}, nil
+	return &Planned{Plan: p, Source: src, Target: tgt, Conn: conn, Credentials: creds, Secrets: secrets, PrincipalMap: pm,
+		Widened: Widenings(p, pol != nil)}, nil
 }
 
 // ReadSaved reads a saved plan file and checks it (planfile.Read), and
