@@ -241,11 +241,11 @@ func (c *cli) newPlanCmd() *cobra.Command {
 	var f planFlags
 	var out string
 	var sign signFlag
-	cmd := c.command("plan", "compute the changes that bring the target in line with the source (diff, -o json, --out plan.json)", planUsage,
+	cmd := c.command("plan", "compute the changes that bring the target in line with the source (diff, -o json, --out plan.zst)", planUsage,
 		func(ctx context.Context, e *env, args []string) int { return runPlan(ctx, e, &f, out, &sign, args) })
 	fs := cmd.Flags()
 	f.register(fs)
-	fs.StringVar(&out, "out", "", "save the plan (with the before-states apply checks) to this `FILE`: zstd-compressed JSON (zstd -dc FILE shows it)")
+	fs.StringVar(&out, "out", "", "save the plan (with the before-states apply checks) to this `FILE`: plain JSON when it ends in .json, else zstd-compressed JSON (.zst; zstd -dc FILE shows it)")
 	sign.register(fs)
 	cmd.Annotations = map[string]string{"footer": keyHelp()}
 	return cmd

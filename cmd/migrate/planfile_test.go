@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zkmigrate/zkmigrate/internal/audit"
+	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
@@ -188,4 +189,31 @@ func exportFirstRun(t *testing.T, db string) *audit.RunExport {
 		t.Fatal(err)
 	}
 	return ex
+}
+
+// TestOutNameDecidesEncoding: plan --out and snapshot --out write plain
+// JSON to a .json name and zstd to a .zst or .json.zst name; plan reads
+// back either as a source.
+func TestOutNameDecidesEncoding(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "empty.json")
+	if err := os.WriteFile(target, []byte(`{"format": 1, "source": "kafka", "cluster_id": "target-id"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, want string }{{"x.json", jsonfile.Plain}, {"x.zst", jsonfile.Zstd}, {"x.json.zst", jsonfile.Zstd}} {
+		snap := filepath.Join(dir, "snapshot-"+tt.name)
+		if code, _, errs := runMigrate(t, "snapshot", "--snapshot", "../../internal/check/testdata/legacy.snapshot.json", "--out", snap); code != exitOK {
+			t.Fatalf("snapshot --out %s: exit %d: %s", tt.name, code, errs)
+		}
+		out := filepath.Join(dir, "plan-"+tt.name)
+		if code, _, errs := runMigrate(t, "plan", "--snapshot", snap, "--target-snapshot", target, "--no-audit", "--out", out); code != exitPending {
+			t.Fatalf("plan --out %s: exit %d: %s", tt.name, code, errs)
+		}
+		for _, f := range []string{snap, out} {
+			raw, _ := os.ReadFile(f)
+			if got := jsonfile.Detect(raw); got != tt.want || tt.want == jsonfile.Plain && !json.Valid(raw) {
+				t.Errorf("%s: %s, want %s JSON", filepath.Base(f), got, tt.want)
+			}
+		}
+	}
 }

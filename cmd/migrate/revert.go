@@ -36,7 +36,7 @@ func (c *cli) newAuditRevertCmd() *cobra.Command {
 	fs := cmd.Flags()
 	f.target.register(fs)
 	f.audit.register(fs)
-	fs.StringVar(&f.out, "out", "", "save the revert plan to this `FILE` for migrate apply --plan (zstd-compressed JSON)")
+	fs.StringVar(&f.out, "out", "", "save the revert plan to this `FILE` for migrate apply --plan (plain JSON when it ends in .json, else zstd-compressed)")
 	f.sign.register(fs)
 	fs.BoolVar(&f.deleteTopics, "delete-created-topics", false, "delete the topics the run created, with every message written to them since (without it they are kept)")
 	fs.StringVar(&f.scramCreds, "scram-credentials", "", "`FILE`: a JSON list of {user, mechanism, password, iterations}: the passwords of SCRAM credentials the run changed or deleted")

@@ -24,7 +24,7 @@ func (c *cli) newSnapshotCmd() *cobra.Command {
 	fs := cmd.Flags()
 	src.register(fs)
 	cmdline.OutputFlag(fs, &output, "output: text (a summary) or json (the snapshot)", "text", "json")
-	fs.StringVar(&out, "out", "", "save the snapshot to `FILE`: zstd-compressed JSON, written atomically (zstd -dc FILE shows it)")
+	fs.StringVar(&out, "out", "", "save the snapshot to `FILE`, written atomically: plain JSON when it ends in .json, else zstd-compressed JSON (.zst; zstd -dc FILE shows it)")
 	return cmd
 }
 

@@ -1,8 +1,10 @@
 // Package jsonfile reads and writes the tool's large JSON files (snapshots and
 // saved plans) without holding a whole file in memory beside the model.
 //
-// Files are written as compact JSON, zstd-compressed, through a temporary file
-// and a rename. They are read plain, gzip or zstd (recognised by their first
+// Files are written as compact JSON through a temporary file and a rename,
+// zstd-compressed or plain as the file's name says (Compressed: a name
+// ending in .json is plain JSON, any other, .zst and .json.zst among them,
+// zstd). They are read plain, gzip or zstd whatever their name (recognised by their first
 // bytes, so files written by older versions, and files a person
 // decompressed, still load). Encoding and decoding go one element of a
 // top-level array at a time: the bytes in memory are bounded by the largest
@@ -15,6 +17,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -53,12 +56,21 @@ func Read(path string, k infile.Kind, v any) error {
 	return nil
 }
 
-// Write saves v (a pointer to a struct) to path as zstd-compressed compact
-// JSON, atomically: a temporary file in the same folder, then a rename, so a
-// failed write never leaves a half-written file.
+// Compressed reports whether the tool writes the file at path
+// zstd-compressed: the name decides. A name ending in .json is plain JSON
+// (jq and editors read it); any other (.zst, .json.zst, no extension) is
+// zstd, about a tenth of the size.
+func Compressed(path string) bool {
+	return !strings.HasSuffix(strings.ToLower(path), ".json")
+}
+
+// Write saves v (a pointer to a struct) to path as compact JSON, zstd-
+// compressed unless the name ends in .json (Compressed), atomically: a
+// temporary file in the same folder, then a rename, so a failed write
+// never leaves a half-written file.
 func Write(path string, perm os.FileMode, v any) error {
 	return WriteAtomic(path, perm, func(w io.Writer) error {
-		zw, err := NewWriter(w)
+		zw, err := NewFileWriter(w, path)
 		if err != nil {
 			return err
 		}
@@ -75,6 +87,20 @@ func Write(path string, perm os.FileMode, v any) error {
 func NewWriter(w io.Writer) (*zstd.Encoder, error) {
 	return zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
 }
+
+// NewFileWriter returns the writer of the file at path (Compressed): the
+// zstd writer NewWriter makes, or w itself, for plain JSON; Close ends the
+// zstd frame, and does nothing for plain JSON.
+func NewFileWriter(w io.Writer, path string) (io.WriteCloser, error) {
+	if !Compressed(path) {
+		return nopCloser{w}, nil
+	}
+	return NewWriter(w)
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // WriteAtomic writes path through write, a temporary file in the same
 // folder and a rename.

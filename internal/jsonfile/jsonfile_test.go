@@ -466,3 +466,27 @@ func TestLargeArrayErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestCompressed: the name decides how a file is written: .json plain,
+// anything else zstd; Write follows it.
+func TestCompressed(t *testing.T) {
+	dir := t.TempDir()
+	for name, want := range map[string]string{"s.json": jsonfile.Plain, "S.Json": jsonfile.Plain, "s.zst": jsonfile.Zstd, "s.json.zst": jsonfile.Zstd, "snapshot": jsonfile.Zstd, "s.json.bak": jsonfile.Zstd} {
+		if got := jsonfile.Compressed(name); got != (want == jsonfile.Zstd) {
+			t.Errorf("Compressed(%q) = %v", name, got)
+		}
+		path := filepath.Join(dir, name)
+		if err := jsonfile.Write(path, 0o600, &struct {
+			A int `json:"a"`
+		}{1}); err != nil {
+			t.Fatal(err)
+		}
+		b := readFile(t, path)
+		if got := jsonfile.Detect(b); got != want {
+			t.Errorf("Write(%q) wrote %s, want %s", name, got, want)
+		}
+		if want == jsonfile.Plain && string(b) != "{\"a\":1}\n" {
+			t.Errorf("Write(%q) wrote %q", name, b)
+		}
+	}
+}

@@ -47,8 +47,9 @@ func Seal(p *plan.Plan) error {
 	return nil
 }
 
-// Write seals p and saves it to path: compact JSON, zstd-compressed,
-// atomically (`zstd -dc FILE` shows it), encoded one change at a time and
+// Write seals p and saves it to path: compact JSON, zstd-compressed
+// unless the name ends in .json (jsonfile.Compressed; `zstd -dc FILE`
+// shows a compressed one), atomically, encoded one change at a time and
 // only once: the encoding without a digest (Digest's) is hashed and
 // written as it is made, and the digest member is added at its end, so the
 // file holds it last.
@@ -62,7 +63,7 @@ func WriteSigned(path string, p *plan.Plan, key *plansign.Key) error {
 	var sig *plan.Signature
 	err := jsonfile.WriteAtomic(path, 0o600, func(w io.Writer) error {
 		var err error
-		digest, sig, err = encode(w, p, nil, key)
+		digest, sig, err = encode(w, jsonfile.Compressed(path), p, nil, key)
 		return err
 	})
 	if err != nil {
@@ -89,7 +90,7 @@ func Encode(p *plan.Plan, tap io.Writer) (*Encoded, error) { return EncodeSigned
 // WriteSigned saves it.
 func EncodeSigned(p *plan.Plan, tap io.Writer, key *plansign.Key) (*Encoded, error) {
 	var b bytes.Buffer
-	digest, sig, err := encode(&b, p, tap, key)
+	digest, sig, err := encode(&b, true, p, tap, key)
 	if err != nil {
 		return nil, err
 	}
@@ -97,10 +98,20 @@ func EncodeSigned(p *plan.Plan, tap io.Writer, key *plansign.Key) (*Encoded, err
 }
 
 // Save writes e, p's encoding (Encode), to path atomically and seals p
-// with its digest, as Write does.
+// with its digest, as Write does: decompressed when the name ends in .json
+// (jsonfile.Compressed).
 func (e *Encoded) Save(path string, p *plan.Plan) error {
 	err := jsonfile.WriteAtomic(path, 0o600, func(w io.Writer) error {
-		_, err := w.Write(e.Data)
+		if jsonfile.Compressed(path) {
+			_, err := w.Write(e.Data)
+			return err
+		}
+		r, err := jsonfile.NewReader(bytes.NewReader(e.Data))
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		_, err = io.Copy(w, r)
 		return err
 	})
 	if err != nil {
@@ -110,18 +121,22 @@ func (e *Encoded) Save(path string, p *plan.Plan) error {
 	return nil
 }
 
-// encode writes p's file form to w, compressed, and its JSON text to tap
+// encode writes p's file form to w, compressed or not, and its JSON text to tap
 // (unless nil), encoding it once: the encoding without a digest (Digest's)
 // is hashed and written as it is made, and the digest member is added at
 // its end, then the signature of the digest by key (unless nil). It
 // returns the digest and the signature.
-func encode(w io.Writer, p *plan.Plan, tap io.Writer, key *plansign.Key) (string, *plan.Signature, error) {
+func encode(w io.Writer, compress bool, p *plan.Plan, tap io.Writer, key *plansign.Key) (string, *plan.Signature, error) {
 	if key != nil && !key.CanSign() {
 		return "", nil, fmt.Errorf("key %s: a public key cannot sign; give the private key", key.ID)
 	}
 	c := *p
 	c.Digest, c.Signature = "", nil
-	zw, err := jsonfile.NewWriter(w)
+	name := "plan.json" // jsonfile.NewFileWriter's plain JSON
+	if compress {
+		name = "plan.zst"
+	}
+	zw, err := jsonfile.NewFileWriter(w, name)
 	if err != nil {
 		return "", nil, err
 	}

@@ -48,7 +48,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	for name, p := range goldenPlans(t) {
 		t.Run(name, func(t *testing.T) {
-			path := filepath.Join(dir, name)
+			path := filepath.Join(dir, strings.TrimSuffix(name, ".json")+".zst")
 			if err := Write(path, p); err != nil {
 				t.Fatal(err)
 			}
@@ -245,4 +245,61 @@ func readPlain(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestFileNameDecidesEncoding: a plan saved as NAME.json is plain JSON
+// (jq reads it), as NAME.zst or NAME.json.zst zstd, whether written at
+// once (Write) or from the encoding shared with the audit trail (Save);
+// each reads back to the same plan with the same digest.
+func TestFileNameDecidesEncoding(t *testing.T) {
+	var p *plan.Plan
+	for _, gp := range goldenPlans(t) {
+		p = gp
+		break
+	}
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name string
+		want string
+	}{
+		{"plan.json", jsonfile.Plain},
+		{"PLAN.JSON", jsonfile.Plain},
+		{"plan.zst", jsonfile.Zstd},
+		{"plan.json.zst", jsonfile.Zstd},
+		{"plan", jsonfile.Zstd},
+	} {
+		for _, via := range []string{"Write", "Save"} {
+			t.Run(via+"/"+tt.name, func(t *testing.T) {
+				path := filepath.Join(dir, via+"-"+tt.name)
+				c := *p
+				if via == "Write" {
+					if err := Write(path, &c); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					enc, err := Encode(&c, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := enc.Save(path, &c); err != nil {
+						t.Fatal(err)
+					}
+				}
+				raw, _ := os.ReadFile(path)
+				if got := jsonfile.Detect(raw); got != tt.want {
+					t.Fatalf("%s holds %s, want %s", tt.name, got, tt.want)
+				}
+				if tt.want == jsonfile.Plain && !json.Valid(raw) {
+					t.Fatalf("%s is not valid JSON: %.80q", tt.name, raw)
+				}
+				got, err := Read(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Digest != c.Digest {
+					t.Errorf("read digest %s, wrote %s", got.Digest, c.Digest)
+				}
+			})
+		}
+	}
 }

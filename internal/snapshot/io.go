@@ -94,8 +94,9 @@ func Read(name string, r io.Reader) (*Snapshot, error) {
 
 // Save writes a snapshot file atomically (temporary file, then rename), so a
 // failed write never leaves a half-written snapshot. The file is compact
-// JSON, zstd-compressed (`zstd -dc FILE` shows it; Load reads it and plain
-// JSON alike).
+// JSON, zstd-compressed unless its name ends in .json (jsonfile.Compressed;
+// `zstd -dc FILE` shows a compressed one; Load reads either whatever the
+// name).
 func Save(path string, s *Snapshot) error {
 	return jsonfile.Write(path, 0o600, s)
 }
