@@ -61,6 +61,7 @@ func (c *cli) newApplyCmd() *cobra.Command {
 	cmd := c.command("apply", "apply a plan through the admin protocol (batched, validated, resumable, audited)", applyUsage,
 		func(ctx context.Context, e *env, args []string) int { return runApply(ctx, e, &f, args) })
 	f.register(cmd.Flags())
+	c.colorFlag(cmd.Flags())
 	cmd.Annotations = map[string]string{"footer": keyHelp()}
 	return cmd
 }
@@ -180,11 +181,11 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 		return f.exit(ctx, e, rec, migration.ApplyOutcome(r, 0, f.validateOnly)), nil
 	}
 	if !p.Runnable() {
-		_ = render.PlanTextWith(e.stdout, p, render.TextOptions{Detail: f.detail})
+		_ = render.PlanTextWith(e.stdout, p, e.textOptions(f.detail))
 		finish(ctx, e, rec, migration.NothingToDo)
 		return exitOK, nil
 	}
-	view, err := render.NewApplyView(render.Output(f.output), e.stdout, render.TextOptions{Detail: f.detail}, f.verbose, e.meterOut(f.source.quiet), e.tty)
+	view, err := render.NewApplyView(render.Output(f.output), e.stdout, e.textOptions(f.detail), f.verbose, e.meterOut(f.source.quiet), e.tty)
 	if err != nil {
 		return exitError, outputError(err)
 	}

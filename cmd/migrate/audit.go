@@ -24,6 +24,7 @@ func (c *cli) newAuditCmd() *cobra.Command {
 	cmd := c.command("audit", "the audit trail: log, show, export, verify (tamper evidence), keygen, revert", usage,
 		func(ctx context.Context, e *env, args []string) int { return runAudit(ctx, e, db, usage, args) })
 	cmd.Flags().StringVar(&db, "audit-db", "", "audit database `PATH` to browse (default "+audit.DefaultPath()+")")
+	c.colorFlag(cmd.Flags())
 	cmd.Annotations = map[string]string{"subcommands-in-text": "yes"}
 	cmd.AddCommand(c.newAuditLogCmd(), c.newAuditShowCmd(), c.newAuditExportCmd(), c.newAuditVerifyCmd(), c.newAuditKeygenCmd(), c.newAuditRevertCmd())
 	return cmd

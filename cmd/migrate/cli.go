@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/buildinfo"
 	"github.com/zkmigrate/zkmigrate/internal/cmdline"
@@ -26,8 +27,15 @@ import (
 // cli is one run of the command line: the process environment and the exit
 // code the command that ran chose.
 type cli struct {
-	e    *env
-	code int
+	e       *env
+	code    int
+	noColor bool // --no-color, on the commands that show plans
+}
+
+// colorFlag registers --no-color, on the commands that show a text plan or
+// the terminal UI.
+func (c *cli) colorFlag(fs *pflag.FlagSet) {
+	fs.BoolVar(&c.noColor, "no-color", false, "no colour in the text plan and the terminal UI (as NO_COLOR=1 does)")
 }
 
 // runFunc is a command's body: it gets the environment (e.args are the
@@ -43,6 +51,7 @@ func (c *cli) command(use, short, long string, run runFunc) *cobra.Command {
 		cmd.RunE = func(cc *cobra.Command, args []string) error {
 			se := *c.e
 			se.args = cmdline.ArgsAfter(cc, c.e.args)
+			se.noColor = se.noColor || c.noColor
 			c.code = run(cc.Context(), &se, args)
 			return nil
 		}

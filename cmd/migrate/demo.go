@@ -46,6 +46,7 @@ func (c *cli) newDemoCmd() *cobra.Command {
 	cmd := c.command("demo", "the whole flow on a bundled legacy cluster and an in-process Kafka, no servers needed", demoUsage,
 		func(ctx context.Context, e *env, args []string) int { return runDemo(ctx, e, &f, args) })
 	f.register(cmd.Flags())
+	c.colorFlag(cmd.Flags())
 	cmd.Annotations = map[string]string{"footer": keyHelp()}
 	return cmd
 }
@@ -66,7 +67,7 @@ func runDemo(ctx context.Context, e *env, f *demoFlags, args []string) int {
 	case rec.OK():
 		fmt.Fprintf(e.stdout, "Audit trail: %s (the demo's own database; your real one is not touched).\n", af.path)
 	}
-	code, err := runTheDemo(ctx, e, *brokers, e.tty && !*noTUI, render.TextOptions{Detail: f.detail}, f.quiet, rec)
+	code, err := runTheDemo(ctx, e, *brokers, e.tty && !*noTUI, e.textOptions(f.detail), f.quiet, rec)
 	if err != nil {
 		finish(ctx, e, rec, migration.Failed)
 		return fail(e, "demo", err)

@@ -30,7 +30,7 @@ var flagGroups = func() map[string]string {
 		groupTarget:    {"bootstrap-server", "command-config", "principal", "target-snapshot", "target-version", "brokers", "target-config", "metadata-dir", "in"},
 		groupSelection: {"principal-map", "planned", "operation", "resource", "host", "plan", "include", "exclude", "topics", "principals", "broker-id-map", "reassign", "prune", "resend-secrets", "placement", "prune-cluster-configs", "raise-to-target-minimums", "delete-created-topics", "kind", "status", "limit", "topic-ids", "delegation-tokens"},
 		groupSafety:    {"accept", "no-access-proof", "policy", "yes", "validate-only", "no-preflight", "verify-timeout", "verify-key", "confirm-deletes", "freeze", "exit-on-change", "keep-target-edits", "reconcile-every", "poll-every", "batch-size", "max-in-flight", "rate", "fail-on", "anchor", "dry-run"},
-		groupOutput:    {"status-every", "metrics-addr", "output", "out", "verbose", "quiet", "interactive", "no-tui", "scram-resets", "max-per-check", "catalogue", "controller-config-out", "detail", "show", "sign-key"},
+		groupOutput:    {"status-every", "metrics-addr", "output", "no-color", "out", "verbose", "quiet", "interactive", "no-tui", "scram-resets", "max-per-check", "catalogue", "controller-config-out", "detail", "show", "sign-key"},
 		groupAudit:     {"audit-db", "no-audit", "audit-key", "receipt-file"},
 	} {
 		for _, n := range names {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -18,7 +17,7 @@ var errNoTerminal = errors.New("--interactive needs a terminal")
 func tuiOptions(e *env) tui.Options {
 	// The TUI draws with escape sequences of its own and escapes every name
 	// it shows (internal/termsafe), so it writes around the barrier.
-	return tui.Options{NoColor: os.Getenv("NO_COLOR") != "", Input: e.stdin, Output: terminal(e.stdout),
+	return tui.Options{NoColor: e.noColor, Input: e.stdin, Output: terminal(e.stdout),
 		AuditShow: func(run int64) string { return e.auditCmd("show", strconv.FormatInt(run, 10)) }}
 }
 

@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"github.com/zkmigrate/zkmigrate/internal/memprofile"
+	"github.com/zkmigrate/zkmigrate/internal/render"
 	"io"
 	"os"
 	"os/signal"
@@ -49,6 +50,18 @@ type env struct {
 	stderrTTY bool
 	prog      string // "migrate", "bin/migrate", "go run ./cmd/migrate"
 	auditDB   string // the audit database this run records in, when not the default
+	noColor   bool   // --no-color, or NO_COLOR set (https://no-color.org): no colour anywhere
+}
+
+// textOptions are the text diff's options: colour (through the barrier's
+// trusted side) only on a terminal, and neither with --no-color nor
+// NO_COLOR.
+func (e *env) textOptions(detail bool) render.TextOptions {
+	o := render.TextOptions{Detail: detail}
+	if e.tty && !e.noColor {
+		o.Color = trusted(e.stdout)
+	}
+	return o
 }
 
 func main() {
@@ -64,7 +77,7 @@ func main() {
 // which of them are terminals.
 func processEnv(args []string) *env {
 	return &env{args: args, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		tty: isTerminal(os.Stdout), stderrTTY: isTerminal(os.Stderr), prog: progName(os.Args[0])}
+		tty: isTerminal(os.Stdout), stderrTTY: isTerminal(os.Stderr), prog: progName(os.Args[0]), noColor: os.Getenv("NO_COLOR") != ""}
 }
 
 // run runs the command line args with the given streams; tty says whether

@@ -247,6 +247,7 @@ func (c *cli) newPlanCmd() *cobra.Command {
 	f.register(fs)
 	fs.StringVar(&out, "out", "", "save the plan (with the before-states apply checks) to this `FILE`: plain JSON when it ends in .json, else zstd-compressed JSON (.zst; zstd -dc FILE shows it)")
 	sign.register(fs)
+	c.colorFlag(cmd.Flags())
 	cmd.Annotations = map[string]string{"footer": keyHelp()}
 	return cmd
 }
@@ -262,7 +263,7 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, sign *signFl
 	if err != nil {
 		return fail(e, "plan", err)
 	}
-	view, err := render.PlanView(render.Output(f.output), e.stdout, render.TextOptions{Detail: f.detail})
+	view, err := render.PlanView(render.Output(f.output), e.stdout, e.textOptions(f.detail))
 	if err != nil {
 		return fail(e, "plan", outputError(err))
 	}

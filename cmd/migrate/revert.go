@@ -43,6 +43,7 @@ func (c *cli) newAuditRevertCmd() *cobra.Command {
 	cmdline.OutputFlag(fs, &f.output, "output: text or json", "text", "json")
 	fs.BoolVar(&f.interactive, "interactive", false, "review the revert plan in the terminal UI (and save the selection with --out)")
 	fs.BoolVar(&f.detail, "detail", false, "text output: list every change, blocker and finding")
+	c.colorFlag(cmd.Flags())
 	cmd.Annotations = map[string]string{"footer": keyHelp()}
 	return cmd
 }
@@ -58,7 +59,7 @@ func runAuditRevert(ctx context.Context, e *env, f *auditRevertFlags, args []str
 	if strings.TrimSpace(f.target.bootstrap) == "" {
 		return fail(e, cmdName, errors.New("give the target the run changed: --bootstrap-server host:port [--command-config client.properties]"))
 	}
-	view, err := render.PlanView(render.Output(f.output), e.stdout, render.TextOptions{Detail: f.detail})
+	view, err := render.PlanView(render.Output(f.output), e.stdout, e.textOptions(f.detail))
 	if err != nil {
 		return fail(e, cmdName, outputError(err))
 	}

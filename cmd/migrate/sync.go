@@ -60,6 +60,7 @@ func (c *cli) newSyncCmd() *cobra.Command {
 			return runSync(ctx, e, &f, args)
 		})
 	f.register(cmd.Flags())
+	c.colorFlag(cmd.Flags())
 	cmd.Annotations = map[string]string{"footer": keyHelp()}
 	return cmd
 }
@@ -261,7 +262,7 @@ type syncView struct {
 
 // confirm shows the first plan and asks, at a terminal only.
 func (v *syncView) confirm(p *plan.Plan, detail bool, target string) bool {
-	_ = render.PlanTextWith(v.e.stdout, p, render.TextOptions{Detail: detail})
+	_ = render.PlanTextWith(v.e.stdout, p, v.e.textOptions(detail))
 	if !v.e.tty {
 		fmt.Fprintln(v.e.stderr, "migrate sync: refusing to apply the first plan without confirmation: not a terminal; pass --yes")
 		return false

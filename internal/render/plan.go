@@ -72,6 +72,33 @@ type TextOptions struct {
 	// counts the rest, and more than SummaryLimit blockers or findings are
 	// grouped by id, SummaryFirstPerID of each shown.
 	Detail bool
+	// Color, when not nil, is the trusted side of the terminal barrier
+	// (termsafe.Writer.Trusted) the diff's colours go to: each change line
+	// and each field line in the colour of its mark (+ green, ~ yellow,
+	// - red), as terraform colours its plans. Only the escape sequences go
+	// there; every name still passes the barrier. Nil: no colour.
+	Color io.Writer
+}
+
+// ANSI colours of the text diff (TextOptions.Color).
+const (
+	colorGreen  = "\x1b[32m"
+	colorYellow = "\x1b[33m"
+	colorRed    = "\x1b[31m"
+	colorReset  = "\x1b[0m"
+)
+
+// markColor is the colour of a line starting with mark ("" none).
+func markColor(mark string) string {
+	switch mark {
+	case "+":
+		return colorGreen
+	case "~":
+		return colorYellow
+	case "-":
+		return colorRed
+	}
+	return ""
 }
 
 // Summary sizes of the text diff without --detail.
@@ -89,7 +116,7 @@ func PlanText(w io.Writer, p *plan.Plan) error { return PlanTextWith(w, p, TextO
 // PlanTextWith writes a terraform-like diff: changes grouped by kind, then
 // blockers, findings and a summary line.
 func PlanTextWith(w io.Writer, p *plan.Plan, o TextOptions) error {
-	ew := &errWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	ew := &errWriter{w: bufio.NewWriterSize(w, 64<<10), color: o.Color}
 	counts := map[plan.Action]int{}
 	byKind := map[plan.Kind][]*plan.Change{}
 	for i := range p.Changes {
@@ -229,13 +256,20 @@ func actionCounts(cs []*plan.Change) string {
 }
 
 func writeChange(ew *errWriter, c *plan.Change) {
+	ew.paint(markColor(symbols[c.Action]))
 	ew.printf("%s %s %s", symbols[c.Action], c.Kind, resourceLabel(c))
+	ew.paint("")
 	if c.Verdict != nil && c.Verdict.Rule != "" {
 		ew.printf("  (policy: %s)", c.Verdict.Rule)
 	}
 	ew.printf("\n")
 	for _, line := range ChangeDetail(c) {
-		ew.printf("    %s\n", line)
+		ew.printf("    ")
+		mark, _, _ := strings.Cut(line, " ")
+		ew.paint(markColor(mark))
+		ew.printf("%s", line)
+		ew.paint("")
+		ew.printf("\n")
 	}
 }
 
@@ -295,8 +329,30 @@ func FieldValue(f plan.Field, s *string) string {
 }
 
 type errWriter struct {
-	w   io.Writer
-	err error
+	w     io.Writer
+	err   error
+	color io.Writer // the trusted side for colours (nil: none)
+	on    bool      // a colour is on
+}
+
+// paint switches to colour c ("": back to none) when the writer has
+// colour: what was printed so far is flushed through the barrier first,
+// then the escape sequence goes to the trusted side, so the two stay in
+// order.
+func (e *errWriter) paint(c string) {
+	if e.color == nil || e.err != nil || (c == "" && !e.on) {
+		return
+	}
+	if f, ok := e.w.(interface{ Flush() error }); ok {
+		if e.err = f.Flush(); e.err != nil {
+			return
+		}
+	}
+	if c == "" {
+		c = colorReset
+	}
+	_, e.err = io.WriteString(e.color, c)
+	e.on = c != colorReset
 }
 
 func (e *errWriter) printf(format string, args ...any) {

@@ -14,6 +14,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/termsafe"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -116,5 +117,48 @@ func golden(t *testing.T, path, got string) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+	}
+}
+
+// TestPlanTextColor: with a trusted writer each change line and field
+// line is coloured by its mark (+ green, ~ yellow, - red) and reset on
+// the same line; a name from the cluster still passes the barrier
+// escaped; without one the text has no escape sequence at all, and with
+// the colours stripped it is the uncoloured text byte for byte.
+func TestPlanTextColor(t *testing.T) {
+	evil := "orders\x1b[2J"
+	p := &plan.Plan{Format: plan.FormatVersion, Changes: []plan.Change{
+		{ID: "topic:" + evil, Kind: plan.KindTopic, Action: plan.ActionCreate, Resource: plan.Resource{Type: "topic", Name: evil},
+			After: &plan.State{Partitions: 1, ReplicationFactor: 1, Assignment: [][]int32{{1}}}},
+		{ID: "topic-config:t", Kind: plan.KindTopicConfig, Action: plan.ActionUpdate, Resource: plan.Resource{Type: "topic", Name: "t"},
+			Before: &plan.State{Configs: []snapshot.Config{{Key: "retention.ms", Value: "1"}}}, After: &plan.State{Configs: []snapshot.Config{{Key: "retention.ms", Value: "2"}}}},
+		{ID: "acl:x", Kind: plan.KindACL, Action: plan.ActionDelete, Resource: plan.Resource{Type: "acl", Name: "x", ACL: &snapshot.ACL{ResourceType: "Topic", ResourceName: "t", PatternType: "LITERAL", Principal: "User:a", Host: "*", Operation: "Read", Permission: "Allow"}},
+			Before: &plan.State{Present: true}},
+	}}
+	var plain, colored bytes.Buffer
+	if err := render.PlanTextWith(termsafe.NewWriter(&plain), p, render.TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tw := termsafe.NewWriter(&colored)
+	if err := render.PlanTextWith(tw, p, render.TextOptions{Color: tw.Trusted()}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "\x1b") {
+		t.Errorf("without Color the text has escape sequences:\n%q", plain.String())
+	}
+	out := colored.String()
+	for _, want := range []string{"\x1b[32m+ topic orders\\x1b[2J\x1b[0m", "\x1b[33m~ topic-config t\x1b[0m", "\x1b[31m- acl ", "    \x1b[33m~ retention.ms: 1 -> 2\x1b[0m"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("coloured text lacks %q:\n%s", want, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Count(l, "\x1b[3") != strings.Count(l, "\x1b[0m") {
+			t.Errorf("line %q leaves a colour on", l)
+		}
+	}
+	stripped := strings.NewReplacer("\x1b[32m", "", "\x1b[33m", "", "\x1b[31m", "", "\x1b[0m", "").Replace(out)
+	if stripped != plain.String() {
+		t.Errorf("coloured text without its colours differs from the plain text:\n%s\n---\n%s", stripped, plain.String())
 	}
 }
