@@ -96,7 +96,7 @@ var accessDiffUsage = usageText("access_diff_usage")
 
 func (c *cli) newAccessDiffCmd() *cobra.Command {
 	var f accessDiffFlags
-	cmd := c.command("diff", "compare every request class's decision on both clusters: a proof or the differences", accessDiffUsage,
+	cmd := c.leaf("diff", "compare every request class's decision on both clusters: a proof or the differences", accessDiffUsage,
 		func(ctx context.Context, e *env, args []string) int { return runAccessDiff(ctx, e, &f, args) })
 	fs := cmd.Flags()
 	f.register(fs, "text", "json", "markdown")
@@ -113,9 +113,6 @@ func (c *cli) newAccessDiffCmd() *cobra.Command {
 
 func runAccessDiff(ctx context.Context, e *env, f *accessDiffFlags, args []string) int {
 	const name = "access diff"
-	if len(args) > 0 {
-		return fail(e, name, fmt.Errorf("unexpected argument %q", args[0]))
-	}
 	view, err := render.AccessView(render.Output(f.output), e.stdout, f.limit)
 	if err != nil {
 		return fail(e, name, outputError(err))
@@ -174,7 +171,7 @@ var accessExplainUsage = usageText("access_explain_usage")
 func (c *cli) newAccessExplainCmd() *cobra.Command {
 	var f accessFlags
 	var q access.Question
-	cmd := c.command("explain", "one request's decision and reason on each side", accessExplainUsage,
+	cmd := c.leaf("explain", "one request's decision and reason on each side", accessExplainUsage,
 		func(ctx context.Context, e *env, args []string) int {
 			return runAccessOne(ctx, e, &f, args, "access explain", render.ExplainView, func(in access.Input) (*access.Explanation, bool, error) {
 				if q.Principal == "" || q.Operation == "" || q.Resource == "" && !strings.EqualFold(q.Operation, access.InitProducerID) {
@@ -198,7 +195,7 @@ var accessWhoUsage = usageText("access_who_usage")
 func (c *cli) newAccessWhoCmd() *cobra.Command {
 	var f accessFlags
 	var resource string
-	cmd := c.command("who", "who may do what on one resource, on each side", accessWhoUsage,
+	cmd := c.leaf("who", "who may do what on one resource, on each side", accessWhoUsage,
 		func(ctx context.Context, e *env, args []string) int {
 			return runAccessOne(ctx, e, &f, args, "access who", render.WhoView, func(in access.Input) (*access.WhoResult, bool, error) {
 				if resource == "" {
@@ -217,9 +214,6 @@ func (c *cli) newAccessWhoCmd() *cobra.Command {
 // runAccessOne runs explain or who: load both sides, ask, show the answer
 // through view; exit 0 when every side agrees, 3 when not.
 func runAccessOne[T any](ctx context.Context, e *env, f *accessFlags, args []string, name string, view func(render.Output, io.Writer) (render.View[T], error), ask func(access.Input) (T, bool, error)) int {
-	if len(args) > 0 {
-		return fail(e, name, fmt.Errorf("unexpected argument %q", args[0]))
-	}
 	req, err := f.request(e, nil)
 	if err != nil {
 		return fail(e, name, err)

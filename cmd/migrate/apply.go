@@ -58,7 +58,7 @@ var applyUsage = usageText("apply_usage")
 
 func (c *cli) newApplyCmd() *cobra.Command {
 	var f applyFlags
-	cmd := c.command("apply", "apply a plan through the admin protocol (batched, validated, resumable, audited)", applyUsage,
+	cmd := c.leaf("apply", "apply a plan through the admin protocol (batched, validated, resumable, audited)", applyUsage,
 		func(ctx context.Context, e *env, args []string) int { return runApply(ctx, e, &f, args) })
 	f.register(cmd.Flags())
 	c.colorFlag(cmd.Flags())
@@ -67,9 +67,6 @@ func (c *cli) newApplyCmd() *cobra.Command {
 }
 
 func runApply(ctx context.Context, e *env, f *applyFlags, args []string) int {
-	if len(args) > 0 {
-		return fail(e, "apply", fmt.Errorf("unexpected argument %q", args[0]))
-	}
 	if err := f.checkNumbers(); err != nil {
 		return fail(e, "apply", err)
 	}

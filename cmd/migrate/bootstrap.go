@@ -60,7 +60,7 @@ func (f *bootstrapFlags) register(fs *pflag.FlagSet) {
 
 func (c *cli) newBootstrapCmd() *cobra.Command {
 	var f bootstrapFlags
-	cmd := c.command("bootstrap", "seed a fresh, never-started KRaft cluster with the source's SCRAM credentials: every user keeps its password", bootstrapUsage,
+	cmd := c.leaf("bootstrap", "seed a fresh, never-started KRaft cluster with the source's SCRAM credentials: every user keeps its password", bootstrapUsage,
 		func(ctx context.Context, e *env, args []string) int { return runBootstrap(ctx, e, &f, args) })
 	f.register(cmd.Flags())
 	return cmd
@@ -68,9 +68,6 @@ func (c *cli) newBootstrapCmd() *cobra.Command {
 
 // validate checks the flags without reading anything.
 func (f *bootstrapFlags) validate(args []string) error {
-	if len(args) > 0 {
-		return fmt.Errorf("unexpected argument %q", args[0])
-	}
 	if f.output != "text" && f.output != "json" {
 		return fmt.Errorf("-o %q: want text or json", f.output)
 	}

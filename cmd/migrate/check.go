@@ -54,16 +54,13 @@ var checkUsage = usageText("check_usage")
 
 func (c *cli) newCheckCmd() *cobra.Command {
 	var f checkFlags
-	cmd := c.command("check", "pre-upgrade audit: what breaks on KRaft/Kafka 4, what cannot move, ACL hygiene, policy", checkUsage,
+	cmd := c.leaf("check", "pre-upgrade audit: what breaks on KRaft/Kafka 4, what cannot move, ACL hygiene, policy", checkUsage,
 		func(ctx context.Context, e *env, args []string) int { return runCheck(ctx, e, &f, args) })
 	f.register(cmd.Flags())
 	return cmd
 }
 
 func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
-	if len(args) > 0 {
-		return fail(e, "check", fmt.Errorf("unexpected argument %q", args[0]))
-	}
 	view, err := render.CheckView(render.Output(f.output), e.stdout, f.limit)
 	if err != nil {
 		return fail(e, "check", outputError(err))

@@ -60,6 +60,19 @@ func (c *cli) command(use, short, long string, run runFunc) *cobra.Command {
 	return cmd
 }
 
+// leaf is command for a command that takes no positional argument: one
+// given is refused, naming it, before run.
+func (c *cli) leaf(use, short, long string, run runFunc) *cobra.Command {
+	var cmd *cobra.Command
+	cmd = c.command(use, short, long, func(ctx context.Context, e *env, args []string) int {
+		if len(args) > 0 {
+			return fail(e, strings.TrimPrefix(cmd.CommandPath(), "migrate "), fmt.Errorf("unexpected argument %q", args[0]))
+		}
+		return run(ctx, e, args)
+	})
+	return cmd
+}
+
 // root builds the whole command tree.
 func (c *cli) root() *cobra.Command {
 	root := &cobra.Command{
@@ -163,12 +176,9 @@ func fail(e *env, cmd string, err error) int {
 
 func (c *cli) newVersionCmd() *cobra.Command {
 	var output string
-	cmd := c.command("version", "print the version, commit, build date and Go version",
+	cmd := c.leaf("version", "print the version, commit, build date and Go version",
 		"Usage: migrate version [-o text|json]\n\nPrint the version, the commit it was built from (and whether the tree\nhad uncommitted changes), the build date (the commit's time unless a\nrelease build set it) and the Go version.\n",
 		func(_ context.Context, e *env, args []string) int {
-			if len(args) > 0 {
-				return fail(e, "version", fmt.Errorf("unexpected argument %q", args[0]))
-			}
 			view, err := render.VersionView(render.Output(output), e.stdout)
 			if err != nil {
 				return fail(e, "version", err)

@@ -43,7 +43,7 @@ func demoAuditPath() string { return filepath.Join(os.TempDir(), "zkmigrate-demo
 
 func (c *cli) newDemoCmd() *cobra.Command {
 	var f demoFlags
-	cmd := c.command("demo", "the whole flow on a bundled legacy cluster and an in-process Kafka, no servers needed", demoUsage,
+	cmd := c.leaf("demo", "the whole flow on a bundled legacy cluster and an in-process Kafka, no servers needed", demoUsage,
 		func(ctx context.Context, e *env, args []string) int { return runDemo(ctx, e, &f, args) })
 	f.register(cmd.Flags())
 	c.colorFlag(cmd.Flags())
@@ -52,9 +52,6 @@ func (c *cli) newDemoCmd() *cobra.Command {
 }
 
 func runDemo(ctx context.Context, e *env, f *demoFlags, args []string) int {
-	if len(args) > 0 {
-		return fail(e, "demo", fmt.Errorf("unexpected argument %q", args[0]))
-	}
 	af, noTUI, brokers := &f.audit, &f.noTUI, &f.brokers
 	if af.path == "" && !af.off {
 		// The demo keeps its audit trail out of the operator's real one.

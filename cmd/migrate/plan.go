@@ -241,7 +241,7 @@ func (c *cli) newPlanCmd() *cobra.Command {
 	var f planFlags
 	var out string
 	var sign signFlag
-	cmd := c.command("plan", "compute the changes that bring the target in line with the source (diff, -o json, --out plan.zst)", planUsage,
+	cmd := c.leaf("plan", "compute the changes that bring the target in line with the source (diff, -o json, --out plan.zst)", planUsage,
 		func(ctx context.Context, e *env, args []string) int { return runPlan(ctx, e, &f, out, &sign, args) })
 	fs := cmd.Flags()
 	f.register(fs)
@@ -253,9 +253,6 @@ func (c *cli) newPlanCmd() *cobra.Command {
 }
 
 func runPlan(ctx context.Context, e *env, f *planFlags, out string, sign *signFlag, args []string) int {
-	if len(args) > 0 {
-		return fail(e, "plan", fmt.Errorf("unexpected argument %q", args[0]))
-	}
 	if err := f.validate(); err != nil {
 		return fail(e, "plan", err)
 	}

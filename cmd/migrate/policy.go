@@ -39,7 +39,7 @@ type policyConvertFlags struct {
 
 func (c *cli) newPolicyConvertCmd() *cobra.Command {
 	var f policyConvertFlags
-	cmd := c.command("convert", "legacy policy settings into a policy file and controller properties", policyUsage,
+	cmd := c.leaf("convert", "legacy policy settings into a policy file and controller properties", policyUsage,
 		func(ctx context.Context, e *env, args []string) int { return runPolicyConvert(ctx, e, &f, args) })
 	fs := cmd.Flags()
 	fs.Var(&f.brokerConfigs, "broker-config", "a broker's server.properties `FILE` (repeat for every broker)")
@@ -51,9 +51,6 @@ func (c *cli) newPolicyConvertCmd() *cobra.Command {
 func runPolicyConvert(_ context.Context, e *env, f *policyConvertFlags, args []string) int {
 	const name = "policy convert"
 	brokerConfigs, out, controllerOut := f.brokerConfigs, f.out, f.controllerOut
-	if len(args) > 0 {
-		return fail(e, name, fmt.Errorf("unexpected argument %q", args[0]))
-	}
 	if len(brokerConfigs) == 0 {
 		return fail(e, name, errors.New("at least one --broker-config server.properties is required"))
 	}
@@ -92,7 +89,7 @@ type policyTestFlags struct {
 
 func (c *cli) newPolicyTestCmd() *cobra.Command {
 	var f policyTestFlags
-	cmd := c.command("test", "evaluate every existing topic against a policy", policyUsage,
+	cmd := c.leaf("test", "evaluate every existing topic against a policy", policyUsage,
 		func(ctx context.Context, e *env, args []string) int { return runPolicyTest(ctx, e, &f, args) })
 	fs := cmd.Flags()
 	f.src.register(fs)
@@ -105,9 +102,6 @@ func (c *cli) newPolicyTestCmd() *cobra.Command {
 func runPolicyTest(ctx context.Context, e *env, f *policyTestFlags, args []string) int {
 	const name = "policy test"
 	src, audit, policyFile, output := &f.src, &f.audit, f.policyFile, f.output
-	if len(args) > 0 {
-		return fail(e, name, fmt.Errorf("unexpected argument %q", args[0]))
-	}
 	view, err := render.PolicyTestView(render.Output(output), e.stdout)
 	if err != nil {
 		return fail(e, name, outputError(err))

@@ -17,7 +17,7 @@ var snapshotUsage = usageText("snapshot_usage")
 func (c *cli) newSnapshotCmd() *cobra.Command {
 	var src sourceFlags
 	var output, out string
-	cmd := c.command("snapshot", "read the legacy cluster's metadata from ZooKeeper into a snapshot (summary, -o json, --out FILE)", snapshotUsage,
+	cmd := c.leaf("snapshot", "read the legacy cluster's metadata from ZooKeeper into a snapshot (summary, -o json, --out FILE)", snapshotUsage,
 		func(ctx context.Context, e *env, args []string) int {
 			return runSnapshot(ctx, e, &src, output, out, args)
 		})
@@ -29,9 +29,6 @@ func (c *cli) newSnapshotCmd() *cobra.Command {
 }
 
 func runSnapshot(ctx context.Context, e *env, src *sourceFlags, output, out string, args []string) int {
-	if len(args) > 0 {
-		return fail(e, "snapshot", fmt.Errorf("unexpected argument %q", args[0]))
-	}
 	view, err := render.SnapshotView(render.Output(output), e.stdout)
 	if err != nil {
 		return fail(e, "snapshot", outputError(err))

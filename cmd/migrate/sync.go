@@ -54,7 +54,7 @@ var syncUsage = usageText("sync_usage")
 func (c *cli) newSyncCmd() *cobra.Command {
 	var f syncFlags
 	var cmd *cobra.Command
-	cmd = c.command("sync", "keep the target in step with the live ZooKeeper cluster until cutover; --freeze alarms on late changes", syncUsage,
+	cmd = c.leaf("sync", "keep the target in step with the live ZooKeeper cluster until cutover; --freeze alarms on late changes", syncUsage,
 		func(ctx context.Context, e *env, args []string) int {
 			f.pollSet = cmd.Flags().Changed("poll-every")
 			return runSync(ctx, e, &f, args)
@@ -67,8 +67,6 @@ func (c *cli) newSyncCmd() *cobra.Command {
 
 func (f *syncFlags) check(args []string) error {
 	switch {
-	case len(args) > 0:
-		return fmt.Errorf("unexpected argument %q", args[0])
 	case f.source.snapshotFile != "" || f.source.disk.set():
 		return errors.New("sync follows a live ZooKeeper's change feed: give --zookeeper, not --snapshot or --zk-data-dir (a fixed point in time)")
 	case f.pollSet && f.source.bootstrap == "":
