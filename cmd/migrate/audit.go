@@ -33,7 +33,8 @@ func (c *cli) newAuditCmd() *cobra.Command {
 // runAudit is `migrate audit` without a subcommand.
 func runAudit(ctx context.Context, e *env, db, usage string, args []string) int {
 	if len(args) > 0 {
-		return fail(e, "audit", fmt.Errorf("unknown subcommand %q (log, show, export, verify, keygen, revert)", args[0]))
+		subs := []string{"log", "show", "export", "verify", "keygen", "revert"}
+		return fail(e, "audit", fmt.Errorf("unknown subcommand %q%s (%s)", args[0], cmdline.DidYouMean(args[0], subs, ""), strings.Join(subs, ", ")))
 	}
 	if e.tty {
 		return auditBrowse(ctx, e, db) // on a terminal, plain `migrate audit` browses the history
@@ -129,8 +130,15 @@ func auditShow(ctx context.Context, e *env, f *auditCmdFlags, kind, status strin
 		return fail(e, "audit show", err)
 	}
 	view, err := render.AuditRunView(render.Output(f.output), e.stdout)
-	if known := slices.Contains([]string{"", "planned", "sent", "validated", "succeeded", "failed", "skipped"}, status); err == nil && !known {
-		return fail(e, "audit show", fmt.Errorf("--status %q: want planned, sent, validated, succeeded, failed or skipped", status))
+	statuses := []string{"planned", "sent", "validated", "succeeded", "failed", "skipped"}
+	if known := status == "" || slices.Contains(statuses, status); err == nil && !known {
+		return fail(e, "audit show", fmt.Errorf("--status %q: want planned, sent, validated, succeeded, failed or skipped%s", status, cmdline.DidYouMean(status, statuses, "")))
+	}
+	if ks, kerr := parseKinds("kind", kind); err == nil && (kerr != nil || len(ks) > 1) {
+		if kerr == nil {
+			kerr = fmt.Errorf("--kind %q: one kind at a time", kind)
+		}
+		return fail(e, "audit show", kerr)
 	}
 	return auditRead(ctx, e, "audit show", f, view, err, func(s *audit.Store) (render.AuditRunShown, error) {
 		d, err := migration.ShowRun(ctx, s, id, audit.ChangeFilter{Kind: kind, Status: status, NoStates: !render.AuditRunStates(render.Output(f.output))})

@@ -124,6 +124,8 @@ type usageError struct{ err error }
 
 func (u usageError) Error() string { return cmdline.FlagErrorText(u.err) }
 
+func (u usageError) Unwrap() error { return u.err }
+
 // runEnv runs one command line. Everything it writes to stdout and stderr
 // passes the terminal barrier (termsafe.Writer): a name or value from a
 // cluster or a file, whichever view prints it, cannot drive the terminal.
@@ -145,13 +147,17 @@ func runEnv(ctx context.Context, e *env) int {
 	}
 	if cmd == nil || cmd == root {
 		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-			fmt.Fprintf(e.stderr, "migrate: unknown command %q (try 'migrate --help')\n", args[0])
+			hint := ""
+			if s := root.SuggestionsFor(args[0]); len(s) > 0 {
+				hint = "; did you mean " + strings.Join(s, " or ") + "?"
+			}
+			fmt.Fprintf(e.stderr, "migrate: unknown command %q%s (try 'migrate --help')\n", args[0], hint)
 		} else {
-			fmt.Fprintf(e.stderr, "migrate: %s (try 'migrate --help')\n", cmdline.FlagErrorText(err))
+			fmt.Fprintf(e.stderr, "migrate: %s (try 'migrate --help')\n", cmdline.FlagErrorTextFor(root, err))
 		}
 		return exitError
 	}
-	fmt.Fprintf(e.stderr, "%s: %s (see '%s --help')\n", cmd.CommandPath(), cmdline.FlagErrorText(err), cmd.CommandPath())
+	fmt.Fprintf(e.stderr, "%s: %s (see '%s --help')\n", cmd.CommandPath(), cmdline.FlagErrorTextFor(cmd, err), cmd.CommandPath())
 	return exitError
 }
 

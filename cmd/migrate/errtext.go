@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/infile"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
@@ -121,5 +122,5 @@ func outputError(err error) error {
 	if len(want) > 1 {
 		list = strings.Join(want[:len(want)-1], ", ") + " or " + list
 	}
-	return fmt.Errorf("-o %q: want %s", oe.Output, list)
+	return fmt.Errorf("-o %q: want %s%s", oe.Output, list, cmdline.DidYouMean(string(oe.Output), want, ""))
 }

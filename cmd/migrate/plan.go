@@ -96,7 +96,7 @@ func parseKinds(flagName, s string) ([]plan.Kind, error) {
 	for _, part := range strings.Split(s, ",") {
 		k := plan.Kind(strings.TrimSpace(part))
 		if !slices.Contains(plan.Kinds, k) {
-			return nil, fmt.Errorf("--%s: unknown kind %q (kinds: %s)", flagName, k, kindList())
+			return nil, fmt.Errorf("--%s: unknown kind %q%s (kinds: %s)", flagName, k, cmdline.DidYouMean(string(k), strings.Split(kindList(), ","), ""), kindList())
 		}
 		out = append(out, k)
 	}

@@ -108,3 +108,38 @@ func TestIntIn(t *testing.T) {
 		})
 	}
 }
+
+// TestSuggest: a typo within two edits (a swap counts one) or a plural
+// gets its candidate; a word far from all, or as near two, gets none.
+func TestSuggest(t *testing.T) {
+	kinds := []string{"topic", "partitions", "reassignment", "topic-config", "broker-config", "quota", "acl", "scram-user", "client-metrics", "group-config"}
+	cmds := []string{"access", "apply", "audit", "bootstrap", "check", "completion", "demo", "explain", "plan", "policy", "snapshot", "sync", "version"}
+	flags := []string{"bootstrap-server", "command-config", "zookeeper", "snapshot", "target-snapshot", "include", "exclude"}
+	tests := []struct {
+		typed string
+		from  []string
+		want  string
+	}{
+		{"plna", cmds, "plan"},
+		{"aply", cmds, "apply"},
+		{"snapshto", cmds, "snapshot"},
+		{"verison", cmds, "version"},
+		{"frobnicate", cmds, ""},
+		{"bootsrap-server", flags, "bootstrap-server"},
+		{"zookeper", flags, "zookeeper"},
+		{"inclde", flags, "include"},
+		{"topics", kinds, "topic"},
+		{"acls", kinds, "acl"},
+		{"quotas", kinds, "quota"},
+		{"scram-users", kinds, "scram-user"},
+		{"TOPIC", kinds, "topic"},
+		{"partition", kinds, "partitions"},
+		{"x", kinds, ""},
+		{"configs", kinds, ""},
+	}
+	for _, tt := range tests {
+		if got := Suggest(tt.typed, tt.from); got != tt.want {
+			t.Errorf("Suggest(%q) = %q, want %q", tt.typed, got, tt.want)
+		}
+	}
+}
