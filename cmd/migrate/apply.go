@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +28,7 @@ type applyFlags struct {
 	verifyKey    string
 	yes          bool
 	confirmDels  int
+	askDeletes   int  // the count of deletes to type at the terminal (0: none)
 	typedDeletes bool // the deletes were confirmed by typing their count
 	validateOnly bool
 	noPreflight  bool
@@ -165,7 +165,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 	}
 	p := pl.Plan
 	if f.interactive {
-		if !f.typeDeletes(ctx, e, rec, p) {
+		if !f.typeDeletes(ctx, e, rec) {
 			return f.declined(ctx, e, rec)
 		}
 		run, last := pl.ApplyFunc(f.applyRequest(), rec.Observer())
@@ -187,7 +187,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 		return exitError, outputError(err)
 	}
 	_ = view.Plan(p)
-	if !f.typeDeletes(ctx, e, rec, p) {
+	if !f.typeDeletes(ctx, e, rec) {
 		return f.declined(ctx, e, rec)
 	}
 	if !f.yes && !f.validateOnly && !f.typedDeletes {
@@ -240,56 +240,41 @@ func (f *applyFlags) showWidened(ctx context.Context, e *env, rec *migration.Rec
 		return
 	}
 	fmt.Fprintf(e.stderr, "migrate apply: %s widens what apply may do:\n", f.planFile)
-	var texts []string
 	for _, w := range pl.Widened {
 		fmt.Fprintf(e.stderr, "  %s\n", w)
-		texts = append(texts, w.String())
 	}
-	rec.Note(ctx, "plan-options", f.planFile+" widens what apply may do: "+strings.Join(texts, "; "))
+	migration.NoteWidened(ctx, rec, f.planFile, pl.Widened)
 }
 
-// checkDeletes has a saved plan's deletes confirmed by their count, as
-// terraform has a destroy typed: --confirm-deletes N, or N typed at the
-// terminal (typeDeletes); --yes alone does not confirm them (the file, not
-// the operator's flags, chose to delete). It refuses a wrong count, naming
-// the plan's, and a plan that deletes unconfirmed where there is no
-// terminal to type at. A plan computed now needs only --yes, unless
-// --confirm-deletes is given: then the count must be right. A dry run
-// deletes nothing and needs no count. The confirmation is recorded.
+// checkDeletes has the deletes confirmed by their count
+// (migration.ConfirmDeletes): --confirm-deletes N, or N typed at the
+// terminal (typeDeletes, after the plan is shown); --yes alone does not
+// confirm a saved plan's.
 func (f *applyFlags) checkDeletes(ctx context.Context, e *env, rec *migration.Recorder, p *plan.Plan) error {
-	n := migration.Deletes(p)
+	var err error
+	f.askDeletes, err = migration.ConfirmDeletes(ctx, rec, p, migration.DeleteConfirmation{Saved: f.planFile != "", Count: f.confirmDels,
+		Terminal: e.tty, DryRun: f.validateOnly})
+	var de *migration.DeleteCountError
 	switch {
-	case f.validateOnly || (f.planFile == "" && f.confirmDels == 0):
-		return nil
-	case f.confirmDels != 0 && f.confirmDels != n:
-		return fmt.Errorf("--confirm-deletes %d: the plan deletes %d resource(s), not %d; nothing applied", f.confirmDels, n, f.confirmDels)
-	case n == 0:
-		return nil
-	case f.confirmDels == n:
-		rec.Note(ctx, "confirm-deletes", fmt.Sprintf("%d delete(s) confirmed by --confirm-deletes %d", n, n))
-		return nil
-	case !e.tty:
-		return fmt.Errorf("refusing to apply: the plan deletes %d resource(s) and this is not a terminal to confirm them at; pass --confirm-deletes %d (with --yes)", n, n)
+	case errors.As(err, &de) && de.Given == 0:
+		return fmt.Errorf("refusing to apply: the plan deletes %d resource(s) and this is not a terminal to confirm them at; pass --confirm-deletes %d (with --yes)", de.Deletes, de.Deletes)
+	case errors.As(err, &de):
+		return fmt.Errorf("--confirm-deletes %d: the plan deletes %d resource(s), not %d; nothing applied", de.Given, de.Deletes, de.Given)
 	}
-	return nil // typeDeletes asks at the terminal, after the plan is shown
+	return err
 }
 
-// typeDeletes asks at the terminal for the count of a saved plan's deletes
-// that checkDeletes left to confirm, and reports whether it was typed; the
-// typed count confirms the apply (no y/N question follows).
-func (f *applyFlags) typeDeletes(ctx context.Context, e *env, rec *migration.Recorder, p *plan.Plan) bool {
-	n := migration.Deletes(p)
-	if f.validateOnly || f.planFile == "" || n == 0 || f.confirmDels == n {
+// typeDeletes asks at the terminal for the count of deletes checkDeletes
+// left to confirm, and reports whether it was typed; the typed count
+// confirms the apply (no y/N question follows).
+func (f *applyFlags) typeDeletes(ctx context.Context, e *env, rec *migration.Recorder) bool {
+	if f.askDeletes == 0 {
 		return true
 	}
-	fmt.Fprintf(e.stderr, "The plan deletes %d resource(s) (the changes marked -). Type %d to confirm: ", n, n)
+	fmt.Fprintf(e.stderr, "The plan deletes %d resource(s) (the changes marked -). Type %d to confirm: ", f.askDeletes, f.askDeletes)
 	line, _ := bufio.NewReader(e.stdin).ReadString('\n')
-	if strings.TrimSpace(line) != strconv.Itoa(n) {
-		return false
-	}
-	rec.Note(ctx, "confirm-deletes", fmt.Sprintf("%d delete(s) confirmed at the terminal", n))
-	f.typedDeletes = true
-	return true
+	f.typedDeletes = migration.TypedDeletes(ctx, rec, f.askDeletes, line)
+	return f.typedDeletes
 }
 
 // declined ends a run whose deletes were not confirmed at the terminal:

@@ -285,7 +285,7 @@ func TestSavedPlanWideningShownAndDeletesConfirmed(t *testing.T) {
 	}
 	var confirmed bool
 	for _, ev := range exportRun(t, db, 4).Events {
-		confirmed = confirmed || ev.Kind == "confirm-deletes" && ev.Detail == "1 delete(s) confirmed by --confirm-deletes 1"
+		confirmed = confirmed || ev.Kind == "confirm-deletes" && ev.Detail == "1 delete(s) confirmed by their count, given"
 	}
 	if !confirmed {
 		t.Errorf("the confirmed run records no confirm-deletes event: %+v", exportRun(t, db, 4).Events)

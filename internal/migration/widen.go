@@ -1,7 +1,10 @@
 package migration
 
 import (
+	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 )
@@ -81,4 +84,78 @@ func deletesText(n int) string {
 		return "1 delete"
 	}
 	return fmt.Sprintf("%d deletes", n)
+}
+
+// DeleteConfirmation is how an apply's deletes may be confirmed, as
+// terraform has a destroy typed: by their count.
+type DeleteConfirmation struct {
+	// Saved: the plan is a saved file's, whose deletes the file chose;
+	// they must be confirmed by their count. A plan computed in the same
+	// command needs no count (the operator's own options chose them), but
+	// a Count given must be right.
+	Saved bool
+	// Count is the count the operator gave (0: none).
+	Count int
+	// Terminal: an operator is at a terminal and can type the count.
+	Terminal bool
+	// DryRun: nothing is deleted, nothing is confirmed.
+	DryRun bool
+}
+
+// DeleteCountError refuses an apply whose deletes are not confirmed by
+// their count: Given is the count given (0: none, and no terminal to type
+// it at), Deletes the plan's.
+type DeleteCountError struct{ Given, Deletes int }
+
+func (e *DeleteCountError) Error() string {
+	if e.Given == 0 {
+		return fmt.Sprintf("the plan deletes %d resource(s), and no count of them was confirmed", e.Deletes)
+	}
+	return fmt.Sprintf("the plan deletes %d resource(s), not %d", e.Deletes, e.Given)
+}
+
+// ConfirmDeletes checks c against p's deletes (Deletes) before anything is
+// sent: a wrong count, and a saved plan's deletes unconfirmed where no
+// terminal can confirm them, are a *DeleteCountError; a count given that
+// is right is noted in rec's run. ask is the count the operator must type
+// at the terminal (0: none to ask; then TypedDeletes notes it).
+func ConfirmDeletes(ctx context.Context, rec *Recorder, p *plan.Plan, c DeleteConfirmation) (ask int, err error) {
+	n := Deletes(p)
+	switch {
+	case c.DryRun || (!c.Saved && c.Count == 0):
+		return 0, nil
+	case c.Count != 0 && c.Count != n:
+		return 0, &DeleteCountError{Given: c.Count, Deletes: n}
+	case n == 0:
+		return 0, nil
+	case c.Count == n:
+		rec.Note(ctx, "confirm-deletes", fmt.Sprintf("%d delete(s) confirmed by their count, given", n))
+		return 0, nil
+	case !c.Terminal:
+		return 0, &DeleteCountError{Deletes: n}
+	}
+	return n, nil
+}
+
+// TypedDeletes reports whether answer, typed at the terminal, is the count
+// ask of deletes, and notes the confirmation in rec's run when it is.
+func TypedDeletes(ctx context.Context, rec *Recorder, ask int, answer string) bool {
+	if strings.TrimSpace(answer) != strconv.Itoa(ask) {
+		return false
+	}
+	rec.Note(ctx, "confirm-deletes", fmt.Sprintf("%d delete(s) confirmed at the terminal", ask))
+	return true
+}
+
+// NoteWidened records in rec's run the options of the saved plan file
+// that widen what apply may do (Planned.Widened).
+func NoteWidened(ctx context.Context, rec *Recorder, file string, ws []Widening) {
+	if len(ws) == 0 {
+		return
+	}
+	texts := make([]string, len(ws))
+	for i, w := range ws {
+		texts[i] = w.String()
+	}
+	rec.Note(ctx, "plan-options", file+" widens what apply may do: "+strings.Join(texts, "; "))
 }

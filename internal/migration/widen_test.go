@@ -1,6 +1,8 @@
 package migration
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"testing"
 
@@ -48,5 +50,42 @@ func TestWidenings(t *testing.T) {
 	}
 	if n := Deletes(&plan.Plan{Changes: []plan.Change{del, upd, del}}); n != 2 {
 		t.Errorf("Deletes = %d, want 2", n)
+	}
+}
+
+// ConfirmDeletes: a saved plan's deletes need their count (given, or asked
+// at a terminal); a wrong count is refused naming the plan's; a plan
+// computed now needs none unless one is given; a dry run none.
+func TestConfirmDeletes(t *testing.T) {
+	del := plan.Change{ID: "topic:x", Kind: plan.KindTopic, Action: plan.ActionDelete}
+	two := &plan.Plan{Changes: []plan.Change{del, del}}
+	none := &plan.Plan{}
+	for _, c := range []struct {
+		name string
+		p    *plan.Plan
+		c    DeleteConfirmation
+		ask  int
+		err  *DeleteCountError
+	}{
+		{"saved, no count, no terminal", two, DeleteConfirmation{Saved: true}, 0, &DeleteCountError{Deletes: 2}},
+		{"saved, no count, at a terminal", two, DeleteConfirmation{Saved: true, Terminal: true}, 2, nil},
+		{"saved, the count", two, DeleteConfirmation{Saved: true, Count: 2}, 0, nil},
+		{"saved, a wrong count", two, DeleteConfirmation{Saved: true, Count: 3, Terminal: true}, 0, &DeleteCountError{Given: 3, Deletes: 2}},
+		{"saved, a count but no deletes", none, DeleteConfirmation{Saved: true, Count: 1}, 0, &DeleteCountError{Given: 1, Deletes: 0}},
+		{"saved, no deletes", none, DeleteConfirmation{Saved: true}, 0, nil},
+		{"saved, dry run", two, DeleteConfirmation{Saved: true, DryRun: true}, 0, nil},
+		{"computed, no count", two, DeleteConfirmation{}, 0, nil},
+		{"computed, a wrong count", two, DeleteConfirmation{Count: 1}, 0, &DeleteCountError{Given: 1, Deletes: 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ask, err := ConfirmDeletes(context.Background(), &Recorder{}, c.p, c.c)
+			var de *DeleteCountError
+			if ask != c.ask || (c.err == nil) != (err == nil) || (c.err != nil && (!errors.As(err, &de) || *de != *c.err)) {
+				t.Fatalf("ConfirmDeletes = %d, %v; want %d, %v", ask, err, c.ask, c.err)
+			}
+		})
+	}
+	if !TypedDeletes(context.Background(), &Recorder{}, 2, " 2\n") || TypedDeletes(context.Background(), &Recorder{}, 2, "y\n") {
+		t.Error("TypedDeletes accepts another answer or refuses the count")
 	}
 }
