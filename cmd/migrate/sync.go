@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -17,7 +14,6 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/render"
-	"github.com/zkmigrate/zkmigrate/internal/syncmetrics"
 	"github.com/zkmigrate/zkmigrate/internal/syncsession"
 	"github.com/zkmigrate/zkmigrate/tui"
 )
@@ -150,14 +146,13 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 		return exitError, err
 	}
 	v := &syncView{e: e, out: out, state: sess.State}
+	closeSession := func() { rc, aerr := sess.Close(ctx); printReceipt(e, rc, aerr) }
 	if f.metricsAddr != "" {
-		v.metrics = syncmetrics.New(sess.Tracker())
 		mctx, stopMetrics := context.WithCancel(ctx)
 		defer stopMetrics()
-		addr, err := v.metrics.Serve(mctx, f.metricsAddr)
+		addr, err := sess.ServeMetrics(mctx, f.metricsAddr)
 		if err != nil {
-			rc, aerr := sess.Close(ctx)
-			printReceipt(e, rc, aerr)
+			closeSession()
 			return exitError, err
 		}
 		fmt.Fprintf(e.stderr, "Serving metrics on http://%s/metrics (/healthz, /readyz).\n", addr)
@@ -177,17 +172,9 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 			confirm = ui.Confirm
 		}
 	}
-	usr1 := make(chan os.Signal, 1)
-	signal.Notify(usr1, syscall.SIGUSR1)
-	defer signal.Stop(usr1)
-	go func() {
-		for range usr1 {
-			sess.Freeze()
-		}
-	}()
+	defer sess.FreezeOnSignal(syscall.SIGUSR1)()
 	if err := sess.Start(ctx, confirm); err != nil {
-		rc, aerr := sess.Close(ctx)
-		printReceipt(e, rc, aerr)
+		closeSession()
 		return exitError, err
 	}
 	status := v.follow(ctx, sess, ui, f.statusEvery)
@@ -196,14 +183,7 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 		ui.Close()
 		v.status(status) // the screen is gone: say where sync ended
 	}
-	if outcome == migration.Declined {
-		fmt.Fprintln(e.stderr, "Nothing applied.")
-	}
-	if p := sess.Pending(); len(p) > 0 {
-		fmt.Fprintf(e.stderr, "migrate sync: stopped with %d change(s) not on the target: %s\n", len(p), strings.Join(p, ", "))
-	}
-	rc, aerr := sess.Close(ctx)
-	printReceipt(e, rc, aerr)
+	closeSession() // says what the session left undone
 	return int(outcome.Code), err
 }
 
@@ -226,9 +206,6 @@ func (v *syncView) follow(ctx context.Context, sess *syncsession.Session, ui *tu
 				continue
 			}
 			status.Add(r)
-			if v.metrics != nil {
-				v.metrics.Observe(r)
-			}
 			if ui != nil {
 				ui.Send(r)
 			} else {
@@ -252,10 +229,9 @@ func (v *syncView) follow(ctx context.Context, sess *syncsession.Session, ui *tu
 // syncView is sync's output: a line per round and status lines, as text
 // or JSON lines.
 type syncView struct {
-	e       *env
-	out     render.SyncView
-	state   func() syncsession.State // the session's, for the status line
-	metrics *syncmetrics.Metrics     // --metrics-addr
+	e     *env
+	out   render.SyncView
+	state func() syncsession.State // the session's, for the status line
 }
 
 // confirm shows the first plan and asks, at a terminal only.

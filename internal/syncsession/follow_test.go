@@ -178,14 +178,18 @@ func TestSessionDeclined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var said []string
+	s.hooks.Notice = func(msg string) { said = append(said, msg) }
 	asked := 0
 	if err := s.Start(ctx, func(_ context.Context, p *plan.Plan) bool { asked = len(p.Changes); return false }); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = s.Close(ctx) })
 	drain(t, s)
 	if outcome, err := s.Outcome(); outcome != migration.Declined || err != nil || asked != 2 {
 		t.Fatalf("outcome %+v, %v after being asked about %d changes; want declined after 2", outcome, err, asked)
+	}
+	if _, err := s.Close(ctx); err != nil || !slices.Contains(said, "Nothing applied.") {
+		t.Errorf("Close = %v, said %q; want it to say nothing was applied", err, said)
 	}
 	if got := b.targetTopics(t); len(got) != 0 {
 		t.Errorf("a declined session created %v", got)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
 	"regexp"
 	"strings"
 	"sync"
@@ -16,6 +18,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/syncer"
+	"github.com/zkmigrate/zkmigrate/internal/syncmetrics"
 	"github.com/zkmigrate/zkmigrate/internal/zkconn"
 	"github.com/zkmigrate/zkmigrate/internal/zkfeed"
 	"github.com/zkmigrate/zkmigrate/internal/zkread"
@@ -103,8 +106,9 @@ type Session struct {
 
 	freeze     chan struct{}
 	freezeOnce sync.Once
-	tracker    *syncer.Tracker // the session's state, from its rounds
-	pending    []string        // what was not on the target when it stopped
+	tracker    *syncer.Tracker      // the session's state, from its rounds
+	metrics    *syncmetrics.Metrics // ServeMetrics: every round is observed
+	pending    []string             // what was not on the target when it stopped
 	stop       context.CancelFunc
 	out        chan syncer.Round
 	done       chan struct{} // closed when the loop has returned
@@ -325,6 +329,27 @@ func (s *Session) keepLock(ctx context.Context) {
 // FREEZING or FROZEN, from its rounds (syncer.Tracker).
 func (s *Session) State() syncer.State { return s.tracker.State() }
 
+// ServeMetrics serves the session's rounds and state as Prometheus series
+// on addr (syncmetrics: /metrics, /healthz, /readyz) until ctx ends, and
+// returns the address it listens on. Call it before Start.
+func (s *Session) ServeMetrics(ctx context.Context, addr string) (string, error) {
+	s.metrics = syncmetrics.New(s.tracker)
+	return s.metrics.Serve(ctx, addr)
+}
+
+// FreezeOnSignal freezes the session when the process receives sig
+// (sync: SIGUSR1), until the returned stop is called.
+func (s *Session) FreezeOnSignal(sig os.Signal) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sig)
+	go func() {
+		for range ch {
+			s.Freeze()
+		}
+	}()
+	return func() { signal.Stop(ch) }
+}
+
 // Tracker keeps the session's state (for metrics and health endpoints).
 func (s *Session) Tracker() *syncer.Tracker { return s.tracker }
 
@@ -368,6 +393,9 @@ func (s *Session) follow(ctx, runCtx context.Context, cfg syncer.Config) {
 		select {
 		case r := <-in:
 			s.rounds.note(ctx, r)
+			if s.metrics != nil {
+				s.metrics.Observe(r)
+			}
 			if r.Reason == syncer.ReasonInitial || r.Reason == syncer.ReasonReconcile {
 				s.phase("sync-" + r.Reason)
 			}
@@ -422,15 +450,23 @@ func ended(err error, st syncer.State, changedAfterCut bool) (migration.Outcome,
 	return migration.Failed, err
 }
 
-// Close ends the session (after the round in flight), releases the lock,
-// finishes the session's audit run with its outcome and closes the
-// connections. It returns the run's receipt.
+// Close ends the session (after the round in flight), says what it left
+// undone (Notice: "Nothing applied." after a decline; Warn: the changes
+// not on the target, Pending), releases the lock, finishes the session's
+// audit run with its outcome and closes the connections. It returns the
+// run's receipt.
 func (s *Session) Close(ctx context.Context) (migration.Receipt, error) {
 	s.Stop()
 	if s.done != nil {
 		for range s.out { // nobody reads them any more
 		}
 		<-s.done
+	}
+	if s.outcome == migration.Declined {
+		s.notice("Nothing applied.")
+	}
+	if p := s.pending; len(p) > 0 {
+		s.warn(fmt.Errorf("stopped with %d change(s) not on the target: %s", len(p), strings.Join(p, ", ")))
 	}
 	if s.lock != nil {
 		s.lock.Release()

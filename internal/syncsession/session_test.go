@@ -152,6 +152,13 @@ func TestSessionStopsBehindNamingWhatIsPending(t *testing.T) {
 	if err != nil || outcome != migration.SyncBehind || outcome.Code != migration.ExitPartial || !slices.Contains(s.Pending(), "topic:payments") {
 		t.Fatalf("outcome %+v (%v), pending %v; want stopped behind, exit 3, naming topic:payments", outcome, err, s.Pending())
 	}
+	var warned []string
+	s.hooks.Warn = func(err error) { warned = append(warned, err.Error()) }
+	if _, err := s.Close(context.Background()); err != nil || !slices.ContainsFunc(warned, func(w string) bool {
+		return strings.HasPrefix(w, "stopped with ") && strings.Contains(w, "change(s) not on the target: ") && strings.Contains(w, "topic:payments")
+	}) {
+		t.Errorf("Close = %v, warned %q; want the pending changes named", err, warned)
+	}
 }
 
 // TestSessionExitOnChangeByPoll: frozen with ExitOnChange, a poll that
