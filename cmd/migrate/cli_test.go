@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/cmdline"
+	"github.com/zkmigrate/zkmigrate/internal/demo"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -49,7 +50,7 @@ func TestHelpGolden(t *testing.T) {
 				t.Fatalf("migrate %s: exit %d, stderr %q", strings.Join(args, " "), code, errs)
 			}
 			got := strings.ReplaceAll(out, audit.DefaultPath(), "<DEFAULT-AUDIT-DB>")
-			got = strings.ReplaceAll(got, demoAuditPath(), "<DEMO-AUDIT-DB>")
+			got = strings.ReplaceAll(got, demo.AuditDirPattern, "<DEMO-AUDIT-DB>")
 			goldenFile(t, filepath.Join("testdata", "help", name+".txt"), got)
 		})
 	}

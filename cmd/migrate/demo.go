@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -34,12 +32,9 @@ func (f *demoFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.detail, "detail", false, "list every change, blocker and finding of the plans (as plan --detail)")
 	f.audit.register(fs)
 	if fl := fs.Lookup("audit-db"); fl != nil {
-		fl.Usage = "the demo's audit database `PATH` (default " + demoAuditPath() + ", the demo's own: never your real audit trail)"
+		fl.Usage = "the demo's audit database `PATH` (default " + demo.AuditDirPattern + ": one per run, in a directory of yours; never your real audit trail)"
 	}
 }
-
-// demoAuditPath is where the demo keeps its audit trail by default.
-func demoAuditPath() string { return filepath.Join(os.TempDir(), "zkmigrate-demo-audit.db") }
 
 func (c *cli) newDemoCmd() *cobra.Command {
 	var f demoFlags
@@ -54,8 +49,13 @@ func (c *cli) newDemoCmd() *cobra.Command {
 func runDemo(ctx context.Context, e *env, f *demoFlags, args []string) int {
 	af, noTUI, brokers := &f.audit, &f.noTUI, &f.brokers
 	if af.path == "" && !af.off {
-		// The demo keeps its audit trail out of the operator's real one.
-		af.path = demoAuditPath()
+		// The demo keeps its audit trail out of the operator's real one,
+		// and out of every other user's and run's.
+		path, err := demo.AuditPath()
+		if err != nil {
+			return fail(e, "demo", err)
+		}
+		af.path = path
 	}
 	rec := af.begin(ctx, e, "demo")
 	switch {

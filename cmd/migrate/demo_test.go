@@ -79,7 +79,7 @@ func TestDemoExplainsItself(t *testing.T) {
 
 	// demo --help tells the demo's own database, not the operator's.
 	_, help, _ := runMigrate(t, "demo", "--help")
-	if !strings.Contains(strings.Join(strings.Fields(help), " "), demoAuditPath()+", the demo's own") {
+	if !strings.Contains(strings.Join(strings.Fields(help), " "), demo.AuditDirPattern+": one per run") {
 		t.Errorf("demo --help does not show the demo's database:\n%s", help)
 	}
 }

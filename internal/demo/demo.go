@@ -9,9 +9,13 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
@@ -152,4 +156,30 @@ func pluralWord(n int, word string) string {
 		return strconv.Itoa(n) + " " + word[:len(word)-1] + "ies"
 	}
 	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// AuditDirPattern is AuditPath's pattern, for help texts.
+var AuditDirPattern = filepath.Join(os.TempDir(), "zkmigrate-demo-UID", "audit-PID.db")
+
+// AuditPath is where a demo run keeps its audit trail by default: a
+// database of its own (audit-PID.db) in a directory of the user's own
+// (zkmigrate-demo-UID in the temporary directory, mode 0700), so that two
+// users, or two demos of one user, never share a database; the path stays
+// after the run for the audit commands the demo prints. A directory of
+// that name that another user owns, or others may write to, is refused,
+// never used.
+func AuditPath() (string, error) {
+	uid := os.Getuid()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("zkmigrate-demo-%d", uid))
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("demo audit directory %s: %v", dir, err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return "", fmt.Errorf("demo audit directory %s: %v", dir, err)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !fi.IsDir() || fi.Mode().Perm()&0o022 != 0 || ok && int(st.Uid) != uid {
+		return "", fmt.Errorf("demo audit directory %s is not a directory only you can write to; remove it, or give --audit-db PATH", dir)
+	}
+	return filepath.Join(dir, fmt.Sprintf("audit-%d.db", os.Getpid())), nil
 }
