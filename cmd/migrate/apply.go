@@ -236,6 +236,10 @@ func (f *applyFlags) load(ctx context.Context, e *env, rec *migration.Recorder) 
 // that widen what apply may do (migration.Widenings): its file, not the
 // operator's flags, chose them.
 func (f *applyFlags) showWidened(ctx context.Context, e *env, rec *migration.Recorder, pl *migration.Planned) {
+	if pl.VerifiedBy != "" {
+		fmt.Fprintf(e.stderr, "migrate apply: %s is signed by key %s: verified.\n", f.planFile, pl.VerifiedBy)
+		migration.NoteVerified(ctx, rec, f.planFile, pl.VerifiedBy)
+	}
 	if len(pl.Widened) == 0 {
 		return
 	}

@@ -193,11 +193,20 @@ func TestSignedPlan(t *testing.T) {
 			t.Errorf("%v: exit %d, want 1 with %q:\n%s", c.args, code, c.want, errs)
 		}
 	}
-	// The signed plan, verified, applies.
+	// The signed plan, verified, applies; the verification is said and
+	// recorded.
+	db := filepath.Join(b.dir, "apply-audit.db")
 	code, out, errs := runMigrate(t, "apply", "--plan", b.signed, "--verify-key", b.key+".pub", "--snapshot", b.snap, "--bootstrap-server", b.addr,
-		"--scram-credentials", b.creds, "--yes", "--no-audit", "--verify-timeout", "0")
-	if code != exitOK {
+		"--scram-credentials", b.creds, "--yes", "--audit-db", db, "--verify-timeout", "0")
+	if code != exitOK || !strings.Contains(errs, b.signed+" is signed by key "+b.keyID+": verified.") {
 		t.Fatalf("the signed plan: exit %d\n%s\n%s", code, out, errs)
+	}
+	var noted bool
+	for _, ev := range exportRun(t, db, 1).Events {
+		noted = noted || ev.Kind == "plan-signature" && ev.Detail == b.signed+": signed by key "+b.keyID+", verified"
+	}
+	if !noted {
+		t.Errorf("the apply records no plan-signature event: %+v", exportRun(t, db, 1).Events)
 	}
 	if readTargetDigest(t, b.addr) == before {
 		t.Fatal("the signed plan changed nothing")

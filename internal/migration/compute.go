@@ -36,6 +36,9 @@ type Planned struct {
 	// Widened lists a saved plan's options that widen what apply may do
 	// (Widenings), for the command to show and record; LoadSaved sets it.
 	Widened []Widening
+	// VerifiedBy is the id of the key whose signature of the saved plan
+	// LoadSaved verified ("" none was asked for).
+	VerifiedBy string
 }
 
 // NewPlanned is p, built in this run from src and tgt, with what it was

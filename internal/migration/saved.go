@@ -76,6 +76,7 @@ func LoadSaved(ctx context.Context, r SavedRequest) (*Planned, error) {
 		pl, err := loadRevert(ctx, r, p)
 		if pl != nil {
 			pl.Widened = Widenings(p, false)
+			pl.VerifiedBy = verifiedBy(r, p)
 		}
 		return pl, err
 	}
@@ -124,7 +125,7 @@ func LoadSaved(ctx context.Context, r SavedRequest) (*Planned, error) {
 		return nil, fmt.Errorf("%s: %w", r.PlanFile, err)
 	}
 	return &Planned{Plan: p, Source: src, Target: tgt, Conn: conn, Credentials: creds, Secrets: secrets, PrincipalMap: pm,
-		Widened: Widenings(p, pol != nil)}, nil
+		Widened: Widenings(p, pol != nil), VerifiedBy: verifiedBy(r, p)}, nil
 }
 
 // ReadSaved reads a saved plan file and checks it (planfile.Read), and
@@ -139,6 +140,15 @@ func ReadSaved(path, keyFile string) (*plan.Plan, error) {
 		return nil, err
 	}
 	return planfile.ReadVerified(path, key)
+}
+
+// verifiedBy is the key id of p's signature when r asked for it to be
+// verified (ReadSaved did), else "".
+func verifiedBy(r SavedRequest, p *plan.Plan) string {
+	if r.VerifyKeyFile == "" || p.Signature == nil {
+		return ""
+	}
+	return p.Signature.KeyID
 }
 
 // Justify decides whether saved may be applied to tgt now, and returns the

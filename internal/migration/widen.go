@@ -147,6 +147,14 @@ func TypedDeletes(ctx context.Context, rec *Recorder, ask int, answer string) bo
 	return true
 }
 
+// NoteVerified records in rec's run that the saved plan file's signature
+// by key id was verified before it was read further.
+func NoteVerified(ctx context.Context, rec *Recorder, file, id string) {
+	if id != "" {
+		rec.Note(ctx, "plan-signature", fmt.Sprintf("%s: signed by key %s, verified", file, id))
+	}
+}
+
 // NoteWidened records in rec's run the options of the saved plan file
 // that widen what apply may do (Planned.Widened).
 func NoteWidened(ctx context.Context, rec *Recorder, file string, ws []Widening) {
