@@ -42,7 +42,8 @@ func (f *bootstrapFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.src.zookeeper, "zookeeper", "", "source ZooKeeper `host:port[,host:port][/chroot]` (read only; never written)")
 	fs.StringVar(&f.src.zkAuth, "zk-auth", "", "ZooKeeper auth `scheme:credentials`, e.g. digest:user:password, or @FILE holding it")
 	fs.StringVar(&f.src.zkTLSConfigFile, "zk-tls-config-file", "", "Kafka-format ZooKeeper TLS config `FILE` (zookeeper.ssl.* keys; JKS, PKCS12 or PEM stores)")
-	fs.DurationVar(&f.src.zkTimeout, "zk-timeout", 15*time.Second, "bound on connecting to ZooKeeper and on waiting for each answer")
+	f.src.zkTimeout = cmdline.PositiveDuration(15 * time.Second)
+	fs.Var(&f.src.zkTimeout, "zk-timeout", "bound on connecting to ZooKeeper and on waiting for each answer")
 	f.src.disk.register(fs)
 	fs.StringVar(&f.src.snapshotFile, "snapshot", "", "not accepted: a snapshot `FILE` holds SCRAM credentials by reference only (no keys); give --zookeeper or --zk-data-dir")
 	fs.Var(&f.dirs, "metadata-dir", "a controller's metadata log `DIR`, formatted by kafka-storage and never started (repeatable: every controller of the quorum)")
@@ -89,8 +90,8 @@ func (f *bootstrapFlags) validate(args []string) error {
 	if err := f.src.disk.validate(); err != nil {
 		return err
 	}
-	if f.src.zkTimeout <= 0 {
-		return fmt.Errorf("--zk-timeout %s: want a positive duration", f.src.zkTimeout)
+	if err := f.src.where().Validate(); err != nil {
+		return err
 	}
 	switch {
 	case len(f.dirs) > 0 && (f.in != "" || f.out != ""):

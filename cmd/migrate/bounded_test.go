@@ -302,3 +302,52 @@ func kafkaconnAdmin(t *testing.T, addr string) *kadm.Client {
 	t.Cleanup(conn.Close)
 	return conn.Admin
 }
+
+// closedPort is a loopback address nothing listens on: connections to it
+// are refused.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// A ZooKeeper ensemble whose every host refuses the connection fails the
+// command at once (one round over the hosts and a short pause to confirm),
+// where it used to wait out --zk-timeout (15 s by default); one that
+// accepts and never answers keeps the --zk-timeout bound. Both end with
+// exit 1 and one line naming the hosts.
+func TestZooKeeperRefusedFailsFast(t *testing.T) {
+	const timeout = 3 * time.Second
+	for _, tc := range []struct {
+		name     string
+		hosts    func(t *testing.T) []string
+		min, max time.Duration
+		want     string
+	}{
+		{"one host refuses", func(t *testing.T) []string { return []string{closedPort(t)} }, 0, time.Second, "refused the connection"},
+		{"every host refuses", func(t *testing.T) []string { return []string{closedPort(t), closedPort(t), closedPort(t)} }, 0, time.Second, "refused the connection"},
+		{"silent", func(t *testing.T) []string { return []string{silentListener(t)} }, timeout, 2*timeout + 2*time.Second, "within " + timeout.String()},
+		{"one refuses, one silent", func(t *testing.T) []string { return []string{closedPort(t), silentListener(t)} }, timeout, 2*timeout + 2*time.Second, "within " + timeout.String()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hosts := strings.Join(tc.hosts(t), ",")
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			start := time.Now()
+			code, out, errs := runMigrateCtx(ctx, "snapshot", "--zookeeper", hosts, "--zk-timeout", timeout.String())
+			took := time.Since(start)
+			lines := strings.Split(strings.TrimSpace(errs), "\n")
+			if code != exitError || len(lines) != 1 || !strings.Contains(errs, hosts) || !strings.Contains(errs, tc.want) || out != "" {
+				t.Errorf("exit %d, stderr %q; want exit 1 and one line naming %s and saying %q", code, errs, hosts, tc.want)
+			}
+			if took < tc.min || took > tc.max {
+				t.Errorf("took %s, want between %s and %s", took.Round(time.Millisecond), tc.min, tc.max)
+			}
+		})
+	}
+}

@@ -71,7 +71,7 @@ func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
 	if check.Rank(f.failOn) == 0 && f.failOn != "none" {
 		return fail(e, "check", fmt.Errorf("--fail-on %q: want error, warning, info or none", f.failOn))
 	}
-	target, err := check.ParseTarget(f.target)
+	target, err := targetVersion(f.target)
 	if err != nil {
 		return fail(e, "check", err)
 	}

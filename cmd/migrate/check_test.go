@@ -33,7 +33,7 @@ func TestCheckCommand(t *testing.T) {
 		{"markdown", []string{"--snapshot", checkFixture, "-o", "markdown"}, exitPartial, "## Pre-upgrade audit", "", false},
 		{"target 4.0", []string{"--snapshot", checkFixture, "--target-version", "4.0", "--fail-on", "none"}, exitOK, "valid on 4.0 but refused from 4.1", "", false},
 		{"policy", []string{"--snapshot", checkFixture, "--policy", "../../internal/check/testdata/policy.yaml", "-o", "json"}, exitPartial, `"rule rf-at-least-3: topics need at least 3 replicas"`, "", false},
-		{"bad target", []string{"--snapshot", checkFixture, "--target-version", "3.9"}, exitError, "", "migrate check: check: target version \"3.9\"", true},
+		{"bad target", []string{"--snapshot", checkFixture, "--target-version", "3.9"}, exitError, "", "migrate check: --target-version \"3.9\"", true},
 		{"bad output", []string{"--snapshot", checkFixture, "-o", "xml"}, exitError, "", "-o \"xml\"", true},
 		{"bad fail-on", []string{"--snapshot", checkFixture, "--fail-on", "fatal"}, exitError, "", "--fail-on \"fatal\"", true},
 		{"missing snapshot", []string{"--snapshot", "no-such.json"}, exitError, "", "no-such.json", true},

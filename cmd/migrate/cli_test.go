@@ -127,7 +127,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"demo", "--brokers", "-1"}, `migrate demo: --brokers "-1": want 1 to 32 (see 'migrate demo --help')`},
 		{[]string{"apply", "--max-in-flight", "9223372036854775807"}, `migrate apply: --max-in-flight "9223372036854775807": want 1 to 64 (see 'migrate apply --help')`},
 		{[]string{"check", "--max-per-check", "-1"}, `migrate check: --max-per-check "-1": want 0 or more (see 'migrate check --help')`},
-		{[]string{"snapshot", "--zk-connections", "100000"}, `migrate snapshot: --zk-connections "100000": want 0 to 64 (see 'migrate snapshot --help')`},
+		{[]string{"snapshot", "--zk-connections", "100000"}, `migrate snapshot: --zk-connections "100000": want 1 to 64 (see 'migrate snapshot --help')`},
 		{[]string{"frobnicate"}, `migrate: unknown command "frobnicate" (try 'migrate --help')`},
 		{[]string{"plna"}, `migrate: unknown command "plna"; did you mean plan? (try 'migrate --help')`},
 		{[]string{"snapshto"}, `migrate: unknown command "snapshto"; did you mean snapshot? (try 'migrate --help')`},

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/access"
+	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/memprofile"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
@@ -78,6 +79,16 @@ func (f *planFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.interactive, "interactive", false, "review the plan in the terminal UI")
 	fs.BoolVar(&f.detail, "detail", false, "text output: list every change, blocker and finding (by default a kind with more than 20 changes shows its first 10 and counts the rest; -o json is always complete)")
 	f.audit.register(fs)
+}
+
+// targetVersion parses --target-version as plan, apply, sync and check all
+// do (catalogue.ParseTarget): a Kafka 4.x version, never "".
+func targetVersion(v string) (catalogue.Version, error) {
+	t, err := catalogue.ParseTarget(v)
+	if err != nil {
+		return t, fmt.Errorf("--target-version %q: %v", v, err)
+	}
+	return t, nil
 }
 
 func kindList() string {
@@ -151,6 +162,12 @@ func (f *planFlags) validateNoSource() error {
 		return errors.New("give the target: --bootstrap-server host:port [--command-config client.properties], or --target-snapshot FILE")
 	}
 	if _, err := f.options(); err != nil {
+		return err
+	}
+	if _, err := targetVersion(f.targetVersion); err != nil {
+		return err
+	}
+	if err := f.target.kafka().Validate(); err != nil {
 		return err
 	}
 	for _, re := range []struct{ flag, value string }{{"topics", f.topics}, {"principals", f.principals}} {

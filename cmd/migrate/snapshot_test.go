@@ -123,7 +123,7 @@ func TestSnapshotCommandErrors(t *testing.T) {
 		{name: "bad source command config", args: []string{"snapshot", "--source-bootstrap-server", "127.0.0.1:1", "--source-command-config", filepath.Join(dir, "none.properties")}, code: exitError, stderr: "--source-command-config: "},
 		{name: "unreachable brokers name the source", args: []string{"snapshot", "--source-bootstrap-server", "127.0.0.1:1"}, code: exitError, stderr: "127.0.0.1:1"},
 		{name: "unreachable names the hosts", args: []string{"snapshot", "--zookeeper", "127.0.0.1:1,127.0.0.1:2/kafka", "--zk-timeout", "1s"}, code: exitError,
-			stderr: "migrate snapshot: zkconn: cannot reach ZooKeeper at 127.0.0.1:1,127.0.0.1:2 within 1s"},
+			stderr: "migrate snapshot: zkconn: ZooKeeper at 127.0.0.1:1,127.0.0.1:2 refused the connection"},
 		{name: "bad output", args: []string{"snapshot", "--snapshot", snap, "-o", "yaml"}, code: exitError, stderr: `-o "yaml"`},
 		{name: "missing broker config", args: []string{"snapshot", "--snapshot", snap, "--broker-config", filepath.Join(dir, "nope.properties")}, code: exitError, stderr: "nope.properties"},
 		{name: "broker config by reference", args: []string{"snapshot", "--snapshot", snap, "--broker-config", props, "-o", "json"}, code: exitOK,

@@ -31,10 +31,10 @@ type sourceFlags struct {
 	encoderSecretFile string
 	snapshotFile      string
 	full              bool
-	workers           int
-	connections       int
+	workers           int // 0 (not given): the default; a given value is 1 or more
+	connections       int // 0 (not given): the default; a given value is 1 or more
 	noMultiRead       bool
-	zkTimeout         time.Duration
+	zkTimeout         cmdline.PositiveDuration
 	quiet             bool
 	disk              zkDiskFlags
 }
@@ -50,10 +50,11 @@ func (f *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.commandConfig, "source-command-config", "", "client.properties `FILE` for --source-bootstrap-server, in the format of --command-config")
 	fs.StringVar(&f.snapshotFile, "snapshot", "", "read a saved snapshot `FILE` instead of ZooKeeper")
 	fs.BoolVar(&f.full, "full", false, "full read for audits: also partition state, old /consumers groups, notification queues")
-	cmdline.IntIn(fs, &f.workers, "zk-requests-in-flight", 0, 0, migration.MaxZKInFlight, fmt.Sprintf("`N` ZooKeeper reads kept in flight, spread over the sessions (default %d with multiRead, else %d)", migration.DefaultZKInFlightMulti, migration.DefaultZKInFlight))
-	cmdline.IntIn(fs, &f.connections, "zk-connections", 0, 0, migration.MaxZKConnections, fmt.Sprintf("`N` ZooKeeper sessions to read over (default %d with multiRead, else %d)", migration.DefaultZKConnectionsMulti, migration.DefaultZKConnections))
+	cmdline.IntIn(fs, &f.workers, "zk-requests-in-flight", 0, 1, migration.MaxZKInFlight, fmt.Sprintf("`N` ZooKeeper reads kept in flight, spread over the sessions (default %d with multiRead, else %d)", migration.DefaultZKInFlightMulti, migration.DefaultZKInFlight))
+	cmdline.IntIn(fs, &f.connections, "zk-connections", 0, 1, migration.MaxZKConnections, fmt.Sprintf("`N` ZooKeeper sessions to read over (default %d with multiRead, else %d)", migration.DefaultZKConnectionsMulti, migration.DefaultZKConnections))
 	fs.BoolVar(&f.noMultiRead, "zk-no-multi-read", false, "read one znode per request even when the ensemble answers multiRead (ZooKeeper 3.6+), which carries many")
-	fs.DurationVar(&f.zkTimeout, "zk-timeout", 15*time.Second, "bound on connecting to ZooKeeper and on waiting for each answer; a read without one is retried on a new connection for as long again, so a ZooKeeper that stops answering ends the command (exit 1, host named) within twice this, plus about a second to close the session")
+	f.zkTimeout = cmdline.PositiveDuration(15 * time.Second)
+	fs.Var(&f.zkTimeout, "zk-timeout", "bound on connecting to ZooKeeper and on waiting for each answer; a read without one is retried on a new connection for as long again, so a ZooKeeper that stops answering ends the command (exit 1, host named) within twice this, plus about a second to close the session")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr (there is none either when stderr is not a terminal)")
 }
 
@@ -86,7 +87,10 @@ func (f *sourceFlags) validate() error {
 			}
 		}
 	}
-	return f.disk.validate()
+	if err := f.disk.validate(); err != nil {
+		return err
+	}
+	return f.where().Validate()
 }
 
 // given reports whether a live source or a snapshot is named (apply --plan
@@ -123,7 +127,7 @@ func (f *sourceFlags) where() migration.SourceRequest {
 		r.DataDir = &migration.DataDirSource{Dir: f.disk.dataDir, LogDir: f.disk.logDir, Chroot: f.disk.chroot, Zxid: f.disk.zxid, Time: f.disk.at}
 	}
 	if f.zookeeper != "" {
-		r.ZooKeeper = &migration.ZooKeeperSource{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile, Timeout: f.zkTimeout,
+		r.ZooKeeper = &migration.ZooKeeperSource{Connect: f.zookeeper, Auth: f.zkAuth, TLSConfigFile: f.zkTLSConfigFile, Timeout: time.Duration(f.zkTimeout),
 			Connections: f.connections, NoMultiRead: f.noMultiRead, Workers: f.workers}
 	}
 	return r

@@ -90,6 +90,11 @@ func runSync(ctx context.Context, e *env, f *syncFlags, args []string) int {
 	if f.interactive && !e.tty {
 		return fail(e, "sync", errNoTerminal)
 	}
+	if !f.yes && !f.freeze && !e.tty {
+		// Nobody can confirm the first plan: refused before anything is
+		// read or recorded (before, the plan was shown, declined, exit 0).
+		return fail(e, "sync", errors.New("refusing to sync without confirmation: not a terminal; pass --yes (sync applies the first plan and every later change)"))
+	}
 	code, err := f.run(ctx, e)
 	if err != nil {
 		return fail(e, "sync", err)

@@ -16,7 +16,7 @@ type zkDiskFlags struct {
 	dataDir, logDir, chroot string
 	zxidText, timeText      string
 	zxid                    int64
-	at                      time.Time
+	at                      *time.Time // nil: the newest state
 }
 
 func (f *zkDiskFlags) register(fs *pflag.FlagSet) {
@@ -59,7 +59,7 @@ func (f *zkDiskFlags) validate() error {
 				return fmt.Errorf("--zk-time %q: want RFC 3339 (2026-11-24T09:00:00Z) or a date (2026-11-24)", f.timeText)
 			}
 		}
-		f.at = t
+		f.at = &t
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ func TestZKDataDirFlagErrors(t *testing.T) {
 		{"bad time", []string{"snapshot", "--zk-data-dir", zkDataFixture, "--zk-time", "last tuesday"}, `--zk-time "last tuesday"`},
 		{"relative chroot", []string{"snapshot", "--zk-data-dir", zkDataFixture, "--zk-chroot", "kafka"}, `--zk-chroot "kafka"`},
 		{"missing chroot", []string{"snapshot", "--zk-data-dir", zkDataFixture, "--zk-chroot", "/kafka"}, "chroot /kafka: no such znode"},
-		{"no such dir", []string{"snapshot", "--zk-data-dir", "/nonexistent/zk"}, "--zk-data-dir: stat /nonexistent/zk"},
+		{"no such dir", []string{"snapshot", "--zk-data-dir", "/nonexistent/zk"}, "--zk-data-dir: /nonexistent/zk: no such file or directory"},
 		{"no snapshots", []string{"snapshot", "--zk-data-dir", t.TempDir()}, "no ZooKeeper snapshot or log files"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package catalogue
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -51,4 +52,23 @@ func TargetOrDefault(s string) Version {
 		return v
 	}
 	return DefaultTarget
+}
+
+// ParseTarget parses a target version as an operator gives it
+// (--target-version of plan, apply, sync and check alike): a Kafka 4.x
+// release line, "4.1" or "4.1.1". An empty value is refused (a flag set to
+// "" names no version); callers with a default apply it before. The
+// error says what is wrong, not which input: callers name it.
+func ParseTarget(s string) (Version, error) {
+	if strings.TrimSpace(s) == "" {
+		return Version{}, fmt.Errorf("want a Kafka 4.x version such as %s", DefaultTarget)
+	}
+	v, err := ParseVersion(s)
+	if err != nil {
+		return Version{}, fmt.Errorf("want a Kafka 4.x version such as %s", DefaultTarget)
+	}
+	if v.Major != 4 {
+		return Version{}, errors.New("only Kafka 4.x targets are known")
+	}
+	return v, nil
 }

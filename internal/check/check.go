@@ -101,12 +101,9 @@ func ParseTarget(v string) (Target, error) {
 	if v == "" {
 		v = DefaultTargetVersion
 	}
-	t, err := catalogue.ParseVersion(v)
+	t, err := catalogue.ParseTarget(v)
 	if err != nil {
-		return Target{}, fmt.Errorf("check: target version %q: want 4.0, 4.1, ...", v)
-	}
-	if t.Major != 4 {
-		return Target{}, fmt.Errorf("check: target version %q: only Kafka 4.x targets are known", v)
+		return Target{}, fmt.Errorf("check: target version %q: %w", v, err)
 	}
 	return t, nil
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -277,4 +278,22 @@ func RegisterCompletions(root *cobra.Command, values map[string][]string, lists 
 		}
 	}
 	walk(root)
+}
+
+// PositiveDuration is a duration flag whose values must be positive:
+// --zk-timeout -1s or 0s is refused as the flag's own error.
+type PositiveDuration time.Duration
+
+func (p *PositiveDuration) String() string { return time.Duration(*p).String() }
+func (p *PositiveDuration) Type() string   { return "duration" }
+func (p *PositiveDuration) Set(v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return errors.New(`must be a duration like "30s" or "5m"`)
+	}
+	if d <= 0 {
+		return errors.New("want a positive duration")
+	}
+	*p = PositiveDuration(d)
+	return nil
 }

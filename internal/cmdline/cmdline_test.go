@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -140,6 +141,36 @@ func TestSuggest(t *testing.T) {
 	for _, tt := range tests {
 		if got := Suggest(tt.typed, tt.from); got != tt.want {
 			t.Errorf("Suggest(%q) = %q, want %q", tt.typed, got, tt.want)
+		}
+	}
+}
+
+// PositiveDuration refuses a duration that is not positive as the flag's
+// own error, worded flag first.
+func TestPositiveDuration(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // "" accepted
+	}{
+		{[]string{"--d", "2s"}, ""},
+		{[]string{"--d", "0s"}, `--d "0s": want a positive duration`},
+		{[]string{"--d", "-1s"}, `--d "-1s": want a positive duration`},
+		{[]string{"--d", "soon"}, `--d "soon": must be a duration like "30s" or "5m"`},
+	} {
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		d := PositiveDuration(15 * time.Second)
+		fs.Var(&d, "d", "")
+		err := fs.Parse(tc.args)
+		got := ""
+		if err != nil {
+			got = FlagErrorText(err)
+		}
+		if got != tc.want {
+			t.Errorf("%v: error %q, want %q", tc.args, got, tc.want)
+		}
+		if fs.Lookup("d").DefValue != "15s" {
+			t.Errorf("default %q, want 15s", fs.Lookup("d").DefValue)
 		}
 	}
 }

@@ -206,6 +206,24 @@ func Open(path string, k Kind) (*File, error) {
 	return out, nil
 }
 
+// Check refuses, without opening it, a path that Open would refuse before
+// reading: one that does not exist, is not a regular file or is over k's
+// cap. It lets a command refuse a bad file flag as a usage error before it
+// starts anything; Open checks again when the file is read.
+func Check(path string, k Kind) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return openErr(path, k, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return notRegular(path, k, fi.Mode())
+	}
+	if fi.Size() > k.Max {
+		return tooLarge(path, k, false)
+	}
+	return nil
+}
+
 // OpenAppend opens path, a file of kind k the tool appends to (a receipt
 // file), creating it with mode perm: like a file it reads, it must be a
 // regular file. It is opened without blocking and checked, so that a FIFO

@@ -107,6 +107,13 @@ func TestOpenRefuses(t *testing.T) {
 				t.Errorf("%q: want one line naming %s", msg, tc.path)
 			}
 			golden.WriteString(tc.name + ": " + strings.ReplaceAll(msg, dir, "DIR") + "\n")
+			// Check, which opens nothing, refuses what Open refuses before
+			// reading, in the same words.
+			if !tc.content {
+				if cerr := Check(tc.path, small); cerr == nil || cerr.Error() != msg || !errors.Is(cerr, tc.want) {
+					t.Errorf("Check: %v, want %q", cerr, msg)
+				}
+			}
 		})
 	}
 	checkGolden(t, "testdata/errors.golden", golden.String())

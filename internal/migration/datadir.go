@@ -17,11 +17,11 @@ import (
 // DataDirSource is an offline ZooKeeper data directory: ZooKeeper's own
 // snapshot and transaction-log files, replayed read-only to a point.
 type DataDirSource struct {
-	Dir    string // dataDir or its version-2
-	LogDir string // dataLogDir, when the logs are kept apart ("" Dir)
-	Chroot string // Kafka's chroot in the tree, e.g. /kafka ("" the root)
-	Zxid   int64  // the state after this transaction (0: the newest)
-	Time   time.Time
+	Dir    string     // dataDir or its version-2
+	LogDir string     // dataLogDir, when the logs are kept apart ("" Dir)
+	Chroot string     // Kafka's chroot in the tree, e.g. /kafka ("" the root)
+	Zxid   int64      // the state after this transaction (0: the newest)
+	Time   *time.Time // the state at this time (nil: the newest)
 }
 
 // readDataDir replays the data directory and reads Kafka's metadata from
@@ -29,6 +29,9 @@ type DataDirSource struct {
 // warning finding per file; the read uses the last consistent point.
 func readDataDir(ctx context.Context, d *DataDirSource, opt zkread.Options, h Hooks) (*snapshot.Snapshot, error) {
 	res, err := zkdisk.Read(zkdisk.Options{DataDir: d.Dir, LogDir: d.LogDir, Zxid: d.Zxid, Time: d.Time, Skip: unread(d.Chroot, opt.Full)})
+	if d.Time != nil && errors.Is(err, zkdisk.ErrBeforeHistory) {
+		return nil, &InputError{Input: InputZKTime, Err: err}
+	}
 	if err != nil {
 		return nil, &InputError{Input: InputZKDataDir, Err: err}
 	}

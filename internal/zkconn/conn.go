@@ -277,6 +277,8 @@ func session(ctx context.Context, hosts []string, opt Options, dial zk.Dialer, s
 			reconnected()
 		}
 	}
+	refused := newRefusals(hosts)
+	dial = refused.dialer(dial)
 	conn, events, err := zk.Connect(hosts, opt.SessionTimeout, zk.WithDialer(dial), zk.WithHostProvider(&namedHosts{}), zk.WithLogger(log), zk.WithLogInfo(false), zk.WithEventCallback(onEvent))
 	if err != nil {
 		return nil, fmt.Errorf("zkconn: %s: %w", hostList, err)
@@ -296,6 +298,14 @@ wait:
 			case zk.StateAuthFailed:
 				conn.Close()
 				return nil, fmt.Errorf("zkconn: ZooKeeper at %s refused authentication", hostList)
+			}
+		case <-refused.all:
+			// Every host refused the connection: nothing listens there. One
+			// more round after a short pause confirms it (a server
+			// restarting), rather than retrying for the whole timeout.
+			if err := refused.confirm(ctx); err != nil {
+				conn.Close()
+				return nil, fmt.Errorf("zkconn: ZooKeeper at %s refused the connection (%v)", hostList, err)
 			}
 		case <-timer.C:
 			conn.Close()

@@ -18,10 +18,32 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/zkwire"
 )
 
+// A connect string whose every host refuses connections fails at once,
+// naming them; one whose host accepts and never answers fails after the
+// connect timeout.
 func TestDialUnreachable(t *testing.T) {
-	_, err := Dial(context.Background(), Options{Connect: "127.0.0.1:1,127.0.0.1:2/kafka", ConnectTimeout: 1500 * time.Millisecond})
-	if err == nil || !strings.Contains(err.Error(), "cannot reach ZooKeeper at 127.0.0.1:1,127.0.0.1:2") || strings.Contains(err.Error(), "\n") {
-		t.Fatalf("err = %v", err)
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	for _, tc := range []struct {
+		connect  string
+		want     string
+		min, max time.Duration
+	}{
+		{"127.0.0.1:1,127.0.0.1:2/kafka", "ZooKeeper at 127.0.0.1:1,127.0.0.1:2 refused the connection", 0, time.Second},
+		{silent.Addr().String(), "cannot reach ZooKeeper at " + silent.Addr().String() + " within 1.5s", 1500 * time.Millisecond, 5 * time.Second},
+	} {
+		start := time.Now()
+		_, err := Dial(context.Background(), Options{Connect: tc.connect, ConnectTimeout: 1500 * time.Millisecond})
+		took := time.Since(start)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: err = %v, want %q", tc.connect, err, tc.want)
+		}
+		if took < tc.min || took > tc.max {
+			t.Errorf("%s: took %s, want between %s and %s", tc.connect, took, tc.min, tc.max)
+		}
 	}
 }
 

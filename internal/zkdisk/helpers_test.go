@@ -127,3 +127,5 @@ func nodesOf(t *zktree.Tree) map[string]*Node {
 	}
 	return m
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -25,14 +25,26 @@ type Options struct {
 	LogDir string
 	// Zxid, when > 0, stops the replay after this zxid.
 	Zxid int64
-	// Time, when set, stops the replay before the first transaction whose
-	// time (the leader's clock, in the transaction header) is after it.
-	Time time.Time
+	// Time, when set (nil: the newest state), stops the replay before the
+	// first transaction whose time (the leader's clock, in the transaction
+	// header) is after it. Any time is a point, Go's zero time included.
+	Time *time.Time
 	// Skip, when set, leaves out of the result's tree every node whose
 	// (absolute) path it reports true for, nodes the caller will not read;
 	// the replay itself still has them all. nil keeps every node.
 	Skip func(path string) bool
 }
+
+// ErrBeforeHistory marks a wanted time (Options.Time) before everything the
+// directory holds: before its oldest transaction, or, without one, before
+// the changes its snapshots hold.
+var ErrBeforeHistory = errors.New("the time is before the history in the directory")
+
+// historyError is an ErrBeforeHistory with its own message.
+type historyError struct{ msg string }
+
+func (e *historyError) Error() string        { return e.msg }
+func (e *historyError) Is(target error) bool { return target == ErrBeforeHistory }
 
 // Warning is damage met while reading: the replay stopped before it, or a
 // file was skipped.
@@ -159,8 +171,8 @@ func Read(opt Options) (*Result, error) {
 	if opt.Zxid > 0 {
 		target = opt.Zxid
 	}
-	if !opt.Time.IsZero() {
-		cut, ws, err := cutAtTime(logs, opt.Time)
+	if opt.Time != nil {
+		cut, ws, err := cutAtTime(logs, *opt.Time)
 		res.warn(ws...)
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", logDir, err)
@@ -187,6 +199,17 @@ func Read(opt Options) (*Result, error) {
 		// from there on is the tree consistent. 3.9 records that zxid; for
 		// older files the highest zxid in any stat is a lower bound.
 		consistent := fuzzyEnd(snap)
+		if opt.Time != nil && snap.Newest > opt.Time.UnixMilli() {
+			// Made after the wanted time (a snapshot-only directory has no
+			// log to place the time in).
+			res.warn(Warning{File: sf.path, Offset: -1, Message: fmt.Sprintf("holds changes made after %s (the newest at %s)",
+				opt.Time.UTC().Format(time.RFC3339), time.UnixMilli(snap.Newest).UTC().Format(time.RFC3339))})
+			if !older {
+				return res, fmt.Errorf("%s: %w", snapDir, &historyError{fmt.Sprintf("%s is before every snapshot in the directory (%s holds changes made up to %s) and no log reaches back to it",
+					opt.Time.UTC().Format(time.RFC3339), filepath.Base(sf.path), time.UnixMilli(snap.Newest).UTC().Format(time.RFC3339))})
+			}
+			continue
+		}
 		if consistent > target && older {
 			res.warn(Warning{File: sf.path, Offset: -1, Message: fmt.Sprintf("holds changes up to zxid %#x, after the wanted point %#x; using an older snapshot", consistent, target)})
 			continue
@@ -341,8 +364,12 @@ func cutAtTime(logs []dirFile, at time.Time) (int64, []Warning, error) {
 			if txn.Time > ms {
 				l.Close()
 				if last == -1 && txn.Zxid > 1 {
-					return 0, ws, fmt.Errorf("%s is before the oldest transaction in the logs (zxid %#x at %s): the history before it is not in the directory",
-						at.UTC().Format(time.RFC3339), txn.Zxid, time.UnixMilli(txn.Time).UTC().Format(time.RFC3339))
+					return 0, ws, &historyError{fmt.Sprintf("%s is before the oldest transaction in the logs (zxid %#x at %s): the history before it is not in the directory",
+						at.UTC().Format(time.RFC3339), txn.Zxid, time.UnixMilli(txn.Time).UTC().Format(time.RFC3339))}
+				}
+				if last == -1 {
+					return 0, ws, &historyError{fmt.Sprintf("%s is before the first transaction (zxid %#x at %s): ZooKeeper held no data yet",
+						at.UTC().Format(time.RFC3339), txn.Zxid, time.UnixMilli(txn.Time).UTC().Format(time.RFC3339))}
 				}
 				return txn.Zxid - 1, ws, nil
 			}

@@ -54,6 +54,9 @@ type Snapshot struct {
 	// when it has computed none).
 	Digest     bool
 	DigestZxid int64
+	// Newest is the latest creation or change time (Unix ms) of any
+	// znode in the file.
+	Newest int64
 }
 
 // compression returns how a snapshot file is compressed, from its suffix
@@ -189,6 +192,7 @@ func ParseSnapshot(name string, r io.Reader, size int64) (*Snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
+		snap.Newest = max(snap.Newest, nd.Ctime, nd.Mtime)
 		if p == "" {
 			p = "/"
 		} else {

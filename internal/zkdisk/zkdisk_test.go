@@ -82,7 +82,7 @@ func TestDirForms(t *testing.T) {
 	}
 	// Only late files: a point before them cannot be read.
 	late := copyDir(t, "testdata/zk39/version-2/snapshot.2a", "testdata/zk39/version-2/log.2c")
-	if _, err := Read(Options{DataDir: late, Time: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)}); err == nil || !strings.Contains(err.Error(), "2020-01-01T00:00:00Z is before the oldest transaction in the logs (zxid 0x2c at ") {
+	if _, err := Read(Options{DataDir: late, Time: ptr(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC))}); err == nil || !strings.Contains(err.Error(), "2020-01-01T00:00:00Z is before the oldest transaction in the logs (zxid 0x2c at ") {
 		t.Errorf("time before the logs: %v", err)
 	}
 	if _, err := Read(Options{DataDir: late, Zxid: 0x20}); err == nil || !strings.Contains(err.Error(), "no valid snapshot at or before zxid 0x20") {
@@ -154,8 +154,8 @@ func TestPointInTime(t *testing.T) {
 	}{
 		{"zxid before", Options{Zxid: n.Czxid - 1}, false},
 		{"zxid at", Options{Zxid: n.Czxid}, true},
-		{"time before", Options{Time: time.UnixMilli(n.Ctime - 1)}, false},
-		{"time at", Options{Time: time.UnixMilli(n.Ctime)}, true},
+		{"time before", Options{Time: ptr(time.UnixMilli(n.Ctime - 1))}, false},
+		{"time at", Options{Time: ptr(time.UnixMilli(n.Ctime))}, true},
 		{"newest", Options{}, true},
 	} {
 		tc.opt.DataDir = fixtureDir
@@ -397,5 +397,20 @@ func TestSkip(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-filtered +skipped):\n%s", d)
+	}
+}
+
+// TestTimeBeforeHistory: a time before everything a directory holds is
+// refused (ErrBeforeHistory), whether the logs start at zxid 1 or there is
+// no log, only a snapshot; Go's zero time is such a time, not "no time"
+// (it read the newest state).
+func TestTimeBeforeHistory(t *testing.T) {
+	for _, dir := range []string{fixtureDir, filepath.Join("testdata", "compressed"), filepath.Join("testdata", "zk39")} {
+		for _, at := range []time.Time{{}, time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)} {
+			_, err := Read(Options{DataDir: dir, Time: &at})
+			if !errors.Is(err, ErrBeforeHistory) {
+				t.Errorf("%s at %s: error %v, want one before the history", dir, at, err)
+			}
+		}
 	}
 }
