@@ -41,7 +41,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{0x1f, 0x8b, 8, 0})
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if _, err := Decode("fuzz.json", bytes.NewReader(data)); err != nil && !strings.HasPrefix(err.Error(), "fuzz.json: ") {
+		if _, err := Decode("fuzz.json", bytes.NewReader(data)); err != nil && !strings.Contains(err.Error(), "fuzz.json") {
 			t.Fatalf("error does not name the file: %v", err)
 		}
 		// Past the digest (an editor can recompute it): what validation
