@@ -158,3 +158,25 @@ func namesQuotaKind(f *ast.File) bool {
 	})
 	return found
 }
+
+// maxFuncLines is the longest a function of the command may be: one that
+// needs more does a use case's work, which belongs below it.
+const maxFuncLines = 80
+
+// TestCommandFunctionsShort: no function or method of the command is
+// longer than maxFuncLines lines, its signature and closing brace
+// included (a closure counts toward the function that holds it).
+func TestCommandFunctionsShort(t *testing.T) {
+	fset, files := commandFiles(t)
+	for name, f := range files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			if n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1; n > maxFuncLines {
+				t.Errorf("%s: %s is %d lines, want at most %d: move its use-case work into internal/migration (or a package beside it)", name, fd.Name.Name, n, maxFuncLines)
+			}
+		}
+	}
+}
