@@ -229,8 +229,5 @@ func runAccessOne[T any](ctx context.Context, e *env, f *accessFlags, args []str
 	if err := show(view, e, f.output, x); err != nil {
 		return fail(e, name, err)
 	}
-	if !same {
-		return exitPartial
-	}
-	return exitOK
+	return int(migration.AnswerOutcome(same).Code)
 }

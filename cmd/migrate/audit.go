@@ -194,17 +194,15 @@ func auditVerify(ctx context.Context, e *env, f *auditCmdFlags, v *auditVerifyFl
 	if v.receiptFile != "" && len(opts.Receipts) == 0 {
 		return fail(e, "audit verify", fmt.Errorf("--receipt-file %s holds no receipts", v.receiptFile))
 	}
-	code := exitOK // exitPartial when the chain does not verify
+	o := migration.TrailOutcome(true)
 	if rc := auditRead(ctx, e, "audit verify", f, view, nil, func(s *audit.Store) (render.AuditVerified, error) {
 		res, err := s.VerifyWith(ctx, opts)
-		if err == nil && !res.OK {
-			code = exitPartial
-		}
+		o = migration.TrailOutcome(err != nil || res.OK)
 		return render.AuditVerified{Result: res, Input: render.AuditVerifyInput{DB: s.Path(), ReceiptFile: v.receiptFile, Receipts: len(opts.Receipts)}}, err
 	}); rc != exitOK {
 		return rc
 	}
-	return code
+	return int(o.Code)
 }
 
 var auditKeygenUsage = usageText("audit_keygen_usage")

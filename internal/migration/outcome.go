@@ -43,6 +43,30 @@ var (
 	ReviewCanceled = Outcome{"canceled", ExitOK}
 )
 
+// Succeeded is the outcome of a command that reads and shows (snapshot,
+// explain, version, audit log, show and export, policy convert, audit
+// keygen): it records no run, and exits 0 unless an error stopped it
+// (Failed).
+var Succeeded = Outcome{"succeeded", ExitOK}
+
+// AnswerOutcome is access explain's and access who's: exit 3 when the
+// two sides do not decide the same.
+func AnswerOutcome(same bool) Outcome {
+	if same {
+		return Outcome{"same", ExitOK}
+	}
+	return Outcome{"differs", ExitPartial}
+}
+
+// TrailOutcome is audit verify's: exit 3 when the chain, a signature or
+// a receipt does not verify.
+func TrailOutcome(verified bool) Outcome {
+	if verified {
+		return Outcome{"verified", ExitOK}
+	}
+	return Outcome{"not verified", ExitPartial}
+}
+
 // PlanOutcome is a plan's: exit 2 while it holds runnable changes.
 func PlanOutcome(runnable bool) Outcome {
 	if runnable {

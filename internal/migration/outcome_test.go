@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/zkmigrate/zkmigrate/internal/access"
 	"github.com/zkmigrate/zkmigrate/internal/apply"
 )
 
@@ -43,6 +44,16 @@ func TestOutcomes(t *testing.T) {
 		{"bootstrap", "dry run, skipped", BootstrapOutcome(true, true), "dry-run", ExitPartial},
 		{"bootstrap", "write failed, some written", BootstrapWriteFailed(true), "partial", ExitPartial},
 		{"bootstrap", "write failed", BootstrapWriteFailed(false), "error", ExitError},
+		{"snapshot, explain, version, audit log/show/export/keygen, policy convert", "shown", Succeeded, "succeeded", ExitOK},
+		{"audit revert", "revert planned", PlanOutcome(true), "planned", ExitPending},
+		{"audit revert", "nothing to revert", PlanOutcome(false), "planned", ExitOK},
+		{"audit verify", "verified", TrailOutcome(true), "verified", ExitOK},
+		{"audit verify", "broken", TrailOutcome(false), "not verified", ExitPartial},
+		{"access diff", "equivalent", AccessOutcome(&access.Result{Verdict: access.Equivalent}), access.Equivalent, ExitOK},
+		{"access diff", "differences", AccessOutcome(&access.Result{Verdict: access.Differences}), access.Differences, ExitPartial},
+		{"access diff", "not proved", AccessOutcome(&access.Result{Verdict: access.NotProved}), access.NotProved, ExitPartial},
+		{"access explain/who", "same", AnswerOutcome(true), "same", ExitOK},
+		{"access explain/who", "differs", AnswerOutcome(false), "differs", ExitPartial},
 		{"sync", "declined", Declined, "declined", ExitOK},
 		{"sync", "in step", SyncInStep, "stopped in step", ExitOK},
 		{"sync", "behind", SyncBehind, "stopped with changes not applied", ExitPartial},
