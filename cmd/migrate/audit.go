@@ -94,10 +94,10 @@ func parseRunID(pos []string, sub string) (int64, error) {
 
 func (c *cli) newAuditLogCmd() *cobra.Command {
 	var limit int
-	cmd, fs := c.auditSub("log", "runs, newest first", "Usage: migrate audit log [--limit N] [--audit-db PATH] [-o text|json]\n\nList runs, newest first.\n",
+	cmd, fs := c.auditSub("log", "runs, newest first", "Usage: migrate audit log [--limit N] [--audit-db PATH] [-o text|wide|json]\n\nList runs, newest first. The text fits 120 columns; -o wide adds who ran\neach run, the target's cluster id, the runs it resumed and its receipt.\n",
 		func(ctx context.Context, e *env, f *auditCmdFlags, pos []string) int {
 			return auditLog(ctx, e, f, limit, pos)
-		}, "text", "json")
+		}, "text", "wide", "json")
 	cmdline.IntAtLeast(fs, &limit, "limit", 50, 0, "show at most `N` runs (0: all)")
 	return cmd
 }
@@ -120,7 +120,7 @@ func (c *cli) newAuditShowCmd() *cobra.Command {
 			return auditShow(ctx, e, f, kind, status, pos)
 		}, "text", "json")
 	fs.StringVar(&kind, "kind", "", "only changes of this `KIND` ("+strings.ReplaceAll(kindList(), ",", ", ")+")")
-	fs.StringVar(&status, "status", "", "only changes whose latest status is this `STATUS` (planned, sent, validated, succeeded, failed, skipped)")
+	fs.StringVar(&status, "status", "", "only changes whose latest status is this `STATUS` (planned, sent, validated, succeeded, failed, skipped, excluded: left out in review)")
 	return cmd
 }
 
@@ -130,9 +130,9 @@ func auditShow(ctx context.Context, e *env, f *auditCmdFlags, kind, status strin
 		return fail(e, "audit show", err)
 	}
 	view, err := render.AuditRunView(render.Output(f.output), e.stdout)
-	statuses := []string{"planned", "sent", "validated", "succeeded", "failed", "skipped"}
+	statuses := []string{"planned", "sent", "validated", "succeeded", "failed", "skipped", "excluded"}
 	if known := status == "" || slices.Contains(statuses, status); err == nil && !known {
-		return fail(e, "audit show", fmt.Errorf("--status %q: want planned, sent, validated, succeeded, failed or skipped%s", status, cmdline.DidYouMean(status, statuses, "")))
+		return fail(e, "audit show", fmt.Errorf("--status %q: want planned, sent, validated, succeeded, failed, skipped or excluded%s", status, cmdline.DidYouMean(status, statuses, "")))
 	}
 	if ks, kerr := parseKinds("kind", kind); err == nil && (kerr != nil || len(ks) > 1) {
 		if kerr == nil {

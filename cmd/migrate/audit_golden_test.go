@@ -128,6 +128,7 @@ func TestAuditGolden(t *testing.T) {
 		code   int
 	}{
 		{"log.golden", []string{"audit", "log", "--audit-db", path}, exitOK},
+		{"log-wide.golden", []string{"audit", "log", "--audit-db", path, "-o", "wide"}, exitOK},
 		{"show.golden", []string{"audit", "show", "1", "--audit-db", path}, exitOK},
 		{"show-failed.golden", []string{"audit", "show", "1", "--status", "failed", "--audit-db", path}, exitOK},
 		{"verify.golden", []string{"audit", "verify", "--audit-db", path}, exitOK},

@@ -71,7 +71,7 @@ func TestAuditCommands(t *testing.T) {
 		t.Errorf("audit log runs = %+v; want one run with the receipt and redacted args", runs)
 	}
 
-	code, out, _ = runMigrate(t, "audit", "log", "--audit-db", path)
+	code, out, _ = runMigrate(t, "audit", "log", "--audit-db", path, "-o", "wide")
 	for _, want := range []string{"RUN", "apply", "ops@bastion", "partial", receipt[:16]} {
 		if code != exitOK || !strings.Contains(out, want) {
 			t.Errorf("audit log text (exit %d) lacks %q:\n%s", code, want, out)

@@ -137,7 +137,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"plan", "--include", "topics", "--snapshot", "x", "--target-snapshot", "y"}, `migrate plan: --include: unknown kind "topics"; did you mean topic? (kinds: topic,partitions,reassignment,topic-config,broker-config,quota,acl,scram-user,client-metrics,group-config)`},
 		{[]string{"plan", "--exclude", "acls", "--snapshot", "x", "--target-snapshot", "y"}, `migrate plan: --exclude: unknown kind "acls"; did you mean acl? (kinds: topic,partitions,reassignment,topic-config,broker-config,quota,acl,scram-user,client-metrics,group-config)`},
 		{[]string{"audit", "show", "1", "--kind", "scram-users"}, `migrate audit show: --kind: unknown kind "scram-users"; did you mean scram-user? (kinds: topic,partitions,reassignment,topic-config,broker-config,quota,acl,scram-user,client-metrics,group-config)`},
-		{[]string{"audit", "show", "1", "--status", "faild"}, `migrate audit show: --status "faild": want planned, sent, validated, succeeded, failed or skipped; did you mean failed?`},
+		{[]string{"audit", "show", "1", "--status", "faild"}, `migrate audit show: --status "faild": want planned, sent, validated, succeeded, failed, skipped or excluded; did you mean failed?`},
 		{[]string{"audit", "shwo"}, `migrate audit: unknown subcommand "shwo"; did you mean show? (log, show, export, verify, keygen, revert)`},
 		{[]string{"--bogus"}, `migrate: unknown flag --bogus (try 'migrate --help')`},
 		{[]string{"snapshot", "--snapshot", "x", "extra"}, `migrate snapshot: unexpected argument "extra"`},

@@ -54,6 +54,11 @@ const (
 	// ReasonHalted skips a change that Options.Halt kept from being sent
 	// (a sync frozen while its round applied): its Detail says why.
 	ReasonHalted SkipReason = "halted"
+	// ReasonExcluded is not Run's: the caller that applies a selection
+	// of a plan (migration.Planned.ApplyFunc, after the review) reports
+	// each change of the plan left out of it, so that the audit trail
+	// says "excluded" rather than leaving it "planned".
+	ReasonExcluded SkipReason = "excluded"
 )
 
 // BatchSent reports one RPC about to be sent, carrying several changes.

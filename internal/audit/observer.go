@@ -79,9 +79,14 @@ func (r *Run) observeLocked(ctx context.Context, e apply.Event) error {
 		if ev.Change == nil {
 			return nil
 		}
-		r.counts.skipped++
+		status := "skipped"
+		if ev.Reason == apply.ReasonExcluded {
+			status = "excluded" // left out in review: not counted as skipped
+		} else {
+			r.counts.skipped++
+		}
 		r.queue("change_events", changeEventCols,
-			r.id, ev.Change.ID, now, "skipped", nullIfEmpty(string(ev.Reason)), nil, false, nil, nil, nullIfEmpty(ev.Detail))
+			r.id, ev.Change.ID, now, status, nullIfEmpty(string(ev.Reason)), nil, false, nil, nil, nullIfEmpty(ev.Detail))
 		if len(r.pending) >= skipFlushAt {
 			_, err := r.writeLocked(ctx, nil)
 			return err

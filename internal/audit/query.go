@@ -208,11 +208,13 @@ type ChangeRecord struct {
 	Action       string          `json:"action"`
 	ResourceType string          `json:"resource_type"`
 	Resource     string          `json:"resource"`
+	Mechanism    string          `json:"mechanism,omitempty"` // a scram-user change's SCRAM mechanism (its resource is the user)
 	RPC          string          `json:"rpc"`
 	Before       json.RawMessage `json:"before,omitempty"`
 	After        json.RawMessage `json:"after,omitempty"`
 	// Status is the latest transition: planned, sent, validated,
-	// succeeded, failed or skipped.
+	// succeeded, failed, skipped, or excluded (left out of the selection
+	// the run applied, in review).
 	Status    string         `json:"status"`
 	ErrorCode int            `json:"error_code,omitempty"`
 	ErrorName string         `json:"error_name,omitempty"`
@@ -344,7 +346,7 @@ func (s *Store) Changes(ctx context.Context, runID int64, f ChangeFilter) ([]Cha
 			rpc, _ := apply.RPCOf(&plan.Change{Kind: c.Kind, Action: c.Action})
 			byID[c.ID] = len(out)
 			out = append(out, ChangeRecord{Seq: planSeq, ChangeID: c.ID, Kind: string(c.Kind), Action: string(c.Action),
-				ResourceType: c.Resource.Type, Resource: c.Resource.Name, RPC: rpc, Before: c.Before, After: c.After, Status: "planned"})
+				ResourceType: c.Resource.Type, Resource: c.Resource.Name, Mechanism: mechanismOf(string(c.Kind), c.ID), RPC: rpc, Before: c.Before, After: c.After, Status: "planned"})
 		}
 		fromPlan = nil
 	}
@@ -376,6 +378,7 @@ func (s *Store) Changes(ctx context.Context, runID int64, f ChangeFilter) ([]Cha
 		if st := states[c.ChangeID]; st != nil && before == "" && after == "" {
 			c.Before, c.After = st.Before, st.After
 		}
+		c.Mechanism = mechanismOf(c.Kind, c.ChangeID)
 		c.Status = "planned"
 		byID[c.ChangeID] = len(out)
 		out = append(out, c)
@@ -510,4 +513,14 @@ func (s *Store) RPCs(ctx context.Context, runID int64) ([]RPCRecord, error) {
 		return nil, fmt.Errorf("audit: %s: read rpcs: %v", s.path, err)
 	}
 	return out, nil
+}
+
+// mechanismOf is the SCRAM mechanism of a scram-user change, from its id
+// ("scram-user:alice/SCRAM-SHA-256": the plan's key is the user and the
+// mechanism), whichever schema recorded it; "" for any other kind.
+func mechanismOf(kind, changeID string) string {
+	if i := strings.LastIndexByte(changeID, '/'); kind == string(plan.KindScramUser) && i >= 0 {
+		return changeID[i+1:]
+	}
+	return ""
 }

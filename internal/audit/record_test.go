@@ -249,3 +249,52 @@ func TestFinishAfterCancel(t *testing.T) {
 		t.Errorf("run = %+v, %v; want outcome canceled", run, err)
 	}
 }
+
+// TestRecordExcludedAndMechanism: a change left out in review is
+// recorded "excluded" (not "planned", not counted as skipped), and a
+// SCRAM credential's change names its mechanism, so a user's two
+// credentials never read alike.
+func TestRecordExcludedAndMechanism(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t)
+	r, err := s.BeginRun(ctx, RunInfo{Command: "demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := testPlan(1)
+	for _, mech := range []string{"SCRAM-SHA-256", "SCRAM-SHA-512"} {
+		c := plan.Change{ID: "scram-user:alice/" + mech, Kind: plan.KindScramUser, Action: plan.ActionCreate,
+			Resource: plan.Resource{Type: "user", Name: "alice", Mechanism: mech}, After: &plan.State{Iterations: 4096}}
+		p.Changes = append(p.Changes, c)
+	}
+	if err := r.RecordPlan(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	o := r.Observer()
+	o.Observe(apply.ChangeSkipped{Change: &p.Changes[2], Reason: apply.ReasonExcluded, Detail: "not in the selection applied"})
+	o.Observe(apply.RunFinished{})
+	if _, err := r.Finish(ctx, "succeeded", 0); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Changes(ctx, r.ID(), ChangeFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, mech := map[string]string{}, map[string]string{}
+	for _, c := range got {
+		status[c.ChangeID], mech[c.ChangeID] = c.Status, c.Mechanism
+	}
+	if status["scram-user:alice/SCRAM-SHA-512"] != "excluded" || status["scram-user:alice/SCRAM-SHA-256"] != "planned" {
+		t.Errorf("statuses %v; want the excluded one excluded, the other planned", status)
+	}
+	if mech["scram-user:alice/SCRAM-SHA-256"] != "SCRAM-SHA-256" || mech["scram-user:alice/SCRAM-SHA-512"] != "SCRAM-SHA-512" {
+		t.Errorf("mechanisms %v", mech)
+	}
+	runs, err := s.Runs(ctx, 1)
+	if err != nil || len(runs) != 1 || runs[0].Skipped != 0 {
+		t.Errorf("runs %+v, %v; want one run with 0 skipped (an exclusion is not a skip)", runs, err)
+	}
+	if ex, err := s.Changes(ctx, r.ID(), ChangeFilter{Status: "excluded"}); err != nil || len(ex) != 1 {
+		t.Errorf("--status excluded: %d changes, %v; want 1", len(ex), err)
+	}
+}

@@ -107,9 +107,23 @@ func (p *Planned) Run(ctx context.Context, sel *plan.Plan, r ApplyRequest, obs .
 
 // ApplyFunc is the apply the terminal UI runs (tui.ApplyFunc): Run with
 // the UI's observer and record (nil: none), the last result kept for last.
+// Each change of p's plan left out of the selection it is given is
+// reported to record first (apply.ReasonExcluded: "excluded" in the audit
+// trail, not "planned").
 func (p *Planned) ApplyFunc(r ApplyRequest, record apply.Observer) (run func(context.Context, *plan.Plan, apply.Observer) error, last func() apply.Result) {
 	var res apply.Result
 	run = func(ctx context.Context, sel *plan.Plan, obs apply.Observer) error {
+		if record != nil && sel != nil && sel != p.Plan {
+			in := make(map[string]bool, len(sel.Changes))
+			for i := range sel.Changes {
+				in[sel.Changes[i].ID] = true
+			}
+			for i := range p.Plan.Changes {
+				if c := &p.Plan.Changes[i]; !in[c.ID] {
+					record.Observe(apply.ChangeSkipped{Change: c, Reason: apply.ReasonExcluded, Detail: "not in the selection applied"})
+				}
+			}
+		}
 		var err error
 		res, err = p.Run(ctx, sel, r, obs, record)
 		return err

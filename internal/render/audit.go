@@ -12,8 +12,76 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/audit"
 )
 
-// AuditRuns writes `migrate audit log`: one line per run, newest first as
-// given. db names the database when there are no runs.
+// AuditLogWidth is the width `migrate audit log` fits its lines in; -o
+// wide shows every column, whatever the width.
+const AuditLogWidth = 120
+
+// AuditRunsNarrow writes `migrate audit log`: one line per run, newest
+// first as given, within AuditLogWidth columns: the run, when, the
+// command, its outcome and exit code, its changes' counts, its receipt
+// and the target's address (elided in the middle when it would not fit;
+// at least 16 columns of it). db names
+// the database when there are no runs.
+func AuditRunsNarrow(w io.Writer, db string, runs []audit.RunSummary) error {
+	if len(runs) == 0 {
+		_, err := fmt.Fprintf(w, "No runs recorded in %s.\n", db)
+		return err
+	}
+	rows := [][]string{{"RUN", "STARTED", "COMMAND", "OUTCOME", "EXIT", "OK/FAIL/SKIP", "RECEIPT", "TARGET"}}
+	for _, r := range runs {
+		outcome, exit, receipt := "unfinished", "-", "-"
+		if r.ExitCode != nil {
+			outcome, exit, receipt = r.Outcome, strconv.Itoa(*r.ExitCode), shortHash(r.Head)
+			if r.ClosedBy != 0 {
+				outcome, exit = fmt.Sprintf("abandoned (closed by run %d)", r.ClosedBy), "-"
+			}
+			if r.KeyID != "" {
+				receipt += " signed"
+			}
+		}
+		command := r.Command
+		if r.Reverts != 0 {
+			command += fmt.Sprintf(" (reverts %d)", r.Reverts)
+		}
+		target := r.Target.Address
+		if target == "" {
+			target = orDash(r.Target.Kind)
+		}
+		rows = append(rows, []string{strconv.FormatInt(r.ID, 10), fmtTime(r.Started), command, outcome, exit,
+			fmt.Sprintf("%d/%d/%d", r.Succeeded, r.Failed, r.Skipped), receipt, target})
+	}
+	// The target takes what the other columns leave of the width.
+	used := 0
+	for col := 0; col < len(rows[0])-1; col++ {
+		wmax := 0
+		for _, row := range rows {
+			wmax = max(wmax, len([]rune(row[col])))
+		}
+		used += wmax + 2
+	}
+	room := max(AuditLogWidth-used, 16)
+	ew := &errWriter{w: tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)}
+	for _, row := range rows {
+		row[len(row)-1] = elide(row[len(row)-1], room)
+		ew.printf("%s\n", strings.Join(row, "\t"))
+	}
+	return ew.flush()
+}
+
+// elide shortens s to at most n runes, cutting its middle ("kafka1.examp…:9092").
+func elide(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	head := (n - 1) / 2
+	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
+}
+
+// AuditRuns writes `migrate audit log -o wide`: one line per run, newest
+// first as given, every column (who ran it, the target with its cluster
+// id, runs it resumed, its receipt). db names the database when there are
+// no runs.
 func AuditRuns(w io.Writer, db string, runs []audit.RunSummary) error {
 	if len(runs) == 0 {
 		_, err := fmt.Fprintf(w, "No runs recorded in %s.\n", db)
@@ -60,7 +128,7 @@ func AuditRun(w io.Writer, run audit.RunSummary, changes []audit.ChangeRecord, r
 		tw := &errWriter{w: tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)}
 		tw.printf("  STATUS\tKIND\tACTION\tRESOURCE\tBATCH\tDETAIL\n")
 		for _, c := range changes {
-			tw.printf("  %s\t%s\t%s\t%s\t%s\t%s\n", c.Status, orDash(c.Kind), orDash(c.Action), orDash(c.Resource), intOrDash(c.Batch), changeRecordDetail(c))
+			tw.printf("  %s\t%s\t%s\t%s\t%s\t%s\n", c.Status, orDash(c.Kind), orDash(c.Action), changeRecordResource(c), intOrDash(c.Batch), changeRecordDetail(c))
 		}
 		ew.keep(tw.flush())
 	}
@@ -97,6 +165,16 @@ func AuditRun(w io.Writer, run audit.RunSummary, changes []audit.ChangeRecord, r
 	}
 	auditAccessProofs(ew, w, proofs)
 	return ew.err
+}
+
+// changeRecordResource names a recorded change's resource: a SCRAM
+// credential by its user and mechanism ("alice SCRAM-SHA-256"), so that a
+// user's two credentials never read alike.
+func changeRecordResource(c audit.ChangeRecord) string {
+	if c.Mechanism != "" {
+		return orDash(c.Resource) + " " + c.Mechanism
+	}
+	return orDash(c.Resource)
 }
 
 // auditAccessProofs lists a run's access proofs (docs/access.md), if it

@@ -128,3 +128,56 @@ func TestAuditVerifyText(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditRunNamesMechanismAndExcluded: audit show names a SCRAM
+// credential's mechanism and shows a change left out in review as
+// excluded.
+func TestAuditRunNamesMechanismAndExcluded(t *testing.T) {
+	var b strings.Builder
+	changes := []audit.ChangeRecord{
+		{ChangeID: "scram-user:alice/SCRAM-SHA-256", Kind: "scram-user", Action: "create", Resource: "alice", Mechanism: "SCRAM-SHA-256", Status: "succeeded"},
+		{ChangeID: "scram-user:alice/SCRAM-SHA-512", Kind: "scram-user", Action: "create", Resource: "alice", Mechanism: "SCRAM-SHA-512", Status: "excluded"},
+	}
+	if err := render.AuditRun(&b, audit.RunSummary{ID: 1, Command: "demo"}, changes, nil, nil, render.AuditFilter{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"alice SCRAM-SHA-256", "alice SCRAM-SHA-512", "excluded"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("audit show lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestAuditLogFits120: audit log's text stays within 120 columns however
+// long the targets and commands, eliding the target's middle; -o wide
+// keeps every column whole.
+func TestAuditLogFits120(t *testing.T) {
+	code := 3
+	long := "kafka-broker-01.eu-west-1.prod.example.internal:9092,kafka-broker-02.eu-west-1.prod.example.internal:9092"
+	runs := []audit.RunSummary{
+		{ID: 12345, Command: "apply", Reverts: 12000, Outcome: "not validated", ExitCode: &code, Succeeded: 100000, Failed: 2000, Skipped: 300,
+			Target: audit.Endpoint{Kind: "kafka", Address: long, ClusterID: "q1Sh-9_ISia_zwGINzRvyQ"}, User: "operator", Host: "bastion-host-01", Head: strings.Repeat("ab", 32)},
+		{ID: 2, Command: "plan", Target: audit.Endpoint{Kind: "zookeeper", Address: "zk1:2181/kafka"}},
+	}
+	var narrow, wide strings.Builder
+	if err := render.AuditRunsNarrow(&narrow, "db", runs); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimRight(narrow.String(), "\n"), "\n") {
+		if n := len([]rune(l)); n > render.AuditLogWidth {
+			t.Errorf("line of %d columns: %q", n, l)
+		}
+	}
+	if !strings.Contains(narrow.String(), "…") || !strings.Contains(narrow.String(), "zk1:2181/kafka") {
+		t.Errorf("the long target is not elided or the short one is cut:\n%s", narrow.String())
+	}
+	if err := render.AuditRuns(&wide, "db", runs); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{long, "operator@bastion-host-01", "q1Sh-9_ISia_zwGINzRvyQ", "abababababababab"} {
+		if !strings.Contains(wide.String(), want) {
+			t.Errorf("-o wide lacks %q", want)
+		}
+	}
+}

@@ -16,6 +16,9 @@ const (
 	JSON     Output = "json"
 	Markdown Output = "markdown"
 	CSV      Output = "csv"
+	// Wide is text with every column, past the width the text fits
+	// (audit log).
+	Wide Output = "wide"
 )
 
 // View shows one result of a command in the format chosen once, from -o,

@@ -159,7 +159,8 @@ type AuditRunsShown struct {
 // AuditRunsView is `migrate audit log`'s.
 func AuditRunsView(o Output, w io.Writer) (View[AuditRunsShown], error) {
 	return pick(o, w,
-		as(Text, func(w io.Writer, x AuditRunsShown) error { return AuditRuns(w, x.DB, x.Runs) }),
+		as(Text, func(w io.Writer, x AuditRunsShown) error { return AuditRunsNarrow(w, x.DB, x.Runs) }),
+		as(Wide, func(w io.Writer, x AuditRunsShown) error { return AuditRuns(w, x.DB, x.Runs) }),
 		as(JSON, func(w io.Writer, x AuditRunsShown) error { return writeJSON(w, nonNil(x.Runs)) }))
 }
 
