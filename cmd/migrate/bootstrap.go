@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -120,19 +119,8 @@ func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string)
 	if f.show != "" {
 		return showCheckpoint(e, f.show, f.output)
 	}
-	// One writer per metadata directory: the lock is held from the read
-	// of the checkpoints to their write, so a second bootstrap waits and
-	// then extends what this one wrote.
-	to := kraftseed.TargetOptions{Dirs: f.dirs, In: f.in, Out: f.out}
-	if !f.dryRun {
-		locks, err := kraftseed.Lock(ctx, to, bootstrapLockWait)
-		if err != nil {
-			return fail(e, "bootstrap", bootstrapFlagError(err))
-		}
-		defer locks.Release()
-	}
-	// The targets first: a refusal costs no ZooKeeper session.
-	targets, err := kraftseed.Load(to)
+	targets, release, err := migration.BootstrapTargets(ctx, kraftseed.TargetOptions{Dirs: f.dirs, In: f.in, Out: f.out}, f.dryRun, bootstrapLockWait)
+	defer release()
 	if err != nil {
 		return fail(e, "bootstrap", bootstrapFlagError(err))
 	}
@@ -149,9 +137,8 @@ func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string)
 	_ = show(render.BootstrapView, e, f.output, res)
 	if writeErr != nil {
 		fail(e, "bootstrap", writeErr)
-		return end(migration.BootstrapWriteFailed(slices.ContainsFunc(res.Targets, func(t kraftseed.Target) bool { return t.Written })))
 	}
-	return end(migration.BootstrapOutcome(f.dryRun, len(res.Skipped) > 0))
+	return end(migration.BootstrapEnd(res, writeErr))
 }
 
 // bootstrapFlagError names the flag behind a kraftseed refusal.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -153,4 +154,37 @@ func Bootstrap(ctx context.Context, r BootstrapRequest, rec *Recorder) (res *kra
 	res.Targets = r.Targets
 	rec.Bootstrap(ctx, res)
 	return res, writeErr, nil
+}
+
+// BootstrapTargets takes the metadata directories' lock (unless dryRun:
+// one writer per directory, held from the read of the checkpoints to
+// their write, so a second bootstrap waits at most wait and then extends
+// what this one wrote) and loads the checkpoints to extend: the targets
+// first, so that a refusal costs no ZooKeeper session. release gives the
+// lock back (a no-op for a dry run). Refusals are kraftseed's typed
+// errors (DirError, TokenVersionError).
+func BootstrapTargets(ctx context.Context, to kraftseed.TargetOptions, dryRun bool, wait time.Duration) (targets []kraftseed.Target, release func(), err error) {
+	release = func() {}
+	if !dryRun {
+		locks, err := kraftseed.Lock(ctx, to, wait)
+		if err != nil {
+			return nil, release, err
+		}
+		release = locks.Release
+	}
+	if targets, err = kraftseed.Load(to); err != nil {
+		release()
+		return nil, func() {}, err
+	}
+	return targets, release, nil
+}
+
+// BootstrapEnd is how a bootstrap that read its source ended: written
+// (or dry run) with or without records skipped, or a write that failed
+// after some targets were written or none.
+func BootstrapEnd(res *kraftseed.Result, writeErr error) Outcome {
+	if writeErr != nil {
+		return BootstrapWriteFailed(slices.ContainsFunc(res.Targets, func(t kraftseed.Target) bool { return t.Written }))
+	}
+	return BootstrapOutcome(res.DryRun, len(res.Skipped) > 0)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/access"
 	"github.com/zkmigrate/zkmigrate/internal/apply"
+	"github.com/zkmigrate/zkmigrate/internal/kraftseed"
 )
 
 // TestOutcomes: every command's outcomes, each with the word its audit run
@@ -44,6 +45,10 @@ func TestOutcomes(t *testing.T) {
 		{"bootstrap", "dry run, skipped", BootstrapOutcome(true, true), "dry-run", ExitPartial},
 		{"bootstrap", "write failed, some written", BootstrapWriteFailed(true), "partial", ExitPartial},
 		{"bootstrap", "write failed", BootstrapWriteFailed(false), "error", ExitError},
+		{"bootstrap", "ended: written", BootstrapEnd(&kraftseed.Result{}, nil), "bootstrapped", ExitOK},
+		{"bootstrap", "ended: dry run, skipped", BootstrapEnd(&kraftseed.Result{DryRun: true, Skipped: []string{"/config/users/bob: unreadable"}}, nil), "dry-run", ExitPartial},
+		{"bootstrap", "ended: write failed after one", BootstrapEnd(&kraftseed.Result{Targets: []kraftseed.Target{{Written: true}, {}}}, errors.New("disk full")), "partial", ExitPartial},
+		{"bootstrap", "ended: write failed", BootstrapEnd(&kraftseed.Result{Targets: []kraftseed.Target{{}}}, errors.New("disk full")), "error", ExitError},
 		{"snapshot, explain, version, audit log/show/export/keygen, policy convert", "shown", Succeeded, "succeeded", ExitOK},
 		{"audit revert", "revert planned", PlanOutcome(true), "planned", ExitPending},
 		{"audit revert", "nothing to revert", PlanOutcome(false), "planned", ExitOK},
