@@ -62,7 +62,7 @@ func (c *cli) newApplyCmd() *cobra.Command {
 		func(ctx context.Context, e *env, args []string) int { return runApply(ctx, e, &f, args) })
 	f.register(cmd.Flags())
 	c.colorFlag(cmd.Flags())
-	cmd.Annotations = map[string]string{"footer": keyHelp()}
+	cmd.Annotations = map[string]string{"footer": keysPointer}
 	return cmd
 }
 

@@ -113,6 +113,7 @@ func (c *cli) root() *cobra.Command {
 		}
 		cmdline.PrintHelp(cc.OutOrStdout(), cc, helpGroups)
 	})
+	root.SetHelpCommand(c.newHelpCmd(root))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentPreRun = func(cc *cobra.Command, _ []string) { warnInlineSecrets(c.e, cc) }
 	registerCompletions(root)
@@ -231,4 +232,52 @@ func terminal(w io.Writer) io.Writer {
 		return t.Terminal()
 	}
 	return w
+}
+
+// newHelpCmd is `migrate help [COMMAND... | keys]`: a command's help, as
+// its --help, or the help topic "keys" (the terminal UI's keys, which
+// every command with a UI points to instead of repeating them).
+func (c *cli) newHelpCmd(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command | keys]",
+		Short: "help about a command, or the terminal UI's keys (migrate help keys)",
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			out := []string{"keys"}
+			for _, s := range root.Commands() {
+				if s.IsAvailableCommand() {
+					out = append(out, s.Name())
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
+		Run: func(cc *cobra.Command, args []string) {
+			if len(args) == 1 && args[0] == "keys" {
+				fmt.Fprint(cc.OutOrStdout(), keyHelp())
+				return
+			}
+			target, rest, err := root.Find(args)
+			if err != nil || target == nil || len(rest) > 0 {
+				topic := strings.Join(args, " ")
+				fmt.Fprintf(c.e.stderr, "migrate help: unknown help topic %q%s (a command, or keys)\n", topic,
+					cmdline.DidYouMean(topic, append([]string{"keys"}, commandNames(root)...), ""))
+				c.code = exitError
+				return
+			}
+			_ = target.Help()
+		},
+	}
+}
+
+// commandNames are the names of root's commands.
+func commandNames(root *cobra.Command) []string {
+	var out []string
+	for _, s := range root.Commands() {
+		if s.IsAvailableCommand() {
+			out = append(out, s.Name())
+		}
+	}
+	return out
 }

@@ -57,8 +57,9 @@ func TestHelpGolden(t *testing.T) {
 }
 
 // TestHelpFitsAndIsGrouped: help lines fit 80 columns (but for one
-// unbreakable list), every flag is shown with two dashes, and there is one
-// keys heading.
+// unbreakable list), every flag is shown with two dashes, and the TUI keys
+// are one help topic: plan --help points to it, 'migrate help keys' has
+// them under one heading.
 func TestHelpFitsAndIsGrouped(t *testing.T) {
 	_, out, _ := runMigrate(t, "plan", "--help")
 	for _, want := range []string{"Source flags:", "Target flags:", "Selection flags:", "Safety flags:", "Output flags:", "Audit trail flags:",
@@ -66,6 +67,13 @@ func TestHelpFitsAndIsGrouped(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan --help lacks %q", want)
 		}
+	}
+	if !strings.HasSuffix(out, "Terminal UI keys: 'migrate help keys' (and ? in the UI).\n") || strings.Contains(out, "plan review") {
+		t.Errorf("plan --help does not point to 'migrate help keys', or repeats the keys:\n%s", out)
+	}
+	code, out, errs := runMigrate(t, "help", "keys")
+	if code != exitOK || errs != "" || !strings.Contains(out, "plan review") || !strings.Contains(out, "shift+tab") {
+		t.Errorf("migrate help keys: exit %d, %q:\n%s", code, errs, out)
 	}
 	headings := 0
 	for _, l := range strings.Split(out, "\n") {
@@ -257,5 +265,37 @@ func TestInlineZKAuthWarns(t *testing.T) {
 	_, _, errs = runMigrate(t, "snapshot", "--snapshot", snap, "--zk-auth", "@"+filepath.Join(dir, "auth"))
 	if strings.Contains(errs, "warning") {
 		t.Errorf("--zk-auth @FILE warned: %q", errs)
+	}
+}
+
+// TestHelpTopics: 'migrate help CMD' is CMD --help; an unknown topic is one
+// line with a suggestion, exit 1.
+func TestHelpTopics(t *testing.T) {
+	_, viaHelp, _ := runMigrate(t, "help", "audit", "show")
+	_, viaFlag, _ := runMigrate(t, "audit", "show", "--help")
+	if viaHelp != viaFlag || viaHelp == "" {
+		t.Errorf("migrate help audit show differs from audit show --help:\n%s\n---\n%s", viaHelp, viaFlag)
+	}
+	code, out, errs := runMigrate(t, "help", "kyes")
+	if code != exitError || out != "" || errs != "migrate help: unknown help topic \"kyes\"; did you mean keys? (a command, or keys)\n" {
+		t.Errorf("migrate help kyes: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestHelpLength: a command's --help fits about 80 lines. The commands
+// listed are over it today (their flags are many: issue 31 item 5 left
+// open); each may only shrink.
+func TestHelpLength(t *testing.T) {
+	over := map[string]int{"apply": 261, "sync": 240, "plan": 182, "bootstrap": 155, "access diff": 150, "check": 125,
+		"access explain": 113, "access who": 102, "snapshot": 97, "policy test": 97, "audit revert": 88}
+	for _, path := range allCommands(t) {
+		_, out, _ := runMigrate(t, append(strings.Fields(path), "--help")...)
+		limit, ok := over[path]
+		if !ok {
+			limit = 80
+		}
+		if n := strings.Count(out, "\n"); n > limit {
+			t.Errorf("migrate %s --help: %d lines, want at most %d", path, n, limit)
+		}
 	}
 }

@@ -42,7 +42,7 @@ func (c *cli) newDemoCmd() *cobra.Command {
 		func(ctx context.Context, e *env, args []string) int { return runDemo(ctx, e, &f, args) })
 	f.register(cmd.Flags())
 	c.colorFlag(cmd.Flags())
-	cmd.Annotations = map[string]string{"footer": keyHelp()}
+	cmd.Annotations = map[string]string{"footer": keysPointer}
 	return cmd
 }
 

@@ -67,6 +67,10 @@ func withLoading(ctx context.Context, e *env, interactive, quiet bool, title str
 }
 
 // keyHelp is the TUI's key list for --help texts.
+// keysPointer ends the help of each command with a terminal UI: the keys
+// themselves are one help topic, not repeated in every command's help.
+const keysPointer = "Terminal UI keys: 'migrate help keys' (and ? in the UI)."
+
 func keyHelp() string {
 	return "Terminal UI keys (--interactive):\n" + strings.TrimPrefix(tui.KeyHelp(), "TUI keys:\n")
 }

@@ -265,7 +265,7 @@ func (c *cli) newPlanCmd() *cobra.Command {
 	fs.StringVar(&out, "out", "", "save the plan (with the before-states apply checks) to this `FILE`: plain JSON when it ends in .json, else zstd-compressed JSON (.zst; zstd -dc FILE shows it)")
 	sign.register(fs)
 	c.colorFlag(cmd.Flags())
-	cmd.Annotations = map[string]string{"footer": keyHelp()}
+	cmd.Annotations = map[string]string{"footer": keysPointer}
 	return cmd
 }
 

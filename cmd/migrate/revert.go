@@ -44,7 +44,7 @@ func (c *cli) newAuditRevertCmd() *cobra.Command {
 	fs.BoolVar(&f.interactive, "interactive", false, "review the revert plan in the terminal UI (and save the selection with --out)")
 	fs.BoolVar(&f.detail, "detail", false, "text output: list every change, blocker and finding")
 	c.colorFlag(cmd.Flags())
-	cmd.Annotations = map[string]string{"footer": keyHelp()}
+	cmd.Annotations = map[string]string{"footer": keysPointer}
 	return cmd
 }
 

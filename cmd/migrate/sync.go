@@ -57,7 +57,7 @@ func (c *cli) newSyncCmd() *cobra.Command {
 		})
 	f.register(cmd.Flags())
 	c.colorFlag(cmd.Flags())
-	cmd.Annotations = map[string]string{"footer": keyHelp()}
+	cmd.Annotations = map[string]string{"footer": keysPointer}
 	return cmd
 }
 
