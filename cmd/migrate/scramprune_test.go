@@ -91,7 +91,8 @@ func TestPruneScramRealKafka41(t *testing.T) {
 		}
 	}
 
-	code, out, errs = b.migrate(t, append(append([]string{"apply", "--yes", "--plan", planFile}, b.sourceArgs()...), b.targetArgs()...)...)
+	// A saved plan's deletes are confirmed by count (issue 30): 2 here.
+	code, out, errs = b.migrate(t, append(append([]string{"apply", "--yes", "--confirm-deletes", "2", "--plan", planFile}, b.sourceArgs()...), b.targetArgs()...)...)
 	if code != exitOK {
 		t.Fatalf("apply --plan: exit %d, want 0\n%s%s", code, out, errs)
 	}
