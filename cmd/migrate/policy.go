@@ -11,7 +11,6 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/policy"
 	"github.com/zkmigrate/zkmigrate/internal/render"
-	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
 var policyUsage = usageText("policy_usage")
@@ -57,24 +56,9 @@ func runPolicyConvert(_ context.Context, e *env, f *policyConvertFlags, args []s
 	if out != "" && out == controllerOut {
 		return fail(e, name, fmt.Errorf("--out and --controller-config-out are both %s", out))
 	}
-	conv, err := policy.LoadConverting(brokerConfigs)
-	if err != nil {
+	if err := migration.ConvertPolicy(migration.ConvertRequest{BrokerConfigs: brokerConfigs, Out: out, ControllerOut: controllerOut,
+		Stdout: e.stdout, Hooks: notices(e, name)}); err != nil {
 		return fail(e, name, err)
-	}
-	for _, w := range conv.Warnings {
-		fmt.Fprintf(e.stderr, "migrate %s: warning: %s\n", name, w)
-	}
-	if out == "" {
-		if _, err := e.stdout.Write(conv.Policy); err != nil {
-			return fail(e, name, err)
-		}
-	} else if err := snapshot.WriteFileAtomic(out, conv.Policy, 0o644); err != nil {
-		return fail(e, name, err)
-	}
-	if controllerOut != "" {
-		if err := snapshot.WriteFileAtomic(controllerOut, conv.ControllerConfig, 0o644); err != nil {
-			return fail(e, name, err)
-		}
 	}
 	return exitOK
 }
