@@ -21,7 +21,7 @@ func TestProtocolSourceUsage(t *testing.T) {
 		{[]string{"plan", "--zookeeper", "h:1", "--source-bootstrap-server", "h:2", "--bootstrap-server", "h:3"}, "migrate plan: give one source: --zookeeper and --source-bootstrap-server are mutually exclusive"},
 		{[]string{"snapshot", "--source-bootstrap-server", "h:2", "--zk-auth", "@zk-auth.txt"}, "migrate snapshot: --zk-auth is for --zookeeper; a source read through --source-bootstrap-server takes its credentials from --source-command-config"},
 		{[]string{"snapshot", "--source-bootstrap-server", "h:2", "--zk-tls-config-file", "zk.properties"}, "migrate snapshot: --zk-tls-config-file is for --zookeeper"},
-		{[]string{"apply", "--plan", "p.json", "--bootstrap-server", "h:3"}, "migrate apply: apply --plan p.json needs the source it was planned from (--zookeeper, --source-bootstrap-server or --snapshot)"},
+		{[]string{"apply", "--plan", "p.json", "--bootstrap-server", "h:3"}, "migrate apply: apply --plan p.json needs the source it was planned from (--zookeeper, --zk-data-dir, --source-bootstrap-server or --snapshot)"},
 	} {
 		t.Run(strings.Join(tt.args[:2], " "), func(t *testing.T) {
 			code, out, errs := runMigrate(t, tt.args...)

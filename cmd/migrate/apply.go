@@ -79,7 +79,7 @@ func runApply(ctx context.Context, e *env, f *applyFlags, args []string) int {
 	validate := f.validate
 	if f.planFile != "" && !f.source.given() {
 		if !isRevertPlan(f.planFile) {
-			return fail(e, "apply", fmt.Errorf("apply --plan %s needs the source it was planned from (--zookeeper, --source-bootstrap-server or --snapshot): a saved change is applied only if that source still justifies it", f.planFile))
+			return fail(e, "apply", fmt.Errorf("apply --plan %s needs the source it was planned from (--zookeeper, --zk-data-dir, --source-bootstrap-server or --snapshot): a saved change is applied only if that source still justifies it", f.planFile))
 		}
 		validate = f.validateNoSource // justified by the audit trail
 	}

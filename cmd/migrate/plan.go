@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -258,8 +259,11 @@ func (c *cli) newPlanCmd() *cobra.Command {
 	var f planFlags
 	var out string
 	var sign signFlag
-	cmd := c.leaf("plan", "compute the changes that bring the target in line with the source (diff, -o json, --out plan.zst)", planUsage,
-		func(ctx context.Context, e *env, args []string) int { return runPlan(ctx, e, &f, out, &sign, args) })
+	var cmd *cobra.Command
+	cmd = c.leaf("plan", "compute the changes that bring the target in line with the source (diff, -o json, --out plan.zst)", planUsage,
+		func(ctx context.Context, e *env, args []string) int {
+			return runPlan(ctx, e, &f, out, &sign, args, applyHint(e, cmd.Flags(), out, sign.file))
+		})
 	fs := cmd.Flags()
 	f.register(fs)
 	fs.StringVar(&out, "out", "", "save the plan (with the before-states apply checks) to this `FILE`: plain JSON when it ends in .json, else zstd-compressed JSON (.zst; zstd -dc FILE shows it)")
@@ -269,7 +273,7 @@ func (c *cli) newPlanCmd() *cobra.Command {
 	return cmd
 }
 
-func runPlan(ctx context.Context, e *env, f *planFlags, out string, sign *signFlag, args []string) int {
+func runPlan(ctx context.Context, e *env, f *planFlags, out string, sign *signFlag, args []string, hint string) int {
 	if err := f.validate(); err != nil {
 		return fail(e, "plan", err)
 	}
@@ -299,7 +303,7 @@ func runPlan(ctx context.Context, e *env, f *planFlags, out string, sign *signFl
 	proof := f.proveAccess(ctx, e, "plan", rec, pl)
 	p := pl.Plan
 	pl.Source, pl.Target = nil, nil // the plan holds what is left to do: their memory goes back before it is recorded and saved
-	return finishPlan(ctx, e, rec, p, view, planOutput{cmd: "plan", out: out, sign: key, interactive: f.interactive, access: proof})
+	return finishPlan(ctx, e, rec, p, view, planOutput{cmd: "plan", out: out, sign: key, interactive: f.interactive, access: proof, applyWith: hint})
 }
 
 // signFlag is --sign-key: the private key that signs the plan file --out
@@ -393,4 +397,43 @@ func accessNotes(r *access.Result) []string {
 	var b strings.Builder
 	_ = render.AccessLine(&b, r, "the target as the plan would leave it", true)
 	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+}
+
+// carriedToApply are the flags of plan that apply --plan needs again, in
+// the order a hint gives them: the source (as read), the target, and the
+// inputs apply checks against the plan's (policy, principal map) or needs
+// to resolve secrets and record the run. The flags that shape a plan are
+// not among them: apply --plan refuses them.
+var carriedToApply = []string{
+	"zookeeper", "zk-auth", "zk-tls-config-file", "zk-data-dir", "zk-data-log-dir", "zk-chroot", "zk-zxid", "zk-time",
+	"source-bootstrap-server", "source-command-config", "snapshot", "full", "zk-requests-in-flight", "zk-connections",
+	"zk-no-multi-read", "zk-timeout", "broker-config", "password-encoder-secret-file", "scram-credentials",
+	"bootstrap-server", "command-config", "principal", "target-config",
+	"policy", "principal-map", "audit-db", "no-audit", "audit-key", "receipt-file",
+}
+
+// applyHint is the command that applies the plan file out as plan's
+// flags fs made it, ready to paste: apply --plan with the source, the
+// target and the inputs apply needs again (carriedToApply), and
+// --verify-key KEY.pub when the file was signed and the public key is
+// beside the private one. A plan against a --target-snapshot is applied
+// to the live target, which the hint asks for. "" without --out.
+func applyHint(e *env, fs *pflag.FlagSet, out, signKey string) string {
+	if out == "" {
+		return ""
+	}
+	parts := []string{e.prog, "apply", "--plan", shellQuote(out)}
+	for _, a := range cmdline.Carry(fs, carriedToApply...) {
+		parts = append(parts, shellQuote(a))
+	}
+	if signKey != "" {
+		if _, err := os.Stat(signKey + ".pub"); err == nil {
+			parts = append(parts, "--verify-key", shellQuote(signKey+".pub"))
+		}
+	}
+	hint := strings.Join(parts, " ")
+	if f := fs.Lookup("target-snapshot"); f != nil && f.Changed && !fs.Lookup("bootstrap-server").Changed {
+		hint += " --bootstrap-server HOST:PORT [--command-config FILE] (the live target: a --target-snapshot is only reviewed)"
+	}
+	return hint
 }

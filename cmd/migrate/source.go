@@ -93,10 +93,10 @@ func (f *sourceFlags) validate() error {
 	return f.where().Validate()
 }
 
-// given reports whether a live source or a snapshot is named (apply --plan
-// needs one).
+// given reports whether a source is named: live, ZooKeeper's data
+// directory or a snapshot (apply --plan needs one).
 func (f *sourceFlags) given() bool {
-	return f.zookeeper != "" || f.bootstrap != "" || f.snapshotFile != ""
+	return f.zookeeper != "" || f.disk.dataDir != "" || f.bootstrap != "" || f.snapshotFile != ""
 }
 
 // request maps the source flags to the request that reads the source,

@@ -50,3 +50,35 @@ func (b *boundedInt) Set(s string) error {
 	*b.p = int(v)
 	return nil
 }
+
+// Carry returns the arguments that give another command the values the
+// named flags of fs were given on this command line, in the order named
+// (a repeated flag once per value; a bool as --name, or --name=false):
+// what a printed hint repeats so that it works when pasted. Flags not
+// given, or fs lacks, are left out.
+func Carry(fs *pflag.FlagSet, names ...string) []string {
+	var out []string
+	for _, n := range names {
+		f := fs.Lookup(n)
+		if f == nil || !f.Changed {
+			continue
+		}
+		switch v := f.Value.(type) {
+		case *StringList:
+			for _, s := range *v {
+				out = append(out, "--"+n, s)
+			}
+			continue
+		}
+		if f.Value.Type() == "bool" {
+			if f.Value.String() == "true" {
+				out = append(out, "--"+n)
+			} else {
+				out = append(out, "--"+n+"=false")
+			}
+			continue
+		}
+		out = append(out, "--"+n, f.Value.String())
+	}
+	return out
+}
