@@ -361,20 +361,10 @@ func finishPlan(ctx context.Context, e *env, rec *migration.Recorder, p *plan.Pl
 		p = sel
 	}
 	if o.out != "" {
-		for side, id := range map[string]string{"source": p.Source.ClusterID, "target": p.Target.ClusterID} {
-			if id == "" && (side == "target" || p.Reverts == nil) { // a revert plan's source is the audit trail
-				fmt.Fprintf(e.stderr, "migrate %s: warning: the %s has no cluster id, so apply --plan will refuse %s; apply without --plan instead\n", o.cmd, side, o.out)
-			}
-		}
-		save := func(path string, p *plan.Plan) error { return planfile.WriteSigned(path, p, o.sign) }
-		if file != nil {
-			save = file.Save
-		}
-		if err := save(o.out, p); err != nil {
+		if err := migration.SavePlan(o.out, p, file, o.sign, notices(e, o.cmd)); err != nil {
 			finish(ctx, e, rec, migration.Failed)
-			return fail(e, o.cmd, fmt.Errorf("save %s: %w", o.out, err))
+			return fail(e, o.cmd, err)
 		}
-		memprofile.Phase("save")
 	}
 	// -o json shows the digest the file holds: planfile.Write sealed p, or
 	// the view seals it (an encoding of the whole plan each: not twice when
