@@ -311,7 +311,7 @@ func TestApplyVerifyExitCode(t *testing.T) {
 				}
 				return
 			}
-			if code != exitPartial || !strings.Contains(errs, "does not show 1 applied change(s) on broker 0 (") || !strings.Contains(errs, "): topic-config:t") ||
+			if code != exitPartial || !strings.Contains(errs, "does not show 1 applied change on broker 0 (") || !strings.Contains(errs, "): topic-config:t") ||
 				!slices.Equal(res.Summary.Unverified, []string{"topic-config:t"}) {
 				t.Errorf("exit %d, unverified %v; want 3 naming topic-config:t\n%s", code, res.Summary.Unverified, errs)
 			}

@@ -182,7 +182,7 @@ func TestBootstrapSeedsEveryController(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"keep     User:admin SCRAM-SHA-256: already in the checkpoint", "add      User:carol SCRAM-SHA-256 (4096 iterations)",
-		"add      User:User With Space SCRAM-SHA-512 (4096 iterations)", "wrote 6 record(s) more"} {
+		"add      User:User With Space SCRAM-SHA-512 (4096 iterations)", "wrote 6 records more"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -317,7 +317,7 @@ func TestBootstrapDryRunAndFiles(t *testing.T) {
 	was, _ := os.ReadFile(file)
 	code, out, errs := runMigrate(t, "bootstrap", "--zookeeper", "fixture:2181", "--metadata-dir", d, "--dry-run", "--no-audit")
 	now, _ := os.ReadFile(file)
-	if code != exitOK || !bytes.Equal(now, was) || !strings.Contains(out, "dry run: would add 6 record(s); nothing written") {
+	if code != exitOK || !bytes.Equal(now, was) || !strings.Contains(out, "dry run: would add 6 records; nothing written") {
 		t.Errorf("dry run: exit %d, changed %v\n%s%s", code, !bytes.Equal(now, was), out, errs)
 	}
 	if es, _ := os.ReadDir(d); len(es) != 2 {

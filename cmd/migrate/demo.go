@@ -125,7 +125,7 @@ func runTheDemo(ctx context.Context, e *env, brokers int, interactive bool, text
 		return exitError, err
 	}
 	if again.Plan.Runnable() && outcome.Code == migration.ExitOK {
-		fmt.Fprintf(w, "(%d change(s) left: those you excluded or did not apply. The demo ends normally; a real 'migrate plan' exits 2 here.)\n", len(again.Plan.Changes))
+		fmt.Fprintf(w, "(%s left: those you excluded or did not apply. The demo ends normally; a real 'migrate plan' exits 2 here.)\n", render.N(len(again.Plan.Changes), "change"))
 	}
 	id := rec.ID()
 	if receipt := finish(ctx, e, rec, outcome); receipt != "" {

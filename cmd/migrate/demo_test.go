@@ -17,7 +17,7 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("demo: exit %d\n%s\n%s", code, out, errs)
 	}
 	for _, want := range []string{"== Plan ==", "+ topic orders", "+ acl Deny User:mallory", "+ scram-user User:alice SCRAM-SHA-512",
-		"Apply finished: 59 succeeded, 0 failed", "== Plan again ==", "No changes. The target matches the source except for 2 blocker(s)."} {
+		"Apply finished: 59 succeeded, 0 failed", "== Plan again ==", "No changes. The target matches the source except for 2 blockers."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q", want)
 		}

@@ -14,7 +14,7 @@ import (
 // target already holds. Kafka never returns them, so the target looks the
 // same before and after: verify must count them as shown at once, not wait
 // out --verify-timeout and exit 3 (seen on the real 4.1 target: "after 1m0s
-// the target still does not show 7 applied change(s): broker-config:1,
+// the target still does not show 7 applied changes: broker-config:1,
 // scram-user:...").
 func TestApplyResendSecretsVerifies(t *testing.T) {
 	dir := t.TempDir()

@@ -275,8 +275,8 @@ func TestAuditRevertKilledApplyKfake(t *testing.T) {
 	applyRevert := append([]string{"apply", "--plan", file, "--yes"}, target...)
 	n := fmt.Sprint(len(deleted))
 	for _, c := range []struct{ extra, want []string }{
-		{nil, []string{"the plan deletes " + n + " resource(s)", "pass --confirm-deletes " + n}},
-		{[]string{"--confirm-deletes", "41"}, []string{"--confirm-deletes 41: the plan deletes " + n + " resource(s), not 41"}},
+		{nil, []string{"the plan deletes " + n + " resources", "pass --confirm-deletes " + n}},
+		{[]string{"--confirm-deletes", "41"}, []string{"--confirm-deletes 41: the plan deletes " + n + " resources, not 41"}},
 	} {
 		code, out, errs := runMigrate(t, append(slices.Clone(applyRevert), c.extra...)...)
 		if code != exitError {

@@ -257,8 +257,8 @@ func TestSavedPlanWideningShownAndDeletesConfirmed(t *testing.T) {
 		extra []string
 		want  []string
 	}{
-		{"--yes alone", []string{"--yes"}, append(widened, "refusing to apply: the plan deletes 1 resource(s) and this is not a terminal to confirm them at; pass --confirm-deletes 1 (with --yes)")},
-		{"a wrong count", []string{"--yes", "--confirm-deletes", "2"}, append(widened, "--confirm-deletes 2: the plan deletes 1 resource(s), not 2; nothing applied")},
+		{"--yes alone", []string{"--yes"}, append(widened, "refusing to apply: the plan deletes 1 resource and this is not a terminal to confirm them at; pass --confirm-deletes 1 (with --yes)")},
+		{"a wrong count", []string{"--yes", "--confirm-deletes", "2"}, append(widened, "--confirm-deletes 2: the plan deletes 1 resource, not 2; nothing applied")},
 		{"the count without --yes", []string{"--confirm-deletes", "1"}, append(widened, "not a terminal; pass --yes")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -294,7 +294,7 @@ func TestSavedPlanWideningShownAndDeletesConfirmed(t *testing.T) {
 	}
 	var confirmed bool
 	for _, ev := range exportRun(t, db, 4).Events {
-		confirmed = confirmed || ev.Kind == "confirm-deletes" && ev.Detail == "1 delete(s) confirmed by their count, given"
+		confirmed = confirmed || ev.Kind == "confirm-deletes" && ev.Detail == "1 delete confirmed by their count, given"
 	}
 	if !confirmed {
 		t.Errorf("the confirmed run records no confirm-deletes event: %+v", exportRun(t, db, 4).Events)
@@ -321,7 +321,7 @@ func TestSavedPlanDeletesTypedAtTheTerminal(t *testing.T) {
 	}
 	for _, answer := range []string{"y\n", "2\n", "\n"} {
 		code, errs := atTerminal(answer)
-		if code != exitOK || !strings.Contains(errs, "The plan deletes 1 resource(s) (the changes marked -). Type 1 to confirm: ") || !strings.Contains(errs, "Nothing applied.") {
+		if code != exitOK || !strings.Contains(errs, "The plan deletes 1 resource (the changes marked -). Type 1 to confirm: ") || !strings.Contains(errs, "Nothing applied.") {
 			t.Errorf("answer %q: exit %d\n%s", answer, code, errs)
 		}
 		if readTargetDigest(t, b.addr) != before {

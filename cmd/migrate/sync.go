@@ -246,7 +246,7 @@ func (v *syncView) confirm(p *plan.Plan, detail bool, target string) bool {
 		fmt.Fprintln(v.e.stderr, "migrate sync: refusing to apply the first plan without confirmation: not a terminal; pass --yes")
 		return false
 	}
-	return confirm(v.e, fmt.Sprintf("Apply %d change(s) to %s, then keep it in step?", len(p.Changes), target))
+	return confirm(v.e, fmt.Sprintf("Apply %s to %s, then keep it in step?", render.N(len(p.Changes), "change"), target))
 }
 
 func (v *syncView) round(r syncsession.Round) { _ = v.out.Round(r) }

@@ -278,7 +278,7 @@ func verifyFailed(timeout time.Duration, applied []*plan.Change, missing, behind
 	if readErr != nil {
 		why += fmt.Sprintf(" (last read failed: %v)", readErr)
 	}
-	return missing, fmt.Errorf("verify: after %s the target still does not show %d applied change(s)%s: %s", timeout, len(missing), why, shown)
+	return missing, fmt.Errorf("verify: after %s the target still does not show %s%s: %s", timeout, plural(len(missing), "applied change"), why, shown)
 }
 
 // unshown returns the ids of the applied changes some lagging broker has
@@ -323,8 +323,8 @@ func VerifyApplied(ctx context.Context, read Reads, applied []*plan.Change, wind
 			}
 			return missing, err
 		}
-		h.notice("Verify: the target shows %d of %d applied change(s) after %s; waiting while it shows more.",
-			len(applied)-len(missing), len(applied), time.Since(start).Round(time.Second))
+		h.notice("Verify: the target shows %d of %s after %s; waiting while it shows more.",
+			len(applied)-len(missing), plural(len(applied), "applied change"), time.Since(start).Round(time.Second))
 		left := make(map[string]bool, len(missing))
 		for _, id := range missing {
 			left[id] = true

@@ -114,19 +114,19 @@ func TestVerify(t *testing.T) {
 		{name: "a failed read is retried", brokers: [][]*snapshot.Snapshot{seq(nil, all)}, timeout: time.Minute, reads: []int{2}},
 		{name: "a failed listing is retried", brokers: [][]*snapshot.Snapshot{seq(all)}, listErr: 2, timeout: time.Minute, reads: []int{1}},
 		{name: "one never shown", brokers: [][]*snapshot.Snapshot{seq(done("orders"))}, timeout: 250 * time.Millisecond, reads: []int{2},
-			missing: []string{"topic:payments"}, err: "verify: after 250ms the target still does not show 1 applied change(s) on broker 1 (b1:9092): topic:payments"},
+			missing: []string{"topic:payments"}, err: "verify: after 250ms the target still does not show 1 applied change on broker 1 (b1:9092): topic:payments"},
 		{name: "reads keep failing", brokers: [][]*snapshot.Snapshot{seq(nil)}, timeout: 250 * time.Millisecond, reads: []int{2},
-			missing: []string{"topic:orders", "topic:payments"}, err: "2 applied change(s) on broker 1 (b1:9092) (last read failed: broker 1 (b1:9092): connection refused): topic:orders, topic:payments"},
+			missing: []string{"topic:orders", "topic:payments"}, err: "2 applied changes on broker 1 (b1:9092) (last read failed: broker 1 (b1:9092): connection refused): topic:orders, topic:payments"},
 		{name: "listing keeps failing", brokers: [][]*snapshot.Snapshot{seq(all)}, listErr: 1000, timeout: 250 * time.Millisecond, reads: []int{0},
-			missing: []string{"topic:orders", "topic:payments"}, err: "2 applied change(s) (last read failed: broker gone): topic:orders, topic:payments"},
+			missing: []string{"topic:orders", "topic:payments"}, err: "2 applied changes (last read failed: broker gone): topic:orders, topic:payments"},
 		// Broker 1 shows everything at once, broker 2 still has the old
 		// metadata: done only when broker 2 has caught up, and broker 1
 		// is not read again meanwhile.
 		{name: "a lagging second broker is read again on its own", brokers: [][]*snapshot.Snapshot{seq(all), seq(target(), done("orders"), all)}, timeout: time.Minute, reads: []int{1, 3}},
 		{name: "a second broker that never catches up is named", brokers: [][]*snapshot.Snapshot{seq(all), seq(done("orders"))}, timeout: 250 * time.Millisecond, reads: []int{1, 2},
-			missing: []string{"topic:payments"}, err: "does not show 1 applied change(s) on broker 2 (b2:9092): topic:payments"},
+			missing: []string{"topic:payments"}, err: "does not show 1 applied change on broker 2 (b2:9092): topic:payments"},
 		{name: "a broker that does not answer is named", brokers: [][]*snapshot.Snapshot{seq(all), seq(nil)}, timeout: 250 * time.Millisecond, reads: []int{1, 2},
-			missing: []string{"topic:orders", "topic:payments"}, err: "2 applied change(s) on broker 2 (b2:9092) (last read failed: broker 2 (b2:9092): connection refused): topic:orders, topic:payments"},
+			missing: []string{"topic:orders", "topic:payments"}, err: "2 applied changes on broker 2 (b2:9092) (last read failed: broker 2 (b2:9092): connection refused): topic:orders, topic:payments"},
 		{name: "a broker that left the cluster is not waited for", brokers: [][]*snapshot.Snapshot{seq(all), seq(nil)}, left: 2, timeout: time.Minute, reads: []int{1, 1}},
 		{name: "it answers again", brokers: [][]*snapshot.Snapshot{seq(all), seq(nil, all)}, timeout: time.Minute, reads: []int{1, 2}},
 	}

@@ -49,7 +49,7 @@ func TestVerifyWaitsWhileTargetShowsMore(t *testing.T) {
 		missing []string
 		shown   string // a progress line on stderr
 	}{
-		{name: "published in pieces", upTo: n, shown: "applied change(s) after"},
+		{name: "published in pieces", upTo: n, shown: "applied changes after"},
 		{name: "stops after two", upTo: 2, missing: []string{"topic:t2", "topic:t3", "topic:t4", "topic:t5", "topic:t6"}, shown: "showed none more in the last 500ms (2 of 7 after"},
 		{name: "nothing shown", upTo: 0, missing: []string{"topic:t0", "topic:t1", "topic:t2", "topic:t3", "topic:t4", "topic:t5", "topic:t6"}},
 		{name: "reads fail", fail: true, missing: []string{"topic:t0", "topic:t1", "topic:t2", "topic:t3", "topic:t4", "topic:t5", "topic:t6"}},
@@ -85,7 +85,7 @@ func TestVerifyWaitsWhileTargetShowsMore(t *testing.T) {
 			if (err == nil) != (tt.missing == nil) {
 				t.Errorf("err %v, want one only when changes are missing", err)
 			}
-			if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("does not show %d applied change(s)", len(tt.missing))) {
+			if err != nil && !strings.Contains(err.Error(), "does not show "+plural(len(tt.missing), "applied change")) {
 				t.Errorf("err %v does not name the %d missing changes", err, len(tt.missing))
 			}
 			if got := stderr.String(); tt.shown != "" && !strings.Contains(got, tt.shown) || tt.shown == "" && got != "" {

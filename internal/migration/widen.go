@@ -109,9 +109,9 @@ type DeleteCountError struct{ Given, Deletes int }
 
 func (e *DeleteCountError) Error() string {
 	if e.Given == 0 {
-		return fmt.Sprintf("the plan deletes %d resource(s), and no count of them was confirmed", e.Deletes)
+		return fmt.Sprintf("the plan deletes %s, and no count of them was confirmed", plural(e.Deletes, "resource"))
 	}
-	return fmt.Sprintf("the plan deletes %d resource(s), not %d", e.Deletes, e.Given)
+	return fmt.Sprintf("the plan deletes %s, not %d", plural(e.Deletes, "resource"), e.Given)
 }
 
 // ConfirmDeletes checks c against p's deletes (Deletes) before anything is
@@ -129,7 +129,7 @@ func ConfirmDeletes(ctx context.Context, rec *Recorder, p *plan.Plan, c DeleteCo
 	case n == 0:
 		return 0, nil
 	case c.Count == n:
-		rec.Note(ctx, "confirm-deletes", fmt.Sprintf("%d delete(s) confirmed by their count, given", n))
+		rec.Note(ctx, "confirm-deletes", fmt.Sprintf("%s confirmed by their count, given", plural(n, "delete")))
 		return 0, nil
 	case !c.Terminal:
 		return 0, &DeleteCountError{Deletes: n}
@@ -143,7 +143,7 @@ func TypedDeletes(ctx context.Context, rec *Recorder, ask int, answer string) bo
 	if strings.TrimSpace(answer) != strconv.Itoa(ask) {
 		return false
 	}
-	rec.Note(ctx, "confirm-deletes", fmt.Sprintf("%d delete(s) confirmed at the terminal", ask))
+	rec.Note(ctx, "confirm-deletes", fmt.Sprintf("%s confirmed at the terminal", plural(ask, "delete")))
 	return true
 }
 
@@ -166,4 +166,12 @@ func NoteWidened(ctx context.Context, rec *Recorder, file string, ws []Widening)
 		texts[i] = w.String()
 	}
 	rec.Note(ctx, "plan-options", file+" widens what apply may do: "+strings.Join(texts, "; "))
+}
+
+// plural counts n of a noun in English: "1 resource", "2 resources".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

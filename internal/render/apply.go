@@ -35,7 +35,7 @@ func (a *ApplyText) Observe(e apply.Event) {
 		if e.ValidateOnly {
 			mode = "Validating (server-side dry run, nothing is changed)"
 		}
-		fmt.Fprintf(a.W, "%s %d change(s)...\n", mode, e.Total)
+		fmt.Fprintf(a.W, "%s %s...\n", mode, N(e.Total, "change"))
 	case apply.ChangeSkipped:
 		if e.Reason == apply.ReasonNotValidated {
 			fmt.Fprintf(a.W, "? %s %s: %s\n", e.Change.Kind, label(e.Change), e.Detail)

@@ -276,7 +276,7 @@ func AuditVerify(w io.Writer, res audit.VerifyResult, in AuditVerifyInput) error
 		ew.printf("%d rows verified before the break.\n", res.Rows)
 		return ew.err
 	}
-	ew.printf("Intact: %d rows in %d runs; head %s (position %d).\n", res.Rows, res.Runs, orDash(res.Head), res.HeadSeq)
+	ew.printf("Intact: %s in %s; head %s (position %d).\n", N(int(res.Rows), "row"), N(int(res.Runs), "run"), orDash(res.Head), res.HeadSeq)
 	switch {
 	case res.KeyID != "":
 		ew.printf("Signatures: %d receipts signed by key %s, all verified.\n", res.Signed, res.KeyID)

@@ -17,7 +17,7 @@ func BootstrapText(w io.Writer, res *kraftseed.Result) {
 	if res.ClusterID != "" {
 		src += " (cluster id " + res.ClusterID + ")"
 	}
-	fmt.Fprintf(w, "Source ZooKeeper %s: %d SCRAM credential(s)\n", src, res.Found)
+	fmt.Fprintf(w, "Source ZooKeeper %s: %s\n", src, N(res.Found, "SCRAM credential"))
 	for _, s := range res.Skipped {
 		fmt.Fprintf(w, "  skipped  %s\n", s)
 	}
@@ -42,7 +42,7 @@ func BootstrapText(w io.Writer, res *kraftseed.Result) {
 		if t.ClusterID != "" {
 			fmt.Fprintf(w, " (cluster id %s, node %s)", t.ClusterID, t.NodeID)
 		}
-		fmt.Fprintf(w, ": metadata.version level %d, %d record(s)\n", t.MetadataVersion, t.Records)
+		fmt.Fprintf(w, ": metadata.version level %d, %s\n", t.MetadataVersion, N(t.Records, "record"))
 		for _, u := range t.Kept {
 			fmt.Fprintf(w, "  keep     %s: already in the checkpoint, kept as it is (the source's is not added)\n", u)
 		}
@@ -66,9 +66,9 @@ func BootstrapText(w io.Writer, res *kraftseed.Result) {
 		case n == 0:
 			fmt.Fprintln(w, "  nothing to add; the file is left as it is")
 		case res.DryRun:
-			fmt.Fprintf(w, "  dry run: would add %d record(s); nothing written\n", n)
+			fmt.Fprintf(w, "  dry run: would add %s; nothing written\n", N(n, "record"))
 		case t.Written:
-			fmt.Fprintf(w, "  wrote %d record(s) more; sha256 %s\n", n, t.SHA256)
+			fmt.Fprintf(w, "  wrote %s more; sha256 %s\n", N(n, "record"), t.SHA256)
 		default:
 			fmt.Fprintln(w, "  not written")
 		}

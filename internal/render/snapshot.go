@@ -115,7 +115,7 @@ func SnapshotSummary(w io.Writer, s *snapshot.Snapshot, saved string) error {
 	if b := s.ProducerIDBlock; b != nil {
 		p("Producer id block", "%d..%d (broker %d)", b.BlockStart, b.BlockEnd, b.Broker)
 	}
-	p("Static configs", "%d file(s)", len(s.StaticConfigs))
+	p("Static configs", "%s", N(len(s.StaticConfigs), "file"))
 	counts := map[string]int{}
 	for _, f := range s.Findings {
 		counts[f.Severity]++
