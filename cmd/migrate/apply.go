@@ -76,6 +76,10 @@ func runApply(ctx context.Context, e *env, f *applyFlags, args []string) int {
 	if f.planFile == "" && f.targetSnapshot != "" {
 		return fail(e, "apply", errors.New("--target-snapshot is for offline review; apply needs --bootstrap-server"))
 	}
+	if f.targetSnapshot == "" && strings.TrimSpace(f.target.bootstrap) == "" {
+		// Not plan's message: it offers --target-snapshot, which apply refuses.
+		return fail(e, "apply", errors.New("give the target: --bootstrap-server host:port [--command-config client.properties] (apply writes to a live cluster)"))
+	}
 	validate := f.validate
 	if f.planFile != "" && !f.source.given() {
 		if !isRevertPlan(f.planFile) {

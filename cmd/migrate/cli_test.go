@@ -146,6 +146,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"plan", "--exclude", "acls", "--snapshot", "x", "--target-snapshot", "y"}, `migrate plan: --exclude: unknown kind "acls"; did you mean acl? (kinds: topic,partitions,reassignment,topic-config,broker-config,quota,acl,scram-user,client-metrics,group-config)`},
 		{[]string{"audit", "show", "1", "--kind", "scram-users"}, `migrate audit show: --kind: unknown kind "scram-users"; did you mean scram-user? (kinds: topic,partitions,reassignment,topic-config,broker-config,quota,acl,scram-user,client-metrics,group-config)`},
 		{[]string{"audit", "show", "1", "--status", "faild"}, `migrate audit show: --status "faild": want planned, sent, validated, succeeded, failed, skipped or excluded; did you mean failed?`},
+		{[]string{"apply", "--snapshot", "s.zst"}, `migrate apply: give the target: --bootstrap-server host:port [--command-config client.properties] (apply writes to a live cluster)`},
+		{[]string{"apply", "--plan", "p.zst", "--snapshot", "s.zst"}, `migrate apply: give the target: --bootstrap-server host:port [--command-config client.properties] (apply writes to a live cluster)`},
 		{[]string{"audit", "shwo"}, `migrate audit: unknown subcommand "shwo"; did you mean show? (log, show, export, verify, keygen, revert)`},
 		{[]string{"--bogus"}, `migrate: unknown flag --bogus (try 'migrate --help')`},
 		{[]string{"snapshot", "--snapshot", "x", "extra"}, `migrate snapshot: unexpected argument "extra"`},

@@ -27,12 +27,17 @@ type auditRevertFlags struct {
 	output       string
 	interactive  bool
 	detail       bool
+	carried      []string // the flags the apply hint repeats (set when the command runs)
 }
 
 func (c *cli) newAuditRevertCmd() *cobra.Command {
 	var f auditRevertFlags
-	cmd := c.command("revert", "plan the undoing of an applied run (a plan restoring what it changed)", auditRevertUsage,
-		func(ctx context.Context, e *env, args []string) int { return runAuditRevert(ctx, e, &f, args) })
+	var cmd *cobra.Command
+	cmd = c.command("revert", "plan the undoing of an applied run (a plan restoring what it changed)", auditRevertUsage,
+		func(ctx context.Context, e *env, args []string) int {
+			f.carried = cmdline.Carry(cmd.Flags(), "bootstrap-server", "command-config", "principal", "scram-credentials", "audit-db", "audit-key", "receipt-file")
+			return runAuditRevert(ctx, e, &f, args)
+		})
 	fs := cmd.Flags()
 	f.target.register(fs)
 	f.audit.register(fs)
@@ -97,9 +102,12 @@ func runAuditRevert(ctx context.Context, e *env, f *auditRevertFlags, args []str
 	rec.Reads(ctx, pl, "", pl.Plan.Target.Digest)
 	rv := pl.Plan.Reverts
 	rec.Note(ctx, "revert-plan", fmt.Sprintf("plans the revert of run %d (its record ends at position %d, %s)", rv.Run, rv.Seq, rv.Digest))
-	apply := fmt.Sprintf("migrate apply --plan %s --bootstrap-server %s", f.out, f.target.bootstrap)
-	if f.audit.path != "" {
-		apply += " --audit-db " + shellQuote(f.audit.path)
+	// The hint applies the file as this command was given the target,
+	// the passwords and the audit trail: ready to paste.
+	parts := []string{e.prog, "apply", "--plan", shellQuote(f.out)}
+	for _, a := range f.carried {
+		parts = append(parts, shellQuote(a))
 	}
+	apply := strings.Join(parts, " ")
 	return finishPlan(ctx, e, rec, pl.Plan, view, planOutput{cmd: cmdName, out: f.out, sign: key, interactive: f.interactive, applyWith: apply})
 }

@@ -163,12 +163,18 @@ func TestAuditRevertKfake(t *testing.T) {
 		t.Fatalf("audit revert --out: exit %d\n%s", code, errs)
 	}
 	goldenFile(t, filepath.Join("testdata", "revert", "plan.txt"), normalized(out, dir))
-
-	applyRevert := append([]string{"apply", "--plan", file, "--yes"}, target...)
-	code, out, errs = runMigrate(t, append(slices.Clone(applyRevert), "--validate-only")...)
-	if code != exitOK || targetState(t, addr) != after {
-		t.Errorf("apply --validate-only of the revert: exit %d, target changed: %v\n%s%s", code, targetState(t, addr) != after, out, errs)
+	// The hint it prints works when pasted (as a dry run here).
+	_, hint, _ := strings.Cut(out, "Apply it with: ")
+	hint = strings.TrimSpace(strings.SplitN(hint, "\n", 2)[0])
+	words := shellWords(t, hint)
+	if len(words) < 2 || words[0] != "migrate" {
+		t.Fatalf("revert hint %q", hint)
 	}
+	code, out, errs = runMigrate(t, append(words[1:], "--yes", "--validate-only")...)
+	if code != exitOK || targetState(t, addr) != after {
+		t.Errorf("pasted hint %q --validate-only: exit %d, target changed: %v\n%s%s", hint, code, targetState(t, addr) != after, out, errs)
+	}
+	applyRevert := append([]string{"apply", "--plan", file, "--yes"}, target...)
 	if code, out, errs := runMigrate(t, append(slices.Clone(applyRevert), "--no-audit")...); code != exitError || !strings.Contains(errs, "audit database") {
 		t.Errorf("apply of a revert plan with --no-audit: exit %d, want 1 naming the audit database\n%s%s", code, out, errs)
 	}
