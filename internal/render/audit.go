@@ -29,20 +29,7 @@ func AuditRunsNarrow(w io.Writer, db string, runs []audit.RunSummary) error {
 	}
 	rows := [][]string{{"RUN", "STARTED", "COMMAND", "OUTCOME", "EXIT", "OK/FAIL/SKIP", "RECEIPT", "TARGET"}}
 	for _, r := range runs {
-		outcome, exit, receipt := "unfinished", "-", "-"
-		if r.ExitCode != nil {
-			outcome, exit, receipt = r.Outcome, strconv.Itoa(*r.ExitCode), shortHash(r.Head)
-			if r.ClosedBy != 0 {
-				outcome, exit = fmt.Sprintf("abandoned (closed by run %d)", r.ClosedBy), "-"
-			}
-			if r.KeyID != "" {
-				receipt += " signed"
-			}
-		}
-		command := r.Command
-		if r.Reverts != 0 {
-			command += fmt.Sprintf(" (reverts %d)", r.Reverts)
-		}
+		command, outcome, exit, receipt := runColumns(r)
 		target := r.Target.Address
 		if target == "" {
 			target = orDash(r.Target.Kind)
@@ -90,20 +77,7 @@ func AuditRuns(w io.Writer, db string, runs []audit.RunSummary) error {
 	ew := &errWriter{w: tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)}
 	ew.printf("RUN\tSTARTED\tCOMMAND\tUSER@HOST\tTARGET\tOUTCOME\tEXIT\tOK/FAILED/SKIPPED\tRESUMES\tRECEIPT\n")
 	for _, r := range runs {
-		outcome, exit, receipt := "unfinished", "-", "-"
-		if r.ExitCode != nil {
-			outcome, exit, receipt = r.Outcome, strconv.Itoa(*r.ExitCode), shortHash(r.Head)
-			if r.ClosedBy != 0 {
-				outcome, exit = fmt.Sprintf("abandoned (closed by run %d)", r.ClosedBy), "-"
-			}
-			if r.KeyID != "" {
-				receipt += " signed"
-			}
-		}
-		command := r.Command
-		if r.Reverts != 0 {
-			command += fmt.Sprintf(" (reverts %d)", r.Reverts)
-		}
+		command, outcome, exit, receipt := runColumns(r)
 		ew.printf("%d\t%s\t%s\t%s@%s\t%s\t%s\t%s\t%d/%d/%d\t%s\t%s\n", r.ID, fmtTime(r.Started), command, r.User, r.Host,
 			endpointText(r.Target), outcome, exit, r.Succeeded, r.Failed, r.Skipped, idsText(r.Resumes), receipt)
 	}
@@ -449,4 +423,24 @@ func intOrEmpty(n int) string {
 		return ""
 	}
 	return strconv.Itoa(n)
+}
+
+// runColumns are the columns both run lists show: the command (and the run
+// it reverts), the outcome, the exit code and the receipt.
+func runColumns(r audit.RunSummary) (command, outcome, exit, receipt string) {
+	outcome, exit, receipt = "unfinished", "-", "-"
+	if r.ExitCode != nil {
+		outcome, exit, receipt = r.Outcome, strconv.Itoa(*r.ExitCode), shortHash(r.Head)
+		if r.ClosedBy != 0 {
+			outcome, exit = fmt.Sprintf("abandoned (closed by run %d)", r.ClosedBy), "-"
+		}
+		if r.KeyID != "" {
+			receipt += " signed"
+		}
+	}
+	command = r.Command
+	if r.Reverts != 0 {
+		command += fmt.Sprintf(" (reverts %d)", r.Reverts)
+	}
+	return command, outcome, exit, receipt
 }
