@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"io"
 	"strings"
 
@@ -22,8 +23,8 @@ import (
 // clusters, the files that give their nodes' authorizer settings, the
 // principal map and the output.
 type accessFlags struct {
-	source         sourceFlags
-	target         targetFlags
+	source         cliflags.Source
+	target         cliflags.Target
 	targetSnapshot string
 	targetConfigs  cmdline.StringList
 	principalMap   string
@@ -31,31 +32,31 @@ type accessFlags struct {
 }
 
 func (f *accessFlags) register(fs *pflag.FlagSet, outputs ...string) {
-	f.source.register(fs)
-	f.target.registerConn(fs)
-	fs.StringVar(&f.targetSnapshot, "target-snapshot", "", "compare with a saved target snapshot `FILE` (its ACLs) instead of --bootstrap-server")
-	fs.Var(&f.targetConfigs, "target-config", "a target node's server.properties or controller.properties `FILE` (repeatable): super.users and allow.everyone.if.no.acl.found, which a live node hides, and the settings of controllers that do not answer; matched to a node by node.id")
-	fs.StringVar(&f.principalMap, "principal-map", "", "principal map `FILE` (ssl.principal.mapping.rules, sasl.kerberos.principal.to.local.rules, zkmigrate.map pairs; docs/principal-map.md): source principal P is compared with target principal map(P)")
+	f.source.Register(fs)
+	f.target.RegisterConn(fs)
+	fs.StringVar(&f.targetSnapshot, "target-snapshot", "", "compare with a saved target snapshot `FILE` (its ACLs)\ninstead of --bootstrap-server")
+	fs.Var(&f.targetConfigs, "target-config", "a target node's server.properties or controller.properties `FILE`\n(repeatable): super.users and allow.everyone.if.no.acl.found, which a live node hides, and the settings of controllers that do not answer; matched to a node by node.id")
+	fs.StringVar(&f.principalMap, "principal-map", "", "principal map `FILE`: source P is compared with target map(P)\n(ssl.principal.mapping.rules, sasl.kerberos.principal.to.local.rules, zkmigrate.map pairs; docs/principal-map.md): source principal P is compared with target principal map(P)")
 	cmdline.OutputFlag(fs, &f.output, "output: "+strings.Join(outputs, ", "), outputs...)
 }
 
 // request maps the flags to the use case's request.
 func (f *accessFlags) request(e *env, planned *plan.Options) (migration.AccessRequest, error) {
 	var r migration.AccessRequest
-	if err := f.source.validate(); err != nil {
+	if err := f.source.Validate(); err != nil {
 		return r, err
 	}
 	switch {
-	case f.targetSnapshot != "" && f.target.bootstrap != "":
+	case f.targetSnapshot != "" && f.target.Bootstrap != "":
 		return r, errors.New("give one target: --bootstrap-server or --target-snapshot")
-	case f.targetSnapshot == "" && strings.TrimSpace(f.target.bootstrap) == "":
+	case f.targetSnapshot == "" && strings.TrimSpace(f.target.Bootstrap) == "":
 		return r, errors.New("give the target: --bootstrap-server host:port [--command-config client.properties], or --target-snapshot FILE")
 	}
-	progress := e.progressOut(f.source.quiet)
+	progress := e.progressOut(f.source.Quiet)
 	r = migration.AccessRequest{
-		Source:        func(ctx context.Context) (*snapshot.Snapshot, error) { return f.source.load(ctx, progress) },
-		BrokerConfigs: f.source.brokerConfigs,
-		Target:        migration.Target{SnapshotFile: f.targetSnapshot, Dial: f.target.kafka().Dial},
+		Source:        func(ctx context.Context) (*snapshot.Snapshot, error) { return loadSource(ctx, &f.source, progress) },
+		BrokerConfigs: f.source.BrokerConfigs,
+		Target:        migration.Target{SnapshotFile: f.targetSnapshot, Dial: f.target.Kafka().Dial},
 		TargetConfigs: f.targetConfigs,
 		PrincipalMap:  f.principalMap,
 		Planned:       planned,
@@ -89,7 +90,7 @@ type accessDiffFlags struct {
 	prune      bool
 	limit      int
 	accept     cmdline.StringList
-	audit      auditFlags
+	audit      cliflags.Audit
 }
 
 var accessDiffUsage = usageText("access_diff_usage")
@@ -101,13 +102,13 @@ func (c *cli) newAccessDiffCmd() *cobra.Command {
 	fs := cmd.Flags()
 	f.register(fs, "text", "json", "markdown")
 	fs.BoolVar(&f.planned, "planned", false, "prove the ACLs the plan would leave on the target instead of today's")
-	fs.StringVar(&f.include, "include", "", "with --planned: only these change `KINDS` (comma list: "+kindList()+")")
+	fs.StringVar(&f.include, "include", "", "with --planned: only these change `KINDS` (comma list)\n(kinds: "+cliflags.KindList()+")")
 	fs.StringVar(&f.exclude, "exclude", "", "with --planned: leave out these change `KINDS` (comma list)")
 	fs.StringVar(&f.principals, "principals", "", "with --planned: only ACLs whose principal matches this `REGEXP`")
 	fs.BoolVar(&f.prune, "prune", false, "with --planned: the plan also deletes the target's ACLs the source does not have")
-	cmdline.IntAtLeast(fs, &f.limit, "limit", 20, 0, "text: show at most `N` causes (0: all); json and markdown list all")
-	fs.Var(&f.accept, "accept", "accept the cause with this `ID` (ACCESS-..., as a report names it; repeatable, or a comma list): listed as accepted, it does not make the target not equivalent")
-	f.audit.register(fs)
+	cmdline.IntAtLeast(fs, &f.limit, "limit", 20, 0, "show at most `N` causes (0: all)\nin text; json and markdown list all")
+	fs.Var(&f.accept, "accept", "accept the cause with this `ID` (repeatable, or a comma list)\n(ACCESS-..., as a report names it; repeatable, or a comma list): listed as accepted, it does not make the target not equivalent")
+	f.audit.Register(fs)
 	return cmd
 }
 
@@ -121,10 +122,10 @@ func runAccessDiff(ctx context.Context, e *env, f *accessDiffFlags, args []strin
 	if f.planned {
 		var o plan.Options
 		var err error
-		if o.Include, err = parseKinds("include", f.include); err != nil {
+		if o.Include, err = cliflags.ParseKinds("include", f.include); err != nil {
 			return fail(e, name, err)
 		}
-		if o.Exclude, err = parseKinds("exclude", f.exclude); err != nil {
+		if o.Exclude, err = cliflags.ParseKinds("exclude", f.exclude); err != nil {
 			return fail(e, name, err)
 		}
 		o.PrincipalRegex, o.Prune = f.principals, f.prune
@@ -136,7 +137,7 @@ func runAccessDiff(ctx context.Context, e *env, f *accessDiffFlags, args []strin
 	if err != nil {
 		return fail(e, name, err)
 	}
-	rec := f.audit.begin(ctx, e, name)
+	rec := beginAudit(ctx, e, &f.audit, name)
 	r, err := migration.CompareAccess(ctx, req, f.accept)
 	if err != nil {
 		finish(ctx, e, rec, migration.Failed)
@@ -183,8 +184,8 @@ func (c *cli) newAccessExplainCmd() *cobra.Command {
 		})
 	fs := cmd.Flags()
 	fs.StringVar(&q.Principal, "principal", "", "the client's `PRINCIPAL` on the source (User:alice); the target's is the principal map's")
-	fs.StringVar(&q.Operation, "operation", "", "the `OPERATION` checked (Read, Write, Describe, Create, Delete, Alter, DescribeConfigs, AlterConfigs, ClusterAction, IdempotentWrite, CreateTokens, DescribeTokens; or InitProducerId: the idempotent producer's request, IdempotentWrite on the cluster or else Write on some topic)")
-	fs.StringVar(&q.Resource, "resource", "", "the `TYPE:NAME` checked (Topic:orders, Group:app, Cluster:kafka-cluster, TransactionalId:tx, DelegationToken:id, User:User:bob)")
+	fs.StringVar(&q.Operation, "operation", "", "the `OPERATION` checked (Read, Write, IdempotentWrite, ...)\n(Read, Write, Describe, Create, Delete, Alter, DescribeConfigs, AlterConfigs, ClusterAction, IdempotentWrite, CreateTokens, DescribeTokens; or InitProducerId: the idempotent producer's request, IdempotentWrite on the cluster or else Write on some topic)")
+	fs.StringVar(&q.Resource, "resource", "", "the `TYPE:NAME` checked (Topic:orders, Group:app, ...)\n(Topic:orders, Group:app, Cluster:kafka-cluster, TransactionalId:tx, DelegationToken:id, User:User:bob)")
 	fs.StringVar(&q.Host, "host", "", "the client's `IP` address (default: one no ACL names)")
 	f.register(fs, "text", "json")
 	return cmd

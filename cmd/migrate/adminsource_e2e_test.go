@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"slices"
 	"sort"
 	"strings"
@@ -43,7 +44,7 @@ func TestProtocolSourceToKafka41(t *testing.T) {
 		t.Fatalf("apply --plan: exit %d\n%s", code, errs)
 	}
 
-	code, out, errs = b.migrate(t, append([]string{"plan", "-o", "json", "--include", kindList()}, common...)...)
+	code, out, errs = b.migrate(t, append([]string{"plan", "-o", "json", "--include", cliflags.KindList()}, common...)...)
 	again := decodePlan(t, out)
 	if code != exitOK || len(again.Changes) != 0 {
 		var ids []string
@@ -96,8 +97,8 @@ func TestProtocolSourceToKafka41(t *testing.T) {
 // readZooKeeper reads the source's ZooKeeper as `migrate snapshot` does.
 func readZooKeeper(t *testing.T, b *bed) *snapshot.Snapshot {
 	t.Helper()
-	f := sourceFlags{zookeeper: b.zk, zkTimeout: 15e9}
-	s, err := f.load(context.Background(), nil)
+	f := cliflags.Source{ZooKeeper: b.zk, ZKTimeout: 15e9}
+	s, err := loadSource(context.Background(), &f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +108,8 @@ func readZooKeeper(t *testing.T, b *bed) *snapshot.Snapshot {
 // readProtocol reads the source through its brokers as the CLI does.
 func readProtocol(t *testing.T, args []string) *snapshot.Snapshot {
 	t.Helper()
-	f := sourceFlags{bootstrap: args[1], commandConfig: args[3]}
-	s, err := f.load(context.Background(), nil)
+	f := cliflags.Source{Bootstrap: args[1], CommandConfig: args[3]}
+	s, err := loadSource(context.Background(), &f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

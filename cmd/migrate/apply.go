@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"io"
 	"math"
 	"strings"
@@ -40,18 +41,18 @@ type applyFlags struct {
 }
 
 func (f *applyFlags) register(fs *pflag.FlagSet) {
-	f.planFlags.register(fs)
-	fs.StringVar(&f.planFile, "plan", "", "apply a plan `FILE` saved by 'migrate plan --out', checked against the source given now (otherwise the plan is computed now from the plan flags)")
-	fs.StringVar(&f.verifyKey, "verify-key", "", "with --plan: apply the plan only if it is signed by this ed25519 key `FILE` (the public key, FILE.pub of 'migrate audit keygen'; plan --out --sign-key signs): an unsigned plan, another key's or a bad signature is refused before anything else is read")
-	fs.BoolVar(&f.yes, "yes", false, "do not ask for confirmation (a saved plan that deletes also needs --confirm-deletes)")
-	fs.IntVar(&f.confirmDels, "confirm-deletes", 0, "confirm that the plan deletes `N` resources (its \"to delete\" count), as typing N at the terminal does: a saved plan (--plan) that deletes is applied only so confirmed, --yes alone is refused; a wrong N is always refused")
-	fs.BoolVar(&f.validateOnly, "validate-only", false, "dry run that changes nothing: send CreateTopics, CreatePartitions, IncrementalAlterConfigs and AlterClientQuotas with validate_only set; every other change (ACLs, SCRAM users, reassignments, --prune deletes) has no such mode and is reported as \"not validated: would send <RPC>\", never sent")
+	f.planFlags.Register(fs)
+	fs.StringVar(&f.planFile, "plan", "", "apply a plan `FILE` saved by 'migrate plan --out'\nchecked against the source given now (otherwise the plan is computed now from the plan flags)")
+	fs.StringVar(&f.verifyKey, "verify-key", "", "with --plan: apply it only if signed by this ed25519 key `FILE`\n(the public key, FILE.pub of 'migrate audit keygen'; plan --out --sign-key signs): an unsigned plan, another key's or a bad signature is refused before anything else is read")
+	fs.BoolVar(&f.yes, "yes", false, "do not ask for confirmation\n(a saved plan that deletes also needs --confirm-deletes)")
+	fs.IntVar(&f.confirmDels, "confirm-deletes", 0, "confirm that the plan deletes `N` resources (its \"to delete\" count)\nas typing N at the terminal does: a saved plan (--plan) that deletes is applied only so confirmed, --yes alone is refused; a wrong N is always refused")
+	fs.BoolVar(&f.validateOnly, "validate-only", false, "dry run that changes nothing (only RPCs with a validate_only mode)\nsend CreateTopics, CreatePartitions, IncrementalAlterConfigs and AlterClientQuotas with validate_only set; every other change (ACLs, SCRAM users, reassignments, --prune deletes) has no such mode and is reported as \"not validated: would send <RPC>\", never sent")
 	fs.BoolVar(&f.noPreflight, "no-preflight", false, "skip the validate-only request sent before each real request")
 	cmdline.IntIn(fs, &f.batchSize, "batch-size", 500, 1, migration.MaxBatchSize, fmt.Sprintf("`N` resources per request (1 to %d)", migration.MaxBatchSize))
 	cmdline.IntIn(fs, &f.maxInFlight, "max-in-flight", 4, 1, migration.MaxInFlight, fmt.Sprintf("`N` concurrent requests (1 to %d)", migration.MaxInFlight))
-	fs.Float64Var(&f.rate, "rate", 0, "at most `N` resources per second (0 = unlimited; negative, NaN and Inf are refused)")
+	fs.Float64Var(&f.rate, "rate", 0, "at most `N` resources per second (0 = unlimited)\n(negative, NaN and Inf are refused)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "print every RPC with its broker and duration")
-	fs.DurationVar(&f.settle, "verify-timeout", 60*time.Second, "after applying, re-read the target through each of its brokers until every broker shows every applied change (KRaft brokers learn of changes asynchronously, each on its own); the wait goes on while each `DURATION` shows more of them (a large apply is published in pieces) and ends after one that shows none more: changes still not shown are named and the exit code is 3; 0 skips the check")
+	fs.DurationVar(&f.settle, "verify-timeout", 60*time.Second, "wait for every broker to show the changes, while each `DURATION` shows more\nafter applying, re-read the target through each of its brokers until every broker shows every applied change (KRaft brokers learn of changes asynchronously, each on its own); the wait goes on while each DURATION shows more of them (a large apply is published in pieces) and ends after one that shows none more: changes still not shown are named and the exit code is 3; 0 skips the check")
 }
 
 var applyUsage = usageText("apply_usage")
@@ -73,19 +74,19 @@ func runApply(ctx context.Context, e *env, f *applyFlags, args []string) int {
 	if f.verifyKey != "" && f.planFile == "" {
 		return fail(e, "apply", errors.New("--verify-key checks the signature of a saved plan: give --plan FILE"))
 	}
-	if f.planFile == "" && f.targetSnapshot != "" {
+	if f.planFile == "" && f.TargetSnapshot != "" {
 		return fail(e, "apply", errors.New("--target-snapshot is for offline review; apply needs --bootstrap-server"))
 	}
-	if f.targetSnapshot == "" && strings.TrimSpace(f.target.bootstrap) == "" {
+	if f.TargetSnapshot == "" && strings.TrimSpace(f.Target.Bootstrap) == "" {
 		// Not plan's message: it offers --target-snapshot, which apply refuses.
 		return fail(e, "apply", errors.New("give the target: --bootstrap-server host:port [--command-config client.properties] (apply writes to a live cluster)"))
 	}
-	validate := f.validate
-	if f.planFile != "" && !f.source.given() {
+	validate := f.Validate
+	if f.planFile != "" && !f.Source.Given() {
 		if !isRevertPlan(f.planFile) {
 			return fail(e, "apply", fmt.Errorf("apply --plan %s needs the source it was planned from (--zookeeper, --zk-data-dir, --source-bootstrap-server or --snapshot): a saved change is applied only if that source still justifies it", f.planFile))
 		}
-		validate = f.validateNoSource // justified by the audit trail
+		validate = f.ValidateNoSource // justified by the audit trail
 	}
 	if err := validate(); err != nil {
 		return fail(e, "apply", err)
@@ -93,9 +94,9 @@ func runApply(ctx context.Context, e *env, f *applyFlags, args []string) int {
 	if name := f.planShaping(); f.planFile != "" && name != "" {
 		return fail(e, "apply", fmt.Errorf("--%s shapes a plan, and a saved plan keeps the options it was made with: re-run plan with --%s --out, or apply without --plan", name, name))
 	}
-	rec := f.audit.begin(ctx, e, "apply")
+	rec := beginAudit(ctx, e, &f.Audit, "apply")
 	if rec.Err != nil {
-		return fail(e, "apply", fmt.Errorf("refusing to apply without an audit trail (%s); fix --audit-db or pass --no-audit", errorText(rec.Err)))
+		return fail(e, "apply", fmt.Errorf("refusing to apply without an audit trail (%s); fix --audit-db or pass --no-audit", cliflags.ErrorText(rec.Err)))
 	}
 	// An apply whose journal cannot be written stops after the batch in flight.
 	ctx, cancel := context.WithCancel(ctx)
@@ -119,10 +120,10 @@ func (f *applyFlags) planShaping() string {
 		name string
 		set  bool
 	}{
-		{"include", f.include != ""}, {"exclude", f.exclude != ""}, {"topics", f.topics != ""}, {"principals", f.principals != ""},
-		{"broker-id-map", f.brokerIDMap != ""}, {"placement", f.placement != plan.PlacementAuto}, {"reassign", f.reassign},
-		{"prune", f.prune}, {"prune-cluster-configs", f.pruneCluster}, {"raise-to-target-minimums", f.raiseMinimums},
-		{"resend-secrets", f.resendSecrets}, {"target-version", f.targetVersion != "4.1"}, {"scram-resets", f.scramResets != ""},
+		{"include", f.Include != ""}, {"exclude", f.Exclude != ""}, {"topics", f.Topics != ""}, {"principals", f.Principals != ""},
+		{"broker-id-map", f.BrokerIDMap != ""}, {"placement", f.Placement != plan.PlacementAuto}, {"reassign", f.Reassign},
+		{"prune", f.Prune}, {"prune-cluster-configs", f.PruneCluster}, {"raise-to-target-minimums", f.RaiseMinimums},
+		{"resend-secrets", f.ResendSecrets}, {"target-version", f.TargetVersion != "4.1"}, {"scram-resets", f.ScramResets != ""},
 	} {
 		if c.set {
 			return c.name
@@ -168,7 +169,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 		defer lock.Release()
 	}
 	p := pl.Plan
-	if f.interactive {
+	if f.Interactive {
 		if !f.typeDeletes(ctx, e, rec) {
 			return f.declined(ctx, e, rec)
 		}
@@ -182,11 +183,11 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 		return f.exit(ctx, e, rec, migration.ApplyOutcome(r, 0, f.validateOnly)), nil
 	}
 	if !p.Runnable() {
-		_ = render.PlanTextWith(e.stdout, p, e.textOptions(f.detail))
+		_ = render.PlanTextWith(e.stdout, p, e.textOptions(f.Detail))
 		finish(ctx, e, rec, migration.NothingToDo)
 		return exitOK, nil
 	}
-	view, err := render.NewApplyView(render.Output(f.output), e.stdout, e.textOptions(f.detail), f.verbose, e.meterOut(f.source.quiet), e.tty)
+	view, err := render.NewApplyView(render.Output(f.Output), e.stdout, e.textOptions(f.Detail), f.verbose, e.meterOut(f.Source.Quiet), e.tty)
 	if err != nil {
 		return exitError, outputError(err)
 	}
@@ -225,7 +226,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 // load computes the plan, or reads the saved one, behind the loading
 // screen with --interactive.
 func (f *applyFlags) load(ctx context.Context, e *env, rec *migration.Recorder) (pl *migration.Planned, err error) {
-	err = withLoading(ctx, e, f.interactive, f.source.quiet, "Reading the source and the target", func(progress io.Writer) error {
+	err = withLoading(ctx, e, f.Interactive, f.Source.Quiet, "Reading the source and the target", func(progress io.Writer) error {
 		if f.planFile != "" {
 			pl, err = f.loadSaved(ctx, progress, rec.Store())
 		} else {
@@ -298,16 +299,16 @@ func (f *applyFlags) declined(ctx context.Context, e *env, rec *migration.Record
 // line (the exit code stays the apply's: the proof is a report, and
 // access diff's exit code is the gate).
 func (f *applyFlags) proveApplied(ctx context.Context, e *env, rec *migration.Recorder, pl *migration.Planned) {
-	if f.noAccessProof || pl.Source == nil {
+	if f.NoAccessProof || pl.Source == nil {
 		return // a revert plan has no source to prove the target against
 	}
 	r, err := migration.ProveTarget(ctx, migration.AccessSourceOf(pl.Source), pl.Conn, pl.PrincipalMap, f.accessSettings())
 	if err != nil {
-		fmt.Fprintf(e.stderr, "migrate apply: access proof not made: %s\n", errorText(accessError(err)))
+		fmt.Fprintf(e.stderr, "migrate apply: access proof not made: %s\n", cliflags.ErrorText(accessError(err)))
 		return
 	}
 	rec.AccessProof(ctx, r, migration.ProvedTarget)
-	_ = render.AccessLine(e.stderr, r, "the target", f.detail)
+	_ = render.AccessLine(e.stderr, r, "the target", f.Detail)
 }
 
 // exit records the run's outcome and returns its exit code.
@@ -330,11 +331,11 @@ func (f *applyFlags) applyRequest() migration.ApplyRequest {
 // only when given.
 func (f *applyFlags) loadSaved(ctx context.Context, progress io.Writer, store *audit.Store) (*migration.Planned, error) {
 	var src migration.SourceFunc
-	if f.source.given() {
-		src = func(ctx context.Context) (*snapshot.Snapshot, error) { return f.source.load(ctx, progress) }
+	if f.Source.Given() {
+		src = func(ctx context.Context) (*snapshot.Snapshot, error) { return loadSource(ctx, &f.Source, progress) }
 	}
 	pl, err := migration.LoadSaved(ctx, migration.SavedRequest{PlanFile: f.planFile, VerifyKeyFile: f.verifyKey, Source: src,
-		Dial: f.target.kafka().Dial, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds, PrincipalMapFile: f.principalMap,
+		Dial: f.Target.Kafka().Dial, PolicyFile: f.PolicyFile, CredentialsFile: f.ScramCreds, PrincipalMapFile: f.PrincipalMap,
 		Audit: store, Hooks: hooks(progress)})
 	var pe *migration.PolicyError
 	var me *migration.PrincipalMapError

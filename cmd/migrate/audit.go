@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,8 +120,8 @@ func (c *cli) newAuditShowCmd() *cobra.Command {
 		func(ctx context.Context, e *env, f *auditCmdFlags, pos []string) int {
 			return auditShow(ctx, e, f, kind, status, pos)
 		}, "text", "json")
-	fs.StringVar(&kind, "kind", "", "only changes of this `KIND` ("+strings.ReplaceAll(kindList(), ",", ", ")+")")
-	fs.StringVar(&status, "status", "", "only changes whose latest status is this `STATUS` (planned, sent, validated, succeeded, failed, skipped, excluded: left out in review)")
+	fs.StringVar(&kind, "kind", "", "only changes of this `KIND` ("+strings.ReplaceAll(cliflags.KindList(), ",", ", ")+")")
+	fs.StringVar(&status, "status", "", "only changes whose latest status is this `STATUS`\n(planned, sent, validated, succeeded, failed, skipped, excluded: left out in review)")
 	return cmd
 }
 
@@ -134,7 +135,7 @@ func auditShow(ctx context.Context, e *env, f *auditCmdFlags, kind, status strin
 	if known := status == "" || slices.Contains(statuses, status); err == nil && !known {
 		return fail(e, "audit show", fmt.Errorf("--status %q: want planned, sent, validated, succeeded, failed, skipped or excluded%s", status, cmdline.DidYouMean(status, statuses, "")))
 	}
-	if ks, kerr := parseKinds("kind", kind); err == nil && (kerr != nil || len(ks) > 1) {
+	if ks, kerr := cliflags.ParseKinds("kind", kind); err == nil && (kerr != nil || len(ks) > 1) {
 		if kerr == nil {
 			kerr = fmt.Errorf("--kind %q: one kind at a time", kind)
 		}

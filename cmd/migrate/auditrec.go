@@ -3,42 +3,20 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 
-	"github.com/spf13/pflag"
-
-	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 )
 
-// auditFlags choose the audit database. Auditing is on unless --no-audit.
-type auditFlags struct {
-	path     string
-	off      bool
-	key      string // --audit-key: private key that signs the run's receipt
-	receipts string // --receipt-file: every receipt is appended here
-}
-
-func (f *auditFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.path, "audit-db", "", "audit database `PATH` (default "+audit.DefaultPath()+")")
-	fs.BoolVar(&f.off, "no-audit", false, "do not record this run in the audit trail (an explicit choice)")
-	fs.StringVar(&f.key, "audit-key", "", "ed25519 private key `FILE` (PEM, from 'migrate audit keygen') that signs this run's receipt; the database never holds it")
-	fs.StringVar(&f.receipts, "receipt-file", "", "append this run's receipt (run, chain head, signature, time) as a JSON line to `FILE`, to keep elsewhere")
-}
-
-// request is where the flags say a run is recorded.
-func (f *auditFlags) request() migration.AuditRequest {
-	return migration.AuditRequest{Path: f.path, Off: f.off, KeyFile: f.key, ReceiptFile: f.receipts}
-}
-
-// begin opens the database and begins a run of cmd. An audit database
+// beginAudit opens the database f names and begins a run of cmd. An audit database
 // that cannot be opened is reported once; read-only commands go on, apply
 // and sync refuse to run unaudited unless --no-audit.
-func (f *auditFlags) begin(ctx context.Context, e *env, cmd string) *migration.Recorder {
-	rec := migration.BeginRun(ctx, f.request(), cmd, e.args, version)
+func beginAudit(ctx context.Context, e *env, f *cliflags.Audit, cmd string) *migration.Recorder {
+	rec := migration.BeginRun(ctx, f.Request(), cmd, e.args, version)
 	if rec.Err != nil {
-		fmt.Fprintf(e.stderr, "migrate %s: audit trail unavailable: %s\n", cmd, errorText(rec.Err))
-	} else if !f.off {
-		e.auditDB = f.path // hints name a database given explicitly
+		fmt.Fprintf(e.stderr, "migrate %s: audit trail unavailable: %s\n", cmd, cliflags.ErrorText(rec.Err))
+	} else if !f.Off {
+		e.auditDB = f.Path // hints name a database given explicitly
 	}
 	return rec
 }

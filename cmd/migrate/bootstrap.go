@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"regexp"
 	"time"
 
@@ -24,7 +25,7 @@ const bootstrapLockWait = time.Minute
 
 // bootstrapFlags are migrate bootstrap's flags.
 type bootstrapFlags struct {
-	src        sourceFlags
+	src        cliflags.Source
 	dirs       cmdline.StringList
 	in, out    string
 	show       string
@@ -34,28 +35,28 @@ type bootstrapFlags struct {
 	topics     string
 	dryRun     bool
 	output     string
-	audit      auditFlags
+	audit      cliflags.Audit
 }
 
 func (f *bootstrapFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.src.zookeeper, "zookeeper", "", "source ZooKeeper `host:port[,host:port][/chroot]` (read only; never written)")
-	fs.StringVar(&f.src.zkAuth, "zk-auth", "", "ZooKeeper auth `scheme:credentials`, e.g. digest:user:password, or @FILE holding it")
-	fs.StringVar(&f.src.zkTLSConfigFile, "zk-tls-config-file", "", "Kafka-format ZooKeeper TLS config `FILE` (zookeeper.ssl.* keys; JKS, PKCS12 or PEM stores)")
-	f.src.zkTimeout = cmdline.PositiveDuration(15 * time.Second)
-	fs.Var(&f.src.zkTimeout, "zk-timeout", "bound on connecting to ZooKeeper and on waiting for each answer")
-	f.src.disk.register(fs)
-	fs.StringVar(&f.src.snapshotFile, "snapshot", "", "not accepted: a snapshot `FILE` holds SCRAM credentials by reference only (no keys); give --zookeeper or --zk-data-dir")
-	fs.Var(&f.dirs, "metadata-dir", "a controller's metadata log `DIR`, formatted by kafka-storage and never started (repeatable: every controller of the quorum)")
+	fs.StringVar(&f.src.ZooKeeper, "zookeeper", "", "source ZooKeeper `host:port[,host:port][/chroot]` (read only; never written)")
+	fs.StringVar(&f.src.ZKAuth, "zk-auth", "", "ZooKeeper auth `scheme:credentials`, e.g. digest:user:password, or @FILE holding it")
+	fs.StringVar(&f.src.ZKTLSConfigFile, "zk-tls-config-file", "", "Kafka-format ZooKeeper TLS config `FILE` (zookeeper.ssl.* keys; JKS, PKCS12 or PEM stores)")
+	f.src.ZKTimeout = cmdline.PositiveDuration(15 * time.Second)
+	fs.Var(&f.src.ZKTimeout, "zk-timeout", "bound on connecting to ZooKeeper and on waiting for each answer")
+	f.src.Disk.Register(fs)
+	fs.StringVar(&f.src.SnapshotFile, "snapshot", "", "not accepted: a snapshot `FILE` has no SCRAM keys\n(it holds SCRAM credentials by reference only); give --zookeeper or --zk-data-dir")
+	fs.Var(&f.dirs, "metadata-dir", "a controller's metadata log `DIR` (repeatable)\nformatted by kafka-storage and never started (repeatable: every controller of the quorum)")
 	fs.StringVar(&f.in, "in", "", "read this bootstrap checkpoint `FILE` instead of --metadata-dir (with --out)")
 	fs.StringVar(&f.out, "out", "", "write the extended checkpoint to `FILE` (with --in; may be the same file)")
 	fs.StringVar(&f.principals, "principals", "", "only SCRAM users whose principal (User:alice) matches this `REGEXP`")
-	fs.BoolVar(&f.tokens, "delegation-tokens", false, "also seed the source's delegation tokens (DelegationTokenRecord: their metadata; a token keeps working when the target's delegation.token.secret.key is the source's)")
-	fs.BoolVar(&f.topicIDs, "topic-ids", false, "also create the source's topics with their topic ids and replica assignments (TopicRecord, PartitionRecord; partitions start empty, configs follow with plan/apply); the target's brokers must have the source's ids")
+	fs.BoolVar(&f.tokens, "delegation-tokens", false, "also seed the source's delegation tokens\n(DelegationTokenRecord: their metadata; a token keeps working when the target's delegation.token.secret.key is the source's)")
+	fs.BoolVar(&f.topicIDs, "topic-ids", false, "also create the source's topics with their ids and replicas\nwith their topic ids and replica assignments (TopicRecord, PartitionRecord; partitions start empty, configs follow with plan/apply); the target's brokers must have the source's ids")
 	fs.StringVar(&f.topics, "topics", "", "with --topic-ids: only topics whose name matches this `REGEXP`")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "report what would be added; write nothing")
-	fs.StringVar(&f.show, "show", "", "list the records of this bootstrap checkpoint `FILE` (or a --metadata-dir's) and exit")
+	fs.StringVar(&f.show, "show", "", "list the records of this bootstrap checkpoint `FILE` and exit\n(or a --metadata-dir's)")
 	cmdline.OutputFlag(fs, &f.output, "output: text or json", "text", "json")
-	f.audit.register(fs)
+	f.audit.Register(fs)
 }
 
 func (c *cli) newBootstrapCmd() *cobra.Command {
@@ -72,24 +73,24 @@ func (f *bootstrapFlags) validate(args []string) error {
 		return fmt.Errorf("-o %q: want text or json", f.output)
 	}
 	if f.show != "" {
-		if f.src.zookeeper != "" || len(f.dirs) > 0 || f.in != "" || f.out != "" || f.dryRun {
+		if f.src.ZooKeeper != "" || len(f.dirs) > 0 || f.in != "" || f.out != "" || f.dryRun {
 			return errors.New("--show FILE lists a checkpoint and takes no other input or target")
 		}
 		return nil
 	}
-	if f.src.snapshotFile != "" {
-		return fmt.Errorf("--snapshot %s: a snapshot file holds SCRAM credentials by reference only, never their salt and keys; bootstrap reads them from ZooKeeper: give --zookeeper host:port[/chroot], or --zk-data-dir DIR (ZooKeeper's own files)", f.src.snapshotFile)
+	if f.src.SnapshotFile != "" {
+		return fmt.Errorf("--snapshot %s: a snapshot file holds SCRAM credentials by reference only, never their salt and keys; bootstrap reads them from ZooKeeper: give --zookeeper host:port[/chroot], or --zk-data-dir DIR (ZooKeeper's own files)", f.src.SnapshotFile)
 	}
 	switch {
-	case f.src.zookeeper == "" && !f.src.disk.set():
+	case f.src.ZooKeeper == "" && !f.src.Disk.Given():
 		return errors.New("give the source: --zookeeper host:port[/chroot] or --zk-data-dir DIR")
-	case f.src.zookeeper != "" && f.src.disk.set():
+	case f.src.ZooKeeper != "" && f.src.Disk.Given():
 		return errors.New("give --zookeeper or --zk-data-dir, not both")
 	}
-	if err := f.src.disk.validate(); err != nil {
+	if err := f.src.Disk.Validate(); err != nil {
 		return err
 	}
-	if err := f.src.where().Validate(); err != nil {
+	if err := f.src.Where().Validate(); err != nil {
 		return err
 	}
 	switch {
@@ -124,7 +125,7 @@ func runBootstrap(ctx context.Context, e *env, f *bootstrapFlags, args []string)
 	if err != nil {
 		return fail(e, "bootstrap", bootstrapFlagError(err))
 	}
-	rec := f.audit.begin(ctx, e, "bootstrap")
+	rec := beginAudit(ctx, e, &f.audit, "bootstrap")
 	end := func(o migration.Outcome) int {
 		finish(ctx, e, rec, o)
 		return int(o.Code)
@@ -164,7 +165,7 @@ func (f *bootstrapFlags) request(targets []kraftseed.Target) migration.Bootstrap
 	if f.topics != "" {
 		o.Topics = regexp.MustCompile(f.topics) // checked by validate
 	}
-	return migration.BootstrapRequest{Targets: targets, Source: f.src.where(), Open: openBootstrapSource, Read: o, DryRun: f.dryRun}
+	return migration.BootstrapRequest{Targets: targets, Source: f.src.Where(), Open: openBootstrapSource, Read: o, DryRun: f.dryRun}
 }
 
 // openBootstrapSource opens the source ZooKeeper (read only) or its data

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -16,7 +17,7 @@ import (
 
 // checkFlags are the flags of `migrate check`.
 type checkFlags struct {
-	source     sourceFlags
+	source     cliflags.Source
 	policyFile string
 	scramCreds string
 	// principalMap is --principal-map: the source is checked as it will
@@ -27,27 +28,27 @@ type checkFlags struct {
 	failOn       string
 	limit        int
 	catalogue    bool
-	audit        auditFlags
+	audit        cliflags.Audit
 }
 
 func (f *checkFlags) register(fs *pflag.FlagSet) {
-	f.source.register(fs)
+	f.source.Register(fs)
 	// check compares ZooKeeper with what the brokers serve when given both.
-	f.source.crossCheck = true
+	f.source.CrossCheck = true
 	// An audit reads everything: partition state, old /consumers groups.
-	f.source.full = true
+	f.source.Full = true
 	if fl := fs.Lookup("full"); fl != nil {
 		fl.DefValue = "true"
 	}
 	fs.StringVar(&f.policyFile, "policy", "", "TopicActionPolicy `FILE` (YAML): report existing topics that violate it")
-	fs.StringVar(&f.principalMap, "principal-map", "", "`FILE`: map source principals as plan does (docs/principal-map.md) and report what the map leaves unmapped, merges or collides (ACL-PRINCIPAL-MAP)")
-	fs.StringVar(&f.scramCreds, "scram-credentials", "", "`FILE`: a JSON list of {user, mechanism, password, iterations}, as plan takes it: users whose passwords are given are not reported as lost")
-	fs.StringVar(&f.target, "target-version", check.DefaultTargetVersion, "Kafka `VERSION` the cluster moves to (4.0, 4.1, ...); version-dependent checks follow it")
+	fs.StringVar(&f.principalMap, "principal-map", "", "`FILE`: map source principals as plan does and report\n(docs/principal-map.md) what the map leaves unmapped, merges or collides (ACL-PRINCIPAL-MAP)")
+	fs.StringVar(&f.scramCreds, "scram-credentials", "", "`FILE`: a JSON list of {user, mechanism, password, iterations}\nas plan takes it: users whose passwords are given are not reported as lost")
+	fs.StringVar(&f.target, "target-version", check.DefaultTargetVersion, "Kafka `VERSION` the cluster moves to (4.0, 4.1, ...)\nversion-dependent checks follow it")
 	cmdline.OutputFlag(fs, &f.output, "output: text, json or markdown (for a change ticket)", "text", "json", "markdown")
-	fs.StringVar(&f.failOn, "fail-on", check.SeverityError, "exit 3 when a finding at or above this `SEVERITY` exists: error, warning, info or none")
-	cmdline.IntAtLeast(fs, &f.limit, "max-per-check", 20, 0, "text and markdown: list at most `N` findings per check id (0: all); json lists all")
+	fs.StringVar(&f.failOn, "fail-on", check.SeverityError, "exit 3 on a finding at or above `SEVERITY`: error, warning, info, none")
+	cmdline.IntAtLeast(fs, &f.limit, "max-per-check", 20, 0, "list at most `N` findings per check id (0: all)\nin text and markdown; json lists all")
 	fs.BoolVar(&f.catalogue, "catalogue", false, "print the catalogue of checks (ids, severities, fixes) and exit")
-	f.audit.register(fs)
+	f.audit.Register(fs)
 }
 
 var checkUsage = usageText("check_usage")
@@ -71,25 +72,27 @@ func runCheck(ctx context.Context, e *env, f *checkFlags, args []string) int {
 	if check.Rank(f.failOn) == 0 && f.failOn != "none" {
 		return fail(e, "check", fmt.Errorf("--fail-on %q: want error, warning, info or none", f.failOn))
 	}
-	target, err := targetVersion(f.target)
+	target, err := cliflags.ParseTargetVersion(f.target)
 	if err != nil {
 		return fail(e, "check", err)
 	}
-	progress := e.progressOut(f.source.quiet)
+	progress := e.progressOut(f.source.Quiet)
 	req := migration.CheckRequest{Target: target, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds, PrincipalMapFile: f.principalMap,
-		EncoderSecretGiven: f.source.encoderSecretFile != "", LiveZooKeeper: f.source.zookeeper != "",
-		Source: func(ctx context.Context) (*snapshot.Snapshot, error) { return f.source.load(ctx, progress) }}
-	if f.source.zookeeper != "" && f.source.bootstrap != "" {
-		req.Served = func(ctx context.Context) (*snapshot.Snapshot, error) { return f.source.readKafka(ctx, progress) }
+		EncoderSecretGiven: f.source.EncoderSecretFile != "", LiveZooKeeper: f.source.ZooKeeper != "",
+		Source: func(ctx context.Context) (*snapshot.Snapshot, error) { return loadSource(ctx, &f.source, progress) }}
+	if f.source.ZooKeeper != "" && f.source.Bootstrap != "" {
+		req.Served = func(ctx context.Context) (*snapshot.Snapshot, error) {
+			return readKafkaSource(ctx, &f.source, progress)
+		}
 	}
 	audit, err := migration.PrepareCheck(req)
 	if err != nil {
 		return fail(e, "check", err)
 	}
-	if err := f.source.validate(); err != nil {
+	if err := f.source.Validate(); err != nil {
 		return fail(e, "check", err)
 	}
-	rec := f.audit.begin(ctx, e, "check")
+	rec := beginAudit(ctx, e, &f.audit, "check")
 	report, err := audit.Run(ctx)
 	if err != nil {
 		finish(ctx, e, rec, migration.Failed)

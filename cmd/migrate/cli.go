@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"io"
 	"sort"
 	"strings"
@@ -35,7 +36,7 @@ type cli struct {
 // colorFlag registers --no-color, on the commands that show a text plan or
 // the terminal UI.
 func (c *cli) colorFlag(fs *pflag.FlagSet) {
-	fs.BoolVar(&c.noColor, "no-color", false, "no colour in the text plan and the terminal UI (as NO_COLOR=1 does)")
+	fs.BoolVar(&c.noColor, "no-color", false, "no colour in the text plan and the terminal UI\n(as NO_COLOR=1 does)")
 }
 
 // runFunc is a command's body: it gets the environment (e.args are the
@@ -111,7 +112,7 @@ func (c *cli) root() *cobra.Command {
 			usage(cc.OutOrStdout(), root)
 			return
 		}
-		cmdline.PrintHelp(cc.OutOrStdout(), cc, helpGroups)
+		cmdline.PrintHelp(cc.OutOrStdout(), cc, helpGroups, "migrate help flags "+strings.TrimPrefix(cc.CommandPath(), "migrate "))
 	})
 	root.SetHelpCommand(c.newHelpCmd(root))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
@@ -176,7 +177,7 @@ func warnInlineSecrets(e *env, cmd *cobra.Command) {
 
 // fail prints a one-line error for cmd and returns exitError.
 func fail(e *env, cmd string, err error) int {
-	msg := strings.TrimSpace(errorText(err))
+	msg := strings.TrimSpace(cliflags.ErrorText(err))
 	fmt.Fprintf(e.stderr, "migrate %s: %s\n", cmd, msg)
 	return exitError
 }
@@ -234,18 +235,20 @@ func terminal(w io.Writer) io.Writer {
 	return w
 }
 
-// newHelpCmd is `migrate help [COMMAND... | keys]`: a command's help, as
-// its --help, or the help topic "keys" (the terminal UI's keys, which
-// every command with a UI points to instead of repeating them).
+// newHelpCmd is `migrate help [COMMAND... | keys | flags COMMAND...]`: a
+// command's help, as its --help; the help topic "keys" (the terminal UI's
+// keys, which every command with a UI points to instead of repeating
+// them); or "flags" and a command, every flag of the command in full
+// (--help gives each one line).
 func (c *cli) newHelpCmd(root *cobra.Command) *cobra.Command {
 	return &cobra.Command{
-		Use:   "help [command | keys]",
-		Short: "help about a command, or the terminal UI's keys (migrate help keys)",
+		Use:   "help [command | keys | flags command]",
+		Short: "help about a command, its flags in full (migrate help flags CMD), or the terminal UI's keys (migrate help keys)",
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			out := []string{"keys"}
+			out := []string{"keys", "flags"}
 			for _, s := range root.Commands() {
 				if s.IsAvailableCommand() {
 					out = append(out, s.Name())
@@ -258,12 +261,20 @@ func (c *cli) newHelpCmd(root *cobra.Command) *cobra.Command {
 				fmt.Fprint(cc.OutOrStdout(), keyHelp())
 				return
 			}
+			flags := len(args) > 1 && args[0] == "flags"
+			if flags {
+				args = args[1:]
+			}
 			target, rest, err := root.Find(args)
-			if err != nil || target == nil || len(rest) > 0 {
+			if err != nil || target == nil || len(rest) > 0 || (flags && target == root) {
 				topic := strings.Join(args, " ")
-				fmt.Fprintf(c.e.stderr, "migrate help: unknown help topic %q%s (a command, or keys)\n", topic,
-					cmdline.DidYouMean(topic, append([]string{"keys"}, commandNames(root)...), ""))
+				fmt.Fprintf(c.e.stderr, "migrate help: unknown help topic %q%s (a command, keys, or flags and a command)\n", topic,
+					cmdline.DidYouMean(topic, append([]string{"keys", "flags"}, commandNames(root)...), ""))
 				c.code = exitError
+				return
+			}
+			if flags {
+				cmdline.FlagsHelp(cc.OutOrStdout(), target, helpGroups)
 				return
 			}
 			_ = target.Help()

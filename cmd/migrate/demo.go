@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"strconv"
 	"strings"
 
@@ -22,17 +23,17 @@ type demoFlags struct {
 	brokers int
 	detail  bool
 	quiet   bool
-	audit   auditFlags
+	audit   cliflags.Audit
 }
 
 func (f *demoFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noTUI, "no-tui", false, "plain text output even on a terminal")
 	cmdline.IntIn(fs, &f.brokers, "brokers", 3, 1, demo.MaxBrokers, fmt.Sprintf("`N` brokers in the in-process target cluster (1 to %d)", demo.MaxBrokers))
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr (there is none either when stderr is not a terminal)")
-	fs.BoolVar(&f.detail, "detail", false, "list every change, blocker and finding of the plans (as plan --detail)")
-	f.audit.register(fs)
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr\n(there is none either when stderr is not a terminal)")
+	fs.BoolVar(&f.detail, "detail", false, "list every change, blocker and finding of the plans\n(as plan --detail)")
+	f.audit.Register(fs)
 	if fl := fs.Lookup("audit-db"); fl != nil {
-		fl.Usage = "the demo's audit database `PATH` (default " + demo.AuditDirPattern + ": one per run, in a directory of yours; never your real audit trail)"
+		fl.Usage = "the demo's audit database `PATH` (default " + demo.AuditDirPattern + ": one per run)\n(in a directory of yours; never your real audit trail)"
 	}
 }
 
@@ -42,27 +43,28 @@ func (c *cli) newDemoCmd() *cobra.Command {
 		func(ctx context.Context, e *env, args []string) int { return runDemo(ctx, e, &f, args) })
 	f.register(cmd.Flags())
 	c.colorFlag(cmd.Flags())
-	cmd.Annotations = map[string]string{"footer": keysPointer}
+	// The audit trail flags in full: the demo's own database, not the operator's.
+	cmd.Annotations = map[string]string{"footer": keysPointer, cmdline.AnnotationGroupsInFull: groupAudit}
 	return cmd
 }
 
 func runDemo(ctx context.Context, e *env, f *demoFlags, args []string) int {
 	af, noTUI, brokers := &f.audit, &f.noTUI, &f.brokers
-	if af.path == "" && !af.off {
+	if af.Path == "" && !af.Off {
 		// The demo keeps its audit trail out of the operator's real one,
 		// and out of every other user's and run's.
 		path, err := demo.AuditPath()
 		if err != nil {
 			return fail(e, "demo", err)
 		}
-		af.path = path
+		af.Path = path
 	}
-	rec := af.begin(ctx, e, "demo")
+	rec := beginAudit(ctx, e, af, "demo")
 	switch {
-	case af.off:
+	case af.Off:
 		fmt.Fprintln(e.stdout, "Audit trail: off (--no-audit).")
 	case rec.OK():
-		fmt.Fprintf(e.stdout, "Audit trail: %s (the demo's own database; your real one is not touched).\n", af.path)
+		fmt.Fprintf(e.stdout, "Audit trail: %s (the demo's own database; your real one is not touched).\n", af.Path)
 	}
 	code, err := runTheDemo(ctx, e, *brokers, e.tty && !*noTUI, e.textOptions(f.detail), f.quiet, rec)
 	if err != nil {

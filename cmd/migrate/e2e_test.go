@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"io"
 	"os"
 	"os/exec"
@@ -142,7 +143,7 @@ func TestEndToEndRealKafka(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("apply: exit %d\n%s", code, errs)
 	}
-	code, out, errs = b.migrate(t, append([]string{"plan", "-o", "json", "--include", kindList(), "--reassign"}, common...)...)
+	code, out, errs = b.migrate(t, append([]string{"plan", "-o", "json", "--include", cliflags.KindList(), "--reassign"}, common...)...)
 	again := decodePlan(t, out)
 	if code != exitOK || len(again.Changes) != 0 {
 		var ids []string

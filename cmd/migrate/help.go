@@ -40,8 +40,10 @@ var flagGroups = func() map[string]string {
 	return m
 }()
 
-// helpGroups is how --help groups the flags.
-var helpGroups = cmdline.Groups{Order: groupOrder, Of: groupOf}
+// helpGroups is how --help groups the flags: the source and audit trail
+// flags, which most commands share, by name (migrate help flags CMD has
+// their texts).
+var helpGroups = cmdline.Groups{Order: groupOrder, Of: groupOf, Named: map[string]bool{groupSource: true, groupAudit: true}}
 
 func groupOf(f *pflag.Flag) string {
 	if g, ok := flagGroups[f.Name]; ok {

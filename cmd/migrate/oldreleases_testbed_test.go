@@ -5,6 +5,7 @@ import (
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,7 +123,7 @@ func oldReleaseEndToEnd(t *testing.T, o testbed.OldSource, want oldWant) {
 	if code, _, errs = b.migrate(t, append([]string{"apply", "--yes"}, common...)...); code != exitOK {
 		t.Fatalf("apply: exit %d\n%s", code, errs)
 	}
-	code, out, errs = b.migrate(t, append([]string{"plan", "-o", "json", "--include", kindList(), "--reassign"}, common...)...)
+	code, out, errs = b.migrate(t, append([]string{"plan", "-o", "json", "--include", cliflags.KindList(), "--reassign"}, common...)...)
 	if again := decodePlan(t, out); code != exitOK || len(again.Changes) != 0 {
 		var ids []string
 		for _, c := range again.Changes {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 
 	"github.com/spf13/cobra"
 
@@ -65,8 +66,8 @@ func runPolicyConvert(_ context.Context, e *env, f *policyConvertFlags, args []s
 
 // policyTestFlags are the flags of `migrate policy test`.
 type policyTestFlags struct {
-	src        sourceFlags
-	audit      auditFlags
+	src        cliflags.Source
+	audit      cliflags.Audit
 	policyFile string
 	output     string
 }
@@ -76,8 +77,8 @@ func (c *cli) newPolicyTestCmd() *cobra.Command {
 	cmd := c.leaf("test", "evaluate every existing topic against a policy", policyUsage,
 		func(ctx context.Context, e *env, args []string) int { return runPolicyTest(ctx, e, &f, args) })
 	fs := cmd.Flags()
-	f.src.register(fs)
-	f.audit.register(fs)
+	f.src.Register(fs)
+	f.audit.Register(fs)
 	fs.StringVar(&f.policyFile, "policy", "", "TopicActionPolicy `FILE` (YAML)")
 	cmdline.OutputFlag(fs, &f.output, "output: text or json", "text", "json")
 	return cmd
@@ -97,12 +98,12 @@ func runPolicyTest(ctx context.Context, e *env, f *policyTestFlags, args []strin
 	if err != nil {
 		return fail(e, name, err)
 	}
-	if err := src.validate(); err != nil {
+	if err := src.Validate(); err != nil {
 		return fail(e, name, err)
 	}
-	progress := e.progressOut(src.quiet)
-	rec := audit.begin(ctx, e, name)
-	s, err := src.load(ctx, progress)
+	progress := e.progressOut(src.Quiet)
+	rec := beginAudit(ctx, e, audit, name)
+	s, err := loadSource(ctx, src, progress)
 	if err != nil {
 		finish(ctx, e, rec, migration.Failed)
 		return fail(e, name, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"io"
 	"strings"
 
@@ -18,8 +19,8 @@ var auditRevertUsage = usageText("audit_revert_usage")
 
 // auditRevertFlags are the flags of migrate audit revert.
 type auditRevertFlags struct {
-	target       targetFlags
-	audit        auditFlags
+	target       cliflags.Target
+	audit        cliflags.Audit
 	out          string
 	sign         signFlag
 	deleteTopics bool
@@ -39,14 +40,14 @@ func (c *cli) newAuditRevertCmd() *cobra.Command {
 			return runAuditRevert(ctx, e, &f, args)
 		})
 	fs := cmd.Flags()
-	f.target.register(fs)
-	f.audit.register(fs)
-	fs.StringVar(&f.out, "out", "", "save the revert plan to this `FILE` for migrate apply --plan (plain JSON when it ends in .json, else zstd-compressed)")
+	f.target.Register(fs)
+	f.audit.Register(fs)
+	fs.StringVar(&f.out, "out", "", "save the revert plan to `FILE` for migrate apply --plan\n(plain JSON when it ends in .json, else zstd-compressed)")
 	f.sign.register(fs)
-	fs.BoolVar(&f.deleteTopics, "delete-created-topics", false, "delete the topics the run created, with every message written to them since (without it they are kept)")
-	fs.StringVar(&f.scramCreds, "scram-credentials", "", "`FILE`: a JSON list of {user, mechanism, password, iterations}: the passwords of SCRAM credentials the run changed or deleted")
+	fs.BoolVar(&f.deleteTopics, "delete-created-topics", false, "delete the topics the run created, with their messages\n(every message written to them since; without it they are kept)")
+	fs.StringVar(&f.scramCreds, "scram-credentials", "", "`FILE`: a JSON list of {user, mechanism, password, iterations}\nthe passwords of SCRAM credentials the run changed or deleted")
 	cmdline.OutputFlag(fs, &f.output, "output: text or json", "text", "json")
-	fs.BoolVar(&f.interactive, "interactive", false, "review the revert plan in the terminal UI (and save the selection with --out)")
+	fs.BoolVar(&f.interactive, "interactive", false, "review the revert plan in the terminal UI\n(and save the selection with --out)")
 	fs.BoolVar(&f.detail, "detail", false, "text output: list every change, blocker and finding")
 	c.colorFlag(cmd.Flags())
 	cmd.Annotations = map[string]string{"footer": keysPointer}
@@ -61,7 +62,7 @@ func runAuditRevert(ctx context.Context, e *env, f *auditRevertFlags, args []str
 	if err != nil {
 		return fail(e, cmdName, err)
 	}
-	if strings.TrimSpace(f.target.bootstrap) == "" {
+	if strings.TrimSpace(f.target.Bootstrap) == "" {
 		return fail(e, cmdName, errors.New("give the target the run changed: --bootstrap-server host:port [--command-config client.properties]"))
 	}
 	view, err := render.PlanView(render.Output(f.output), e.stdout, e.textOptions(f.detail))
@@ -73,13 +74,13 @@ func runAuditRevert(ctx context.Context, e *env, f *auditRevertFlags, args []str
 		return fail(e, cmdName, err)
 	}
 	// The run is read from the database: a missing one is a usage error.
-	path, err := migration.TrailPath(f.audit.path)
+	path, err := migration.TrailPath(f.audit.Path)
 	if err != nil {
-		return fail(e, cmdName, fmt.Errorf("%s: the run to revert is read from it", errorText(err)))
+		return fail(e, cmdName, fmt.Errorf("%s: the run to revert is read from it", cliflags.ErrorText(err)))
 	}
-	rec := f.audit.begin(ctx, e, "revert")
+	rec := beginAudit(ctx, e, &f.audit, "revert")
 	store := rec.Store()
-	if f.audit.off {
+	if f.audit.Off {
 		if store, err = migration.OpenTrail(ctx, path); err != nil {
 			return fail(e, cmdName, err)
 		}
@@ -90,7 +91,7 @@ func runAuditRevert(ctx context.Context, e *env, f *auditRevertFlags, args []str
 	var pl *migration.Planned
 	err = withLoading(ctx, e, f.interactive, false, "Reading the audit trail and the target", func(progress io.Writer) error {
 		var err error
-		pl, err = migration.ComputeRevert(ctx, migration.RevertRequest{Audit: store, Run: run, Dial: f.target.kafka().Dial,
+		pl, err = migration.ComputeRevert(ctx, migration.RevertRequest{Audit: store, Run: run, Dial: f.target.Kafka().Dial,
 			DeleteCreatedTopics: f.deleteTopics, CredentialsFile: f.scramCreds, Hooks: hooks(progress)})
 		return err
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"syscall"
 	"time"
 
@@ -33,16 +34,16 @@ type syncFlags struct {
 }
 
 func (f *syncFlags) register(fs *pflag.FlagSet) {
-	f.planFlags.register(fs)
-	fs.BoolVar(&f.yes, "yes", false, "apply the first full plan without asking (every later change the source makes is applied as it comes: that is what sync does)")
-	fs.DurationVar(&f.reconcileEvery, "reconcile-every", 5*time.Minute, "full reconciliation every `DURATION` (0: never): whatever it finds that no notification announced is reported as drift and set right")
+	f.planFlags.Register(fs)
+	fs.BoolVar(&f.yes, "yes", false, "apply the first full plan without asking\n(every later change the source makes is applied as it comes: that is what sync does)")
+	fs.DurationVar(&f.reconcileEvery, "reconcile-every", 5*time.Minute, "full reconciliation every `DURATION` (0: never)\nwhatever it finds that no notification announced is reported as drift and set right")
 	fs.DurationVar(&f.statusEvery, "status-every", 30*time.Second, "print a status line every `DURATION` (0: never)")
-	fs.BoolVar(&f.freeze, "freeze", false, "cutover alarm: write nothing to the target; report every change made to the source from now on (SIGUSR1 freezes a running sync)")
+	fs.BoolVar(&f.freeze, "freeze", false, "cutover alarm: write nothing to the target\nreport every change made to the source from now on (SIGUSR1 freezes a running sync)")
 	fs.BoolVar(&f.exitOnChange, "exit-on-change", false, "with --freeze: exit 3 at the first change to the source")
-	fs.BoolVar(&f.keepTargetEdits, "keep-target-edits", false, "leave edits made on the target to synced objects as they are (reported as drift) instead of setting them back")
-	fs.DurationVar(&f.pollEvery, "poll-every", 10*time.Second, "with --source-bootstrap-server (no change feed): read the whole source through its brokers every `DURATION` (at least 1s) and apply what changed")
-	fs.DurationVar(&f.settle, "verify-timeout", 30*time.Second, "after each applied round, re-read the target until it shows every change, at most this `DURATION`")
-	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on http://`HOST:PORT`/metrics, with /healthz (the loop turns) and /readyz (200 only while IN STEP)")
+	fs.BoolVar(&f.keepTargetEdits, "keep-target-edits", false, "leave edits made on the target to synced objects as they are\n(reported as drift) instead of setting them back")
+	fs.DurationVar(&f.pollEvery, "poll-every", 10*time.Second, "read the whole source every `DURATION` (--source-bootstrap-server)\n(no change feed): read the whole source through its brokers every DURATION (at least 1s) and apply what changed")
+	fs.DurationVar(&f.settle, "verify-timeout", 30*time.Second, "wait at most `DURATION` for the target to show a round\nafter each applied round, re-read the target until it shows every change, at most this DURATION")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on http://`HOST:PORT`/metrics\nwith /healthz (the loop turns) and /readyz (200 only while IN STEP)")
 }
 
 var syncUsage = usageText("sync_usage")
@@ -63,13 +64,13 @@ func (c *cli) newSyncCmd() *cobra.Command {
 
 func (f *syncFlags) check(args []string) error {
 	switch {
-	case f.source.snapshotFile != "" || f.source.disk.set():
+	case f.Source.SnapshotFile != "" || f.Source.Disk.Given():
 		return errors.New("sync follows a live ZooKeeper's change feed: give --zookeeper, not --snapshot or --zk-data-dir (a fixed point in time)")
-	case f.pollSet && f.source.bootstrap == "":
+	case f.pollSet && f.Source.Bootstrap == "":
 		return errors.New("--poll-every is for --source-bootstrap-server (a source without a change feed); --zookeeper is followed through its change feed, with --principal-map too")
-	case f.source.bootstrap != "" && f.pollEvery < time.Second:
+	case f.Source.Bootstrap != "" && f.pollEvery < time.Second:
 		return fmt.Errorf("--poll-every %s: want at least 1s", f.pollEvery)
-	case f.targetSnapshot != "":
+	case f.TargetSnapshot != "":
 		return errors.New("sync writes to a live target: give --bootstrap-server, not --target-snapshot")
 	case f.exitOnChange && !f.freeze:
 		return errors.New("--exit-on-change needs --freeze")
@@ -80,14 +81,14 @@ func (f *syncFlags) check(args []string) error {
 	case f.settle < 0:
 		return fmt.Errorf("--verify-timeout %s: want 0 or a positive duration", f.settle)
 	}
-	return f.validate()
+	return f.Validate()
 }
 
 func runSync(ctx context.Context, e *env, f *syncFlags, args []string) int {
 	if err := f.check(args); err != nil {
 		return fail(e, "sync", err)
 	}
-	if f.interactive && !e.tty {
+	if f.Interactive && !e.tty {
 		return fail(e, "sync", errNoTerminal)
 	}
 	if !f.yes && !f.freeze && !e.tty {
@@ -104,27 +105,27 @@ func runSync(ctx context.Context, e *env, f *syncFlags, args []string) int {
 
 // request maps the sync flags to the session's request.
 func (f *syncFlags) request(e *env) (syncsession.Request, error) {
-	opts, err := f.options()
+	opts, err := f.Options()
 	if err != nil {
 		return syncsession.Request{}, err
 	}
-	src, err := f.source.request(nil)
+	src, err := f.Source.Request(hooks(nil))
 	if err != nil {
 		return syncsession.Request{}, err
 	}
 	var proof *migration.AccessSettings
-	if !f.noAccessProof {
+	if !f.NoAccessProof {
 		s := f.accessSettings()
 		proof = &s
 	}
-	return syncsession.Request{AccessProof: proof, Source: src, Target: *f.target.kafka(), Options: opts, PolicyFile: f.policyFile, CredentialsFile: f.scramCreds,
-		PrincipalMapFile: f.principalMap,
+	return syncsession.Request{AccessProof: proof, Source: src, Target: *f.Target.Kafka(), Options: opts, PolicyFile: f.PolicyFile, CredentialsFile: f.ScramCreds,
+		PrincipalMapFile: f.PrincipalMap,
 		PollEvery:        f.pollEvery, ReconcileEvery: f.reconcileEvery, VerifyTimeout: f.settle,
 		Freeze: f.freeze, ExitOnChange: f.exitOnChange, KeepTargetEdits: f.keepTargetEdits,
-		Audit: f.audit.request(), Args: e.args, Version: version,
+		Audit: f.Audit.Request(), Args: e.args, Version: version,
 		Hooks: migration.Hooks{
 			Notice: func(msg string) { fmt.Fprintln(e.stderr, msg) },
-			Warn:   func(err error) { fmt.Fprintf(e.stderr, "migrate sync: %s\n", errorText(err)) },
+			Warn:   func(err error) { fmt.Fprintf(e.stderr, "migrate sync: %s\n", cliflags.ErrorText(err)) },
 			Phase:  memprofile.Phase, // ZKM_MEMPROFILE: where a long run's memory is
 		}}, nil
 }
@@ -137,16 +138,16 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 	sess, err := syncsession.Open(ctx, req)
 	var ae *syncsession.AuditError
 	if errors.As(err, &ae) {
-		fmt.Fprintf(e.stderr, "migrate sync: audit trail unavailable: %s\n", errorText(ae.Err))
-		return exitError, fmt.Errorf("refusing to sync without an audit trail (%s); fix --audit-db or pass --no-audit", errorText(ae.Err))
+		fmt.Fprintf(e.stderr, "migrate sync: audit trail unavailable: %s\n", cliflags.ErrorText(ae.Err))
+		return exitError, fmt.Errorf("refusing to sync without an audit trail (%s); fix --audit-db or pass --no-audit", cliflags.ErrorText(ae.Err))
 	}
 	if err != nil {
 		return exitError, err
 	}
-	if !f.audit.off {
-		e.auditDB = f.audit.path // hints name a database given explicitly
+	if !f.Audit.Off {
+		e.auditDB = f.Audit.Path // hints name a database given explicitly
 	}
-	out, err := render.NewSyncView(render.Output(f.output), e.stdout)
+	out, err := render.NewSyncView(render.Output(f.Output), e.stdout)
 	if err != nil {
 		return exitError, err
 	}
@@ -164,12 +165,12 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 	}
 	var confirm func(context.Context, *plan.Plan) bool
 	if !f.yes && !f.freeze {
-		confirm = func(_ context.Context, p *plan.Plan) bool { return v.confirm(p, f.detail, sess.Target()) }
+		confirm = func(_ context.Context, p *plan.Plan) bool { return v.confirm(p, f.Detail, sess.Target()) }
 	}
 	// --interactive: the first plan in the TUI review, then the sync
 	// screen, which gets every round and ends sync when it quits.
 	var ui *tui.SyncFlow
-	if f.interactive {
+	if f.Interactive {
 		ui = tui.NewSyncFlow(sess.Source(), sess.Target(), sess.Freeze, sess.State,
 			func(err error) { fmt.Fprintf(e.stderr, "migrate sync: %v\n", err) }, tuiOptions(e))
 		defer ui.Close()
@@ -184,7 +185,7 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 	}
 	status := v.follow(ctx, sess, ui, f.statusEvery)
 	outcome, err := sess.Outcome()
-	if f.interactive && outcome != migration.SyncExitOnChange {
+	if f.Interactive && outcome != migration.SyncExitOnChange {
 		ui.Close()
 		v.status(status) // the screen is gone: say where sync ended
 	}

@@ -10,23 +10,12 @@ package cmdline
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
-
-// Groups puts flags under help headings: Of names a flag's group, Order
-// lists the groups in the order --help shows them.
-type Groups struct {
-	Order []string
-	Of    func(f *pflag.Flag) string
-}
-
-// helpWidth is the width --help wraps its flag texts at.
-const helpWidth = 80
 
 // AnnotationValues on a flag lists the values it takes, for completion.
 const AnnotationValues = "zkmigrate_values"
@@ -127,105 +116,6 @@ func ArgsAfter(cmd *cobra.Command, args []string) []string {
 		}
 	}
 	return rest
-}
-
-// PrintHelp is a command's --help: its text (usage lines, what it does,
-// exit codes), its subcommands, its flags by group, then its footer (the
-// TUI keys for commands that have a TUI).
-func PrintHelp(w io.Writer, c *cobra.Command, groups Groups) {
-	long := c.Long
-	if long == "" {
-		long = "Usage: " + c.UseLine() + "\n\n" + c.Short + "\n"
-	}
-	fmt.Fprint(w, strings.TrimRight(long, "\n")+"\n")
-	if c.HasAvailableSubCommands() && c.Annotations["subcommands-in-text"] == "" {
-		fmt.Fprintln(w, "\nCommands:")
-		for _, s := range c.Commands() {
-			if s.IsAvailableCommand() {
-				fmt.Fprintf(w, "  %-12s %s\n", s.Name(), s.Short)
-			}
-		}
-	}
-	fmt.Fprint(w, flagHelp(c, groups))
-	if f := c.Annotations["footer"]; f != "" {
-		fmt.Fprint(w, "\n"+strings.TrimRight(f, "\n")+"\n")
-	}
-}
-
-// flagHelp lists a command's flags under their group headings.
-func flagHelp(c *cobra.Command, groups Groups) string {
-	sets := map[string]*pflag.FlagSet{}
-	add := func(f *pflag.Flag) {
-		if f.Hidden || f.Name == "help" {
-			return
-		}
-		g := groups.Of(f)
-		if sets[g] == nil {
-			sets[g] = pflag.NewFlagSet(g, pflag.ContinueOnError)
-			sets[g].SortFlags = false
-		}
-		sets[g].AddFlag(f)
-	}
-	c.LocalFlags().VisitAll(add)
-	c.InheritedFlags().VisitAll(add)
-	var b strings.Builder
-	for _, g := range groups.Order {
-		if sets[g] == nil {
-			continue
-		}
-		fmt.Fprintf(&b, "\n%s flags:\n", g)
-		sets[g].VisitAll(func(f *pflag.Flag) { writeFlagUsage(&b, f) })
-	}
-	return b.String()
-}
-
-// writeFlagUsage writes one flag as its name line and, indented under it,
-// its text wrapped to helpWidth, with the default when it is not the zero
-// value.
-func writeFlagUsage(b *strings.Builder, f *pflag.Flag) {
-	varname, text := pflag.UnquoteUsage(f)
-	switch varname {
-	case "string", "stringList":
-		varname = "VALUE"
-	case "int", "float", "float64", "uint":
-		varname = "N"
-	case "duration":
-		varname = "DURATION"
-	}
-	if f.Value.Type() == "bool" {
-		varname = ""
-	}
-	name := "  "
-	if f.Shorthand != "" {
-		name += "-" + f.Shorthand + ", "
-	}
-	name += "--" + f.Name
-	if varname != "" {
-		name += " " + varname
-	}
-	switch f.DefValue {
-	case "", "0", "false", "0s", "[]":
-	default:
-		if f.Value.Type() == "string" {
-			text += fmt.Sprintf(" (default %q)", f.DefValue)
-		} else {
-			text += " (default " + f.DefValue + ")"
-		}
-	}
-	b.WriteString(name + "\n")
-	const indent = "        "
-	line := indent
-	for _, w := range strings.Fields(text) {
-		if len(line) > len(indent) && len(line)+1+len(w) > helpWidth {
-			b.WriteString(line + "\n")
-			line = indent
-		}
-		if len(line) > len(indent) {
-			line += " "
-		}
-		line += w
-	}
-	b.WriteString(line + "\n")
 }
 
 // OutputFlag registers -o/--output with its choices (the first is the

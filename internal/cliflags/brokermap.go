@@ -1,4 +1,4 @@
-package main
+package cliflags
 
 import (
 	"fmt"
@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// parseBrokerIDMap parses --broker-id-map "1=101,2=102": source broker id
+// ParseBrokerIDMap parses --broker-id-map "1=101,2=102": source broker id
 // to target broker id.
-func parseBrokerIDMap(s string) (map[int32]int32, error) {
+func ParseBrokerIDMap(s string) (map[int32]int32, error) {
 	if s == "" {
 		return nil, nil
 	}

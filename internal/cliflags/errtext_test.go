@@ -1,4 +1,4 @@
-package main
+package cliflags
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/migration"
+	"github.com/zkmigrate/zkmigrate/internal/plan"
 )
 
 // TestErrorText: the inputs a use case's errors blame are worded as the
@@ -26,8 +27,31 @@ func TestErrorText(t *testing.T) {
 		{migration.ErrNoTarget, "give the target: --bootstrap-server host:port [--command-config client.properties]"},
 		{cause, cause.Error()},
 	} {
-		if got := errorText(tt.err); got != tt.want {
-			t.Errorf("errorText(%v) = %q, want %q", tt.err, got, tt.want)
+		if got := ErrorText(tt.err); got != tt.want {
+			t.Errorf("ErrorText(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+// TestPlanErrorText: a plan error that names an option is shown with the
+// flag of that option, and an endpoint error with the flags of its side,
+// also when wrapped.
+func TestPlanErrorText(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{&plan.Error{Option: "broker_id_map", Msg: "has no entry for source broker 3"}, "plan: --broker-id-map has no entry for source broker 3"},
+		{fmt.Errorf("computing: %w", &plan.Error{Option: "topics", Msg: `"(": bad`}), `computing: plan: --topics "(": bad`},
+		{&plan.Error{Msg: "source and target snapshots are required"}, "plan: source and target snapshots are required"},
+		{&plan.Error{Option: "new_thing", Msg: "is bad"}, "plan: option new_thing is bad"},
+		{fmt.Errorf("plan.json: %w", &plan.EndpointError{Side: "target", Msg: "give the target the plan was made against"}), "plan.json: give the target the plan was made against (--bootstrap-server)"},
+		{&plan.EndpointError{Side: "source", Msg: "give the source the plan was made from"}, "give the source the plan was made from (--zookeeper, --zk-data-dir or --snapshot)"},
+		{errors.New("other"), "other"},
+	}
+	for _, tt := range tests {
+		if got := planErrorText(tt.err); got != tt.want {
+			t.Errorf("planErrorText(%v) = %q, want %q", tt.err, got, tt.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cliflags
 
 import (
 	"errors"
@@ -10,29 +10,29 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// zkDiskFlags read the source from an offline ZooKeeper data directory:
+// ZKDataDir read the source from an offline ZooKeeper data directory:
 // ZooKeeper's own snapshot and transaction-log files, replayed to a point.
-type zkDiskFlags struct {
-	dataDir, logDir, chroot string
+type ZKDataDir struct {
+	DataDir, LogDir, Chroot string
 	zxidText, timeText      string
 	zxid                    int64
 	at                      *time.Time // nil: the newest state
 }
 
-func (f *zkDiskFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.dataDir, "zk-data-dir", "", "read an offline ZooKeeper data directory `DIR` (dataDir or its version-2; opened read-only) instead of a live ensemble")
-	fs.StringVar(&f.logDir, "zk-data-log-dir", "", "ZooKeeper's dataLogDir `DIR`, when the transaction logs are kept apart from the snapshots")
-	fs.StringVar(&f.chroot, "zk-chroot", "", "with --zk-data-dir: the Kafka chroot `PATH` in the tree, e.g. /kafka")
+func (f *ZKDataDir) Register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.DataDir, "zk-data-dir", "", "read an offline ZooKeeper data directory `DIR` (dataDir or its version-2; opened read-only) instead of a live ensemble")
+	fs.StringVar(&f.LogDir, "zk-data-log-dir", "", "ZooKeeper's dataLogDir `DIR`, when the transaction logs are kept apart from the snapshots")
+	fs.StringVar(&f.Chroot, "zk-chroot", "", "with --zk-data-dir: the Kafka chroot `PATH` in the tree, e.g. /kafka")
 	fs.StringVar(&f.zxidText, "zk-zxid", "", "with --zk-data-dir: the state after transaction `ZXID` (0x18d or decimal) instead of the newest")
 	fs.StringVar(&f.timeText, "zk-time", "", "with --zk-data-dir: the state at `TIME` (RFC 3339, or a date for its 00:00 UTC): before the first transaction after it")
 }
 
-func (f *zkDiskFlags) set() bool { return f.dataDir != "" }
+func (f *ZKDataDir) Given() bool { return f.DataDir != "" }
 
-// validate parses the point flags and checks they come with --zk-data-dir.
-func (f *zkDiskFlags) validate() error {
-	if !f.set() {
-		for name, v := range map[string]string{"--zk-data-log-dir": f.logDir, "--zk-chroot": f.chroot, "--zk-zxid": f.zxidText, "--zk-time": f.timeText} {
+// Validate parses the point flags and checks they come with --zk-data-dir.
+func (f *ZKDataDir) Validate() error {
+	if !f.Given() {
+		for name, v := range map[string]string{"--zk-data-log-dir": f.LogDir, "--zk-chroot": f.Chroot, "--zk-zxid": f.zxidText, "--zk-time": f.timeText} {
 			if v != "" {
 				return fmt.Errorf("%s needs --zk-data-dir", name)
 			}
@@ -42,8 +42,8 @@ func (f *zkDiskFlags) validate() error {
 	if f.zxidText != "" && f.timeText != "" {
 		return errors.New("give --zk-zxid or --zk-time, not both")
 	}
-	if f.chroot != "" && (!strings.HasPrefix(f.chroot, "/") || f.chroot == "/") {
-		return fmt.Errorf("--zk-chroot %q: want an absolute path below the root, such as /kafka", f.chroot)
+	if f.Chroot != "" && (!strings.HasPrefix(f.Chroot, "/") || f.Chroot == "/") {
+		return fmt.Errorf("--zk-chroot %q: want an absolute path below the root, such as /kafka", f.Chroot)
 	}
 	if f.zxidText != "" {
 		z, err := strconv.ParseInt(f.zxidText, 0, 64)
