@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/testkit/testbed"

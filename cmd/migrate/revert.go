@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/render"
