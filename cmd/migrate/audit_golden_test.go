@@ -3,54 +3,18 @@ package main
 import (
 	"bytes"
 	"database/sql"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/golden"
 )
-
-func init() {
-	// Shared with other golden tests in this package, whichever file
-	// declares it first.
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files in testdata/")
-	}
-}
-
-func updating() bool {
-	f := flag.Lookup("update")
-	if f == nil {
-		return false
-	}
-	g, ok := f.Value.(flag.Getter)
-	if !ok {
-		return false
-	}
-	b, _ := g.Get().(bool)
-	return b
-}
 
 // goldenFile compares got with the golden file (rewritten with -update).
 func goldenFile(t *testing.T, file, got string) {
 	t.Helper()
-	if updating() {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", file, diff)
-	}
+	golden.AssertString(t, file, got)
 }
 
 // normalizeAudit replaces what changes from run to run (times, pids,

@@ -14,6 +14,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/golden"
 )
 
 // goldenSecrets are secret values goldenPlan holds (sealed or in plain
@@ -163,21 +164,9 @@ func TestRecordedChainGolden(t *testing.T) {
 		tables = append(tables, fmt.Sprintf("%s %d %s", table, n, digest))
 	}
 	got := fmt.Sprintf("head %s\nrows %d\n%s\n", head, res.Rows, strings.Join(tables, "\n"))
-	golden := filepath.Join("testdata", "golden-chain.txt")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		// A deliberate change of what is recorded (the plan's JSON, a
-		// column) changes the head too: then rerun with -update.
-		t.Errorf("recorded chain differs from %s (rerun with -update only if what is recorded changed on purpose):\n got %s\nwant %s", golden, got, want)
-	}
+	// A deliberate change of what is recorded (the plan's JSON, a column)
+	// changes the head too: only then rerun with -update.
+	golden.AssertString(t, filepath.Join("testdata", "golden-chain.txt"), got)
 	s.Close()
 	for _, f := range []string{path, path + "-wal"} {
 		raw, err := os.ReadFile(f)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,8 +16,6 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata fixtures")
 
 // fixedClock returns a clock that advances one millisecond per call; safe
 // for concurrent use.

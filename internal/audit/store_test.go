@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zkmigrate/zkmigrate/internal/testkit/golden"
 	"github.com/zkmigrate/zkmigrate/migrations"
 )
 
@@ -158,7 +159,7 @@ func buildOldDB(t *testing.T, path string, v int) {
 func TestUpgradeFromEveryOlderVersion(t *testing.T) {
 	ctx := context.Background()
 	for v := 1; v < SchemaVersion(); v++ {
-		if *update {
+		if golden.Updating() {
 			if _, err := os.Stat(fixturePath(v)); err != nil {
 				tmp := filepath.Join(t.TempDir(), "fixture.db")
 				buildOldDB(t, tmp, v)

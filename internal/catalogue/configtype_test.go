@@ -2,14 +2,13 @@ package catalogue
 
 import (
 	"bufio"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/values.golden")
+	"github.com/zkmigrate/zkmigrate/internal/testkit/golden"
+)
 
 // TestEqualValuesGolden compares each pair of testdata/values.txt (a source
 // value and Kafka's own printed form) by its key's type; the verdicts are in
@@ -50,19 +49,7 @@ func TestEqualValuesGolden(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	golden := "testdata/values.golden"
-	if *update {
-		if err := os.WriteFile(golden, []byte(out.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.String() != string(want) {
-		t.Errorf("verdicts differ from %s (go test -run TestEqualValuesGolden -update rewrites it):\n%s", golden, out.String())
-	}
+	golden.AssertString(t, "testdata/values.golden", out.String())
 }
 
 // TestConfigTypeTable checks the generated table against types Kafka's

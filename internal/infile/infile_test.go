@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,9 +13,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	goldenfile "github.com/zkmigrate/zkmigrate/internal/testkit/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/errors.golden")
 
 func gz(t testing.TB, b []byte) []byte {
 	t.Helper()
@@ -116,24 +114,7 @@ func TestOpenRefuses(t *testing.T) {
 			}
 		})
 	}
-	checkGolden(t, "testdata/errors.golden", golden.String())
-}
-
-func checkGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (run with -update):\n got:\n%s\nwant:\n%s", path, got, want)
-	}
+	goldenfile.AssertString(t, "testdata/errors.golden", golden.String())
 }
 
 // TestContentAtTheCap: a file of exactly its cap reads whole, plain or

@@ -2,7 +2,6 @@ package kread
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,9 +20,8 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 var fixedNow = func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }
 
@@ -273,17 +271,7 @@ func TestReadKfake(t *testing.T) {
 	if err := snapshot.Encode(&b, got); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "kfake-read.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if g, err := os.ReadFile(golden); err != nil {
-		t.Fatalf("%v (run go test -update once)", err)
-	} else if d := cmp.Diff(string(g), b.String()); d != "" {
-		t.Errorf("%s differs (-golden +got):\n%s", golden, d)
-	}
+	golden.AssertString(t, filepath.Join("testdata", "kfake-read.golden.json"), b.String())
 
 	// The secrets test: no password given to the cluster appears in the
 	// encoded snapshot.

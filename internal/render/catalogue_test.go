@@ -10,6 +10,7 @@ import (
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/render"
+	goldenfile "github.com/zkmigrate/zkmigrate/internal/testkit/golden"
 )
 
 // docs/checks.md is generated from the catalogue; CI runs this test, so a
@@ -20,7 +21,7 @@ func TestDocsChecksCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join("..", "..", "docs", "checks.md")
-	if *update {
+	if goldenfile.Updating() {
 		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -2,9 +2,7 @@ package render_test
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,9 +13,8 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/termsafe"
+	goldenfile "github.com/zkmigrate/zkmigrate/internal/testkit/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // bigPlan has more changes, blockers and findings than the summary lists.
 func bigPlan(topics, acls, blockers int) *plan.Plan {
@@ -105,19 +102,7 @@ func TestSummaryOnlyShortensLargeSections(t *testing.T) {
 
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
+	goldenfile.AssertString(t, path, got)
 }
 
 // TestPlanTextColor: with a trusted writer each change line and field

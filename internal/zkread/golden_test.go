@@ -9,12 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/golden"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
-
-var update = flagUpdate()
 
 func fixedNow() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 
@@ -74,22 +72,7 @@ func TestGolden(t *testing.T) {
 				if err := snapshot.Encode(&buf, s); err != nil {
 					t.Fatal(err)
 				}
-				golden := filepath.Join("testdata", "golden", name+"."+mode+".json")
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run with -update)", err)
-				}
-				if d := cmp.Diff(string(want), buf.String()); d != "" {
-					t.Fatalf("%s differs (-want +got):\n%s", golden, d)
-				}
+				golden.Assert(t, filepath.Join("testdata", "golden", name+"."+mode+".json"), buf.Bytes())
 			})
 		}
 	}

@@ -9,11 +9,9 @@ import (
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -25,10 +23,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zkmigrate/zkmigrate/internal/testkit/golden"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // generate runs the generator at cfg into memory.
 func generate(t testing.TB, cfg Config, opt Options) (*zktree.Tree, Summary) {
@@ -233,22 +230,7 @@ func TestSummaryGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	file := filepath.Join("testdata", "small-seed1.summary.json")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("summary differs from %s (-want +got):\n%s", file, d)
-	}
+	golden.Assert(t, filepath.Join("testdata", "small-seed1.summary.json"), got)
 }
 
 // TestTreeMatchesSummaryAndFormats reads back every znode of a small tree,

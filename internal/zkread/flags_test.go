@@ -1,5 +1,0 @@
-package zkread
-
-import "flag"
-
-func flagUpdate() *bool { return flag.Bool("update", false, "rewrite golden files") }
