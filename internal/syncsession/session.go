@@ -466,7 +466,11 @@ func (s *Session) Close(ctx context.Context) (migration.Receipt, error) {
 		s.notice("Nothing applied.")
 	}
 	if p := s.pending; len(p) > 0 {
-		s.warn(fmt.Errorf("stopped with %d change(s) not on the target: %s", len(p), strings.Join(p, ", ")))
+		what := fmt.Sprintf("%d changes", len(p))
+		if len(p) == 1 {
+			what = "1 change"
+		}
+		s.warn(fmt.Errorf("stopped with %s not on the target: %s", what, strings.Join(p, ", ")))
 	}
 	if s.lock != nil {
 		s.lock.Release()
