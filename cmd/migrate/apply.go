@@ -94,9 +94,14 @@ func runApply(ctx context.Context, e *env, f *applyFlags, args []string) int {
 	if name := f.planShaping(); f.planFile != "" && name != "" {
 		return fail(e, "apply", fmt.Errorf("--%s shapes a plan, and a saved plan keeps the options it was made with: re-run plan with --%s --out, or apply without --plan", name, name))
 	}
-	rec := beginAudit(ctx, e, &f.Audit, "apply")
+	rec := beginAuditQuiet(ctx, e, &f.Audit, "apply")
 	if rec.Err != nil {
-		return fail(e, "apply", fmt.Errorf("refusing to apply without an audit trail (%s); fix --audit-db or pass --no-audit", cliflags.ErrorText(rec.Err)))
+		db := f.Audit.Path
+		if db == "" {
+			db = audit.DefaultPath()
+		}
+		return fail(e, "apply", fmt.Errorf("refusing to apply without an audit trail in %s (%s); fix --audit-db or pass --no-audit",
+			db, strings.TrimPrefix(cliflags.ErrorText(rec.Err), "audit: ")))
 	}
 	// An apply whose journal cannot be written stops after the batch in flight.
 	ctx, cancel := context.WithCancel(ctx)

@@ -12,10 +12,18 @@ import (
 // that cannot be opened is reported once; read-only commands go on, apply
 // and sync refuse to run unaudited unless --no-audit.
 func beginAudit(ctx context.Context, e *env, f *cliflags.Audit, cmd string) *migration.Recorder {
-	rec := migration.BeginRun(ctx, f.Request(), cmd, e.args, version)
+	rec := beginAuditQuiet(ctx, e, f, cmd)
 	if rec.Err != nil {
 		fmt.Fprintf(e.stderr, "migrate %s: audit trail unavailable: %s\n", cmd, cliflags.ErrorText(rec.Err))
-	} else if !f.Off {
+	}
+	return rec
+}
+
+// beginAuditQuiet is beginAudit without the warning, for a command that
+// refuses to run without its trail and says so in its one error line.
+func beginAuditQuiet(ctx context.Context, e *env, f *cliflags.Audit, cmd string) *migration.Recorder {
+	rec := migration.BeginRun(ctx, f.Request(), cmd, e.args, version)
+	if rec.Err == nil && !f.Off {
 		e.auditDB = f.Path // hints name a database given explicitly
 	}
 	return rec
