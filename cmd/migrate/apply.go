@@ -96,12 +96,7 @@ func runApply(ctx context.Context, e *env, f *applyFlags, args []string) int {
 	}
 	rec := beginAuditQuiet(ctx, e, &f.Audit, "apply")
 	if rec.Err != nil {
-		db := f.Audit.Path
-		if db == "" {
-			db = audit.DefaultPath()
-		}
-		return fail(e, "apply", fmt.Errorf("refusing to apply without an audit trail in %s (%s); fix --audit-db or pass --no-audit",
-			db, strings.TrimPrefix(cliflags.ErrorText(rec.Err), "audit: ")))
+		return fail(e, "apply", auditRefusal("apply", &f.Audit, rec.Err))
 	}
 	// An apply whose journal cannot be written stops after the batch in flight.
 	ctx, cancel := context.WithCancel(ctx)

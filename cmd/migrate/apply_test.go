@@ -227,22 +227,34 @@ func TestApplyRefusesMeaninglessNumbers(t *testing.T) {
 	}
 }
 
-// Apply without its audit trail refuses in one line naming the database,
-// exit 1, before anything is read or sent (no "audit trail unavailable"
-// warning before it).
-func TestApplyRefusesWithoutAuditTrailInOneLine(t *testing.T) {
+// TestRefusesWithoutAuditTrailInOneLine: apply and sync without their
+// audit trail refuse in one line naming the database, exit 1, before
+// anything is sent (no "audit trail unavailable" warning before it).
+func TestRefusesWithoutAuditTrailInOneLine(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	db := filepath.Join(file, "audit.db") // under a file: cannot be created, even by root
-	code, out, errs := runMigrate(t, "apply", "--bootstrap-server", "127.0.0.1:1", "--snapshot", filepath.Join(dir, "none.json"), "--audit-db", db)
-	lines := strings.Split(strings.TrimSpace(errs), "\n")
-	if code != exitError || len(lines) != 1 || out != "" ||
-		!strings.HasPrefix(lines[0], "migrate apply: refusing to apply without an audit trail in "+db+" (") ||
-		!strings.HasSuffix(lines[0], "); fix --audit-db or pass --no-audit") {
-		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and one line refusing, naming %s", code, out, errs, db)
+	addr, _ := fakeTarget(t)
+	for _, args := range [][]string{
+		{"apply", "--bootstrap-server", "127.0.0.1:1", "--snapshot", filepath.Join(dir, "none.json")},
+		// sync opens its source first: a live one (the brokers, polled).
+		{"sync", "--source-bootstrap-server", addr, "--bootstrap-server", addr, "--yes"},
+	} {
+		code, out, errs := runMigrate(t, append(args, "--audit-db", db)...)
+		var lines []string // error lines (sync's notice that it polls is not one)
+		for _, l := range strings.Split(strings.TrimSpace(errs), "\n") {
+			if strings.HasPrefix(l, "migrate ") {
+				lines = append(lines, l)
+			}
+		}
+		if code != exitError || len(lines) != 1 || out != "" ||
+			!strings.HasPrefix(lines[0], "migrate "+args[0]+": refusing to "+args[0]+" without an audit trail in "+db+" (") ||
+			!strings.HasSuffix(lines[0], "); fix --audit-db or pass --no-audit") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1 and one line refusing, naming %s", args[0], code, out, errs, db)
+		}
 	}
 }
 

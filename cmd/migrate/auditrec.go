@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 )
@@ -27,6 +29,17 @@ func beginAuditQuiet(ctx context.Context, e *env, f *cliflags.Audit, cmd string)
 		e.auditDB = f.Path // hints name a database given explicitly
 	}
 	return rec
+}
+
+// auditRefusal is the one line with which apply and sync (cmd) refuse to
+// run when the audit database f names cannot record them.
+func auditRefusal(cmd string, f *cliflags.Audit, err error) error {
+	db := f.Path
+	if db == "" {
+		db = audit.DefaultPath()
+	}
+	return fmt.Errorf("refusing to %s without an audit trail in %s (%s); fix --audit-db or pass --no-audit",
+		cmd, db, strings.TrimPrefix(cliflags.ErrorText(err), "audit: "))
 }
 
 // finish closes the run with its outcome, prints its receipt (the chain

@@ -138,8 +138,7 @@ func (f *syncFlags) run(ctx context.Context, e *env) (int, error) {
 	sess, err := syncsession.Open(ctx, req)
 	var ae *syncsession.AuditError
 	if errors.As(err, &ae) {
-		fmt.Fprintf(e.stderr, "migrate sync: audit trail unavailable: %s\n", cliflags.ErrorText(ae.Err))
-		return exitError, fmt.Errorf("refusing to sync without an audit trail (%s); fix --audit-db or pass --no-audit", cliflags.ErrorText(ae.Err))
+		return exitError, auditRefusal("sync", &f.Audit, ae.Err)
 	}
 	if err != nil {
 		return exitError, err
