@@ -31,7 +31,7 @@ const MinTokenMetadataVersion = kraftcheckpoint.MinDelegationTokenMetadataVersio
 // how to close it.
 func OpenZooKeeper(ctx context.Context, r SourceRequest) (zkread.Source, string, func(), error) {
 	if d := r.DataDir; d != nil {
-		res, err := zkdisk.Read(zkdisk.Options{DataDir: d.Dir, LogDir: d.LogDir, Zxid: d.Zxid, Time: d.Time})
+		res, err := zkdisk.Read(zkdisk.Options{DataDir: d.Dir, LogDir: d.LogDir, Zxid: d.Zxid, Time: d.Time, Chroot: d.Chroot})
 		if err != nil {
 			return nil, "", nil, &InputError{Input: InputZKDataDir, Err: err}
 		}

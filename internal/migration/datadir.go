@@ -28,7 +28,7 @@ type DataDirSource struct {
 // the tree as zkread reads a live ensemble. Damage in the files becomes a
 // warning finding per file; the read uses the last consistent point.
 func readDataDir(ctx context.Context, d *DataDirSource, opt zkread.Options, h Hooks) (*snapshot.Snapshot, error) {
-	res, err := zkdisk.Read(zkdisk.Options{DataDir: d.Dir, LogDir: d.LogDir, Zxid: d.Zxid, Time: d.Time, Skip: unread(d.Chroot, opt.Full)})
+	res, err := zkdisk.Read(zkdisk.Options{DataDir: d.Dir, LogDir: d.LogDir, Zxid: d.Zxid, Time: d.Time, Chroot: d.Chroot, Skip: unread(d.Chroot, opt.Full)})
 	if d.Time != nil && errors.Is(err, zkdisk.ErrBeforeHistory) {
 		return nil, &InputError{Input: InputZKTime, Err: err}
 	}

@@ -188,3 +188,33 @@ func BenchmarkReadDataDir(b *testing.B) {
 		})
 	}
 }
+
+// TestWriteBenchDataDirs writes the data dirs bench/datadir.sh measures
+// into $ZKM_BENCH_ZKDISK_OUT (skipped without it): log, an empty
+// snapshot.0 and one log.1 with every create of zkgen.Full(1), and snap,
+// one snapshot of the same tree and no log.
+func TestWriteBenchDataDirs(t *testing.T) {
+	out := os.Getenv("ZKM_BENCH_ZKDISK_OUT")
+	if out == "" {
+		t.Skip("ZKM_BENCH_ZKDISK_OUT not set")
+	}
+	logDir := filepath.Join(out, "log")
+	w := newLogWriter(t, logDir)
+	if _, err := zkgen.Generate(context.Background(), zkgen.Full(1), w, zkgen.Options{Writers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Read(Options{DataDir: logDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapDir := filepath.Join(out, "snap", "version-2")
+	if err := os.MkdirAll(snapDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(snapDir, fmt.Sprintf("snapshot.%x", res.Zxid)), encodeSnapshot(nodesOf(res.tree)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -178,7 +178,7 @@ func TestParseTxn(t *testing.T) {
 // Replay follows ZooKeeper's DataTree: ephemerals go with their session,
 // a failed multi changes nothing, and replays are idempotent.
 func TestApply(t *testing.T) {
-	tr := newTree(&Snapshot{Nodes: map[string]*Node{"/": {}}})
+	tr := newTree(&Snapshot{Nodes: map[string]*Node{"/": {}}}, nil)
 	txns := []*Txn{
 		{Zxid: 1, Type: OpCreate, Ops: []Op{{Type: OpCreate, Path: "/p", Data: []byte("1")}}},
 		{Zxid: 2, ClientID: 9, Type: OpCreate, Ops: []Op{{Type: OpCreate, Path: "/p/e", Owner: 9}}},

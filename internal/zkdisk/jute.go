@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"path/filepath"
 )
 
 // maxBuffer bounds one jute buffer or string (ZooKeeper's jute.maxbuffer is
@@ -37,10 +38,65 @@ type stream struct {
 	left int64 // bytes left in the stream when known, else -1
 	sum  hash.Hash32
 	tmp  [8]byte
+	cap  *budget // the bytes the whole read may still take; nil: no cap
 }
 
 func newStream(file string, r io.Reader, size int64, sum hash.Hash32) *stream {
 	return &stream{r: bufio.NewReaderSize(r, 64<<10), file: file, left: size, sum: sum}
+}
+
+// DefaultMaxBytes caps what one Read takes from a data directory, the
+// snapshot and the logs together, after decompression: 1 GiB. A Kafka
+// cluster's metadata at 50,000 topics is a 111 MB snapshot or a 95 MB log
+// (docs/benchmarks.md), about a tenth of it; a compressed snapshot
+// expanding past the cap is refused before it costs more time or memory.
+const DefaultMaxBytes = 1 << 30
+
+// budget is what is left of a read's cap on the bytes it takes.
+type budget struct{ cap, left int64 }
+
+func newBudget(max int64) *budget {
+	if max <= 0 {
+		max = DefaultMaxBytes
+	}
+	return &budget{cap: max, left: max}
+}
+
+// CapError is a read stopped by its cap on the bytes taken (Options.MaxBytes).
+type CapError struct {
+	File string
+	Cap  int64
+}
+
+func (e *CapError) Error() string {
+	return fmt.Sprintf("zookeeper data dir: %s: more than %s decompressed (cap): the snapshot and logs a read replays may take at most %s together",
+		filepath.Base(e.File), sizeString(e.Cap), sizeString(e.Cap))
+}
+
+func sizeString(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// take counts n more bytes against the cap, before they are read (or
+// memory is allocated for them).
+func (s *stream) take(n int64) error {
+	if s.cap == nil {
+		return nil
+	}
+	if n > s.cap.left {
+		s.cap.left = -1
+		return &CapError{File: s.file, Cap: s.cap.cap}
+	}
+	s.cap.left -= n
+	return nil
 }
 
 func (s *stream) errorf(truncated bool, format string, args ...any) error {
@@ -49,6 +105,9 @@ func (s *stream) errorf(truncated bool, format string, args ...any) error {
 
 // full reads exactly len(b) bytes; a short read is a truncation error naming what.
 func (s *stream) full(b []byte, what string) error {
+	if err := s.take(int64(len(b))); err != nil {
+		return err
+	}
 	n, err := io.ReadFull(s.r, b)
 	if s.sum != nil {
 		s.sum.Write(b[:n])
@@ -105,6 +164,9 @@ func (s *stream) buffer(what string) ([]byte, error) {
 		b := make([]byte, n)
 		return b, s.full(b, what)
 	}
+	if err := s.take(int64(n)); err != nil {
+		return nil, err
+	}
 	b, err := io.ReadAll(io.LimitReader(s.r, int64(n)))
 	if s.sum != nil {
 		s.sum.Write(b)
@@ -120,6 +182,42 @@ func (s *stream) buffer(what string) ([]byte, error) {
 		return nil, s.errorf(true, "file ends inside %s (%d of %d bytes)", what, len(b), n)
 	}
 	return b, nil
+}
+
+// skipBuffer reads past a length-prefixed buffer without keeping it (the
+// data of a znode left out of the tree), checksummed and counted as buffer
+// counts it.
+func (s *stream) skipBuffer(what string) error {
+	at := s.off
+	n, err := s.int(what + " length")
+	if err != nil || n == -1 {
+		return err
+	}
+	if n >= 0 && n <= maxBuffer && s.left >= 0 && int64(n) > s.left {
+		return &FormatError{File: s.file, Offset: at, Reason: fmt.Sprintf("file ends inside %s (%d of %d bytes)", what, s.left, n), Truncated: true}
+	}
+	if n < 0 || n > maxBuffer {
+		return &FormatError{File: s.file, Offset: at, Reason: fmt.Sprintf("%s length %d is out of range (%d bytes left)", what, n, s.left)}
+	}
+	if err := s.take(int64(n)); err != nil {
+		return err
+	}
+	var w io.Writer = io.Discard
+	if s.sum != nil {
+		w = s.sum
+	}
+	got, err := io.CopyN(w, s.r, int64(n))
+	s.off += got
+	if s.left >= 0 {
+		s.left -= got
+	}
+	if got < int64(n) {
+		if err == nil || errors.Is(err, io.EOF) {
+			return s.errorf(true, "file ends inside %s (%d of %d bytes)", what, got, n)
+		}
+		return s.errorf(false, "reading %s: %v", what, err)
+	}
+	return nil
 }
 
 func (s *stream) string(what string) (string, error) {

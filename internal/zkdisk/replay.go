@@ -29,10 +29,42 @@ type Options struct {
 	// first transaction whose time (the leader's clock, in the transaction
 	// header) is after it. Any time is a point, Go's zero time included.
 	Time *time.Time
+	// Chroot, when set (not "" or "/"), keeps only the znodes the read
+	// under it needs: the chroot, every node below it, and its ancestors;
+	// Result.Tree then takes this chroot (or one below it). The others,
+	// ZooKeeper's own /zookeeper among them, are left out while the files
+	// are parsed and replayed.
+	Chroot string
 	// Skip, when set, leaves out of the result's tree every node whose
-	// (absolute) path it reports true for, nodes the caller will not read;
-	// the replay itself still has them all. nil keeps every node.
+	// (absolute) path it reports true for, nodes the caller will not read.
+	// They are left out while the snapshot and logs are parsed and
+	// replayed: only their existence is tracked (a hash of the path), and
+	// their zxids count for the fuzzy snapshot's bound. nil keeps every
+	// node.
 	Skip func(path string) bool
+	// MaxBytes caps the bytes the read takes from the directory, the
+	// snapshots and logs together, decompressed (0: DefaultMaxBytes). More
+	// is an error, a *CapError.
+	MaxBytes int64
+}
+
+// keeper returns which znodes a read keeps (nil: all).
+func keeper(chroot string, skip func(string) bool) func(string) bool {
+	chroot = strings.TrimSuffix(chroot, "/")
+	if chroot == "" || !strings.HasPrefix(chroot, "/") { // Result.Tree refuses the latter
+		return skip2keep(skip)
+	}
+	return func(p string) bool {
+		in := p == "/" || p == chroot || strings.HasPrefix(p, chroot+"/") || strings.HasPrefix(chroot, p+"/")
+		return in && (skip == nil || !skip(p))
+	}
+}
+
+func skip2keep(skip func(string) bool) func(string) bool {
+	if skip == nil {
+		return nil
+	}
+	return func(p string) bool { return !skip(p) }
 }
 
 // ErrBeforeHistory marks a wanted time (Options.Time) before everything the
@@ -113,22 +145,10 @@ func (r *Result) Tree(chroot string) (*zktree.Tree, error) {
 	return t, nil
 }
 
-// sortedTree turns the replayed nodes, but those skip reports, into a
-// zktree.Tree.
-func sortedTree(nodes map[string]*Node, skip func(string) bool) *zktree.Tree {
-	keep := len(nodes)
-	if skip != nil {
-		for p := range nodes {
-			if skip(p) {
-				keep--
-			}
-		}
-	}
-	t := &zktree.Tree{Nodes: make([]zktree.Node, 0, keep)}
+// sortedTree turns the replayed nodes into a zktree.Tree.
+func sortedTree(nodes map[string]*Node) *zktree.Tree {
+	t := &zktree.Tree{Nodes: make([]zktree.Node, 0, len(nodes))}
 	for p, n := range nodes {
-		if skip != nil && skip(p) {
-			continue
-		}
 		t.Nodes = append(t.Nodes, zktree.Node{Path: p, Data: n.Data, Czxid: n.Czxid, Mzxid: n.Mzxid, Version: n.Version, Ephemeral: n.EphemeralOwner != 0})
 	}
 	t.Sort()
@@ -140,6 +160,8 @@ func sortedTree(nodes map[string]*Node, skip func(string) bool) *zktree.Tree {
 // Damage is a Warning and the last consistent point before it is used; an
 // error means nothing usable was found (no snapshot, unreadable folder).
 func Read(opt Options) (*Result, error) {
+	keep := keeper(opt.Chroot, opt.Skip)
+	capped := newBudget(opt.MaxBytes)
 	snapDir, err := versionDir(opt.DataDir)
 	if err != nil {
 		return nil, err
@@ -172,8 +194,11 @@ func Read(opt Options) (*Result, error) {
 		target = opt.Zxid
 	}
 	if opt.Time != nil {
-		cut, ws, err := cutAtTime(logs, *opt.Time)
+		cut, ws, err := cutAtTime(logs, *opt.Time, capped)
 		res.warn(ws...)
+		if capErr(err) {
+			return res, err
+		}
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", logDir, err)
 		}
@@ -185,9 +210,13 @@ func Read(opt Options) (*Result, error) {
 		if sf.zxid > target {
 			continue
 		}
-		snap, err := ReadSnapshotFile(sf.path)
+		snap, err := readSnapshotFile(sf.path, keep, capped)
 		if sf.path == "" {
-			snap, err = emptySnapshot(), nil
+			snap, err = emptySnapshot(keep), nil
+		}
+		var ce *CapError
+		if errors.As(err, &ce) {
+			return res, err // the cap is for the whole read: no older snapshot is tried
 		}
 		if err != nil {
 			res.warn(warningOf(err, sf.path))
@@ -214,8 +243,11 @@ func Read(opt Options) (*Result, error) {
 			res.warn(Warning{File: sf.path, Offset: -1, Message: fmt.Sprintf("holds changes up to zxid %#x, after the wanted point %#x; using an older snapshot", consistent, target)})
 			continue
 		}
-		st := newTree(snap)
-		reached, at, applied, ended, ws := replay(st, logs, snap.Zxid, target)
+		st := newTree(snap, keep)
+		reached, at, applied, ended, ws, err := replay(st, logs, snap.Zxid, target, capped)
+		if err != nil {
+			return res, err
+		}
 		if reached < consistent && older {
 			res.warn(ws...)
 			res.warn(Warning{File: sf.path, Offset: -1, Message: fmt.Sprintf("the logs end at zxid %#x, before this snapshot is consistent (zxid %#x); using an older snapshot", reached, consistent)})
@@ -230,7 +262,7 @@ func Read(opt Options) (*Result, error) {
 			return res, fmt.Errorf("%s: zxid %#x is past the last transaction in %s (%#x)", snapDir, opt.Zxid, logDir, reached)
 		}
 		// The replay's map goes here: only the sorted tree stays in memory.
-		res.Snapshot, res.Zxid, res.Applied, res.tree = sf.path, reached, applied, sortedTree(st.nodes, opt.Skip)
+		res.Snapshot, res.Zxid, res.Applied, res.tree = sf.path, reached, applied, sortedTree(st.nodes)
 		if at != 0 {
 			res.Time = time.UnixMilli(at).UTC()
 		}
@@ -273,6 +305,7 @@ func warningOf(err error, file string) Warning {
 func fuzzyEnd(s *Snapshot) int64 {
 	end := max(s.Zxid, s.LastProcessedZxid)
 	if s.LastProcessedZxid == 0 {
+		end = max(end, s.statZxid) // every znode's, those left out too
 		for _, n := range s.Nodes {
 			end = max(end, n.Czxid, n.Mzxid, n.Pzxid)
 		}
@@ -293,11 +326,14 @@ func follows(last, next int64) bool {
 // replay applies the logs' transactions after zxid from up to target.
 // It returns the last zxid applied (from when none), its time, how many
 // were applied, whether the logs ended before target, and the damage that
-// stopped it.
-func replay(t *tree, logs []dirFile, from, target int64) (last, at int64, applied int, ended bool, ws []Warning) {
+// stopped it; an error only when the read's cap is reached.
+func replay(t *tree, logs []dirFile, from, target int64, b *budget) (last, at int64, applied int, ended bool, ws []Warning, err error) {
 	last = from
 	for _, lf := range logsFor(logs, from) {
-		l, err := OpenLog(lf.path)
+		l, err := openLog(lf.path, b)
+		if capErr(err) {
+			return last, at, applied, false, ws, err
+		}
 		if err != nil {
 			ws = append(ws, warningOf(err, lf.path))
 			continue
@@ -306,6 +342,10 @@ func replay(t *tree, logs []dirFile, from, target int64) (last, at int64, applie
 			txn, err := l.Next()
 			if err == io.EOF {
 				break
+			}
+			if capErr(err) {
+				l.Close()
+				return last, at, applied, false, ws, err
 			}
 			if err != nil {
 				ws = append(ws, warningOf(err, lf.path))
@@ -316,42 +356,54 @@ func replay(t *tree, logs []dirFile, from, target int64) (last, at int64, applie
 			}
 			if txn.Zxid > target {
 				l.Close()
-				return last, at, applied, false, ws
+				return last, at, applied, false, ws, nil
 			}
 			if !follows(last, txn.Zxid) {
 				ws = append(ws, Warning{File: lf.path, Offset: txn.Offset, Message: fmt.Sprintf("transactions %#x to %#x are missing (a purged or lost log); stopping at zxid %#x", last+1, txn.Zxid-1, last)})
 				l.Close()
-				return last, at, applied, false, ws
+				return last, at, applied, false, ws, nil
 			}
 			t.apply(txn)
 			last, at = txn.Zxid, txn.Time
 			applied++
 			if last == target { // nothing after it is read (a live log may be mid-write there)
 				l.Close()
-				return last, at, applied, false, ws
+				return last, at, applied, false, ws, nil
 			}
 		}
 		l.Close()
 	}
-	return last, at, applied, true, ws
+	return last, at, applied, true, ws, nil
+}
+
+func capErr(err error) bool {
+	var ce *CapError
+	return errors.As(err, &ce)
 }
 
 // cutAtTime returns the last zxid before the first transaction later than
 // at (math.MaxInt64 when none is later). When even the oldest transaction
 // in the logs is later, the point is zxid 0 if the logs hold the whole
 // history (they start at zxid 1), and unknowable otherwise.
-func cutAtTime(logs []dirFile, at time.Time) (int64, []Warning, error) {
+func cutAtTime(logs []dirFile, at time.Time, b *budget) (int64, []Warning, error) {
 	ms := at.UnixMilli()
 	var ws []Warning
 	last := int64(-1)
 	for _, lf := range logs {
-		l, err := OpenLog(lf.path)
+		l, err := openLog(lf.path, b)
+		if capErr(err) {
+			return 0, ws, err
+		}
 		if err != nil {
 			ws = append(ws, warningOf(err, lf.path))
 			continue
 		}
 		for {
 			txn, err := l.Next()
+			if capErr(err) {
+				l.Close()
+				return 0, ws, err
+			}
 			if err != nil {
 				if err != io.EOF {
 					ws = append(ws, warningOf(err, lf.path))
@@ -394,17 +446,35 @@ func logsFor(logs []dirFile, zxid int64) []dirFile {
 
 // tree is the data tree being replayed, with an index of each session's
 // ephemeral nodes (closing a session deletes them).
+// The nodes left out (Options.Chroot, Skip) are in dropped, as hashes, and
+// in ephemerals when they are ephemeral (with their session in
+// droppedOwners), so that the replay knows which exist: a create applies
+// only below an existing parent, and never twice.
 type tree struct {
-	nodes      map[string]*Node
-	ephemerals map[int64]map[string]bool
+	nodes         map[string]*Node
+	ephemerals    map[int64]map[string]bool
+	keep          func(string) bool // nil: every node
+	dropped       pathSet
+	droppedOwners map[string]int64
 }
 
-func newTree(s *Snapshot) *tree {
-	t := &tree{nodes: s.Nodes, ephemerals: map[int64]map[string]bool{}}
+func newTree(s *Snapshot, keep func(string) bool) *tree {
+	t := &tree{nodes: s.Nodes, ephemerals: map[int64]map[string]bool{}, keep: keep, dropped: s.dropped, droppedOwners: s.droppedOwners}
+	if t.droppedOwners == nil {
+		t.droppedOwners = map[string]int64{}
+	}
 	for p, n := range s.Nodes {
 		t.own(p, n.EphemeralOwner)
 	}
+	for p, o := range t.droppedOwners {
+		t.own(p, o)
+	}
 	return t
+}
+
+func (t *tree) exists(p string) bool {
+	_, ok := t.nodes[p]
+	return ok || t.dropped.has(p)
 }
 
 func (t *tree) own(p string, owner int64) {
@@ -433,16 +503,21 @@ func (t *tree) apply(txn *Txn) {
 	for _, op := range txn.Ops {
 		switch op.Type {
 		case OpCreate:
-			if _, ok := t.nodes[op.Path]; ok || !strings.HasPrefix(op.Path, "/") {
+			if !strings.HasPrefix(op.Path, "/") || t.exists(op.Path) || !t.exists(parentOf(op.Path)) {
 				continue
 			}
-			parent, ok := t.nodes[parentOf(op.Path)]
-			if !ok {
-				continue
+			if parent, ok := t.nodes[parentOf(op.Path)]; ok {
+				parent.Cversion++
+				parent.Pzxid = txn.Zxid
 			}
-			parent.Cversion++
-			parent.Pzxid = txn.Zxid
-			t.nodes[op.Path] = &Node{Data: op.Data, Czxid: txn.Zxid, Mzxid: txn.Zxid, Ctime: txn.Time, Mtime: txn.Time, EphemeralOwner: op.Owner, Pzxid: txn.Zxid}
+			if t.keep == nil || t.keep(op.Path) {
+				t.nodes[op.Path] = &Node{Data: op.Data, Czxid: txn.Zxid, Mzxid: txn.Zxid, Ctime: txn.Time, Mtime: txn.Time, EphemeralOwner: op.Owner, Pzxid: txn.Zxid}
+			} else {
+				t.dropped.add(op.Path)
+				if op.Owner != 0 {
+					t.droppedOwners[op.Path] = op.Owner
+				}
+			}
 			t.own(op.Path, op.Owner)
 		case OpDelete:
 			t.delete(op.Path, txn.Zxid)
@@ -455,12 +530,21 @@ func (t *tree) apply(txn *Txn) {
 }
 
 func (t *tree) delete(p string, zxid int64) {
-	n, ok := t.nodes[p]
-	if !ok || p == "/" {
+	if p == "/" {
 		return
 	}
-	delete(t.nodes, p)
-	if s := t.ephemerals[n.EphemeralOwner]; s != nil {
+	var owner int64
+	if n, ok := t.nodes[p]; ok {
+		owner = n.EphemeralOwner
+		delete(t.nodes, p)
+	} else if t.dropped.has(p) {
+		owner = t.droppedOwners[p]
+		t.dropped.remove(p)
+		delete(t.droppedOwners, p)
+	} else {
+		return
+	}
+	if s := t.ephemerals[owner]; s != nil {
 		delete(s, p)
 	}
 	if parent, ok := t.nodes[parentOf(p)]; ok {
@@ -570,6 +654,14 @@ func (s Source) LastZxid() int64 { return s.Zxid }
 // emptySnapshot is the tree a ZooKeeper server starts with before any
 // transaction: the root and /zookeeper/quota (3.5+ also adds
 // /zookeeper/config, by a transaction of its own when reconfig is on).
-func emptySnapshot() *Snapshot {
-	return &Snapshot{Nodes: map[string]*Node{"/": {Data: []byte{}}, "/zookeeper": {Data: []byte{}}, "/zookeeper/quota": {Data: []byte{}}}}
+func emptySnapshot(keep func(string) bool) *Snapshot {
+	s := &Snapshot{Nodes: map[string]*Node{}}
+	for _, p := range []string{"/", "/zookeeper", "/zookeeper/quota"} {
+		if keep == nil || keep(p) {
+			s.Nodes[p] = &Node{Data: []byte{}}
+		} else {
+			s.dropped.add(p)
+		}
+	}
+	return s
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/adler32"
+	"hash/maphash"
 	"io"
 	"os"
 	"strings"
@@ -57,6 +58,45 @@ type Snapshot struct {
 	// Newest is the latest creation or change time (Unix ms) of any
 	// znode in the file.
 	Newest int64
+	// statZxid is the highest zxid in any znode's stat (czxid, mzxid,
+	// pzxid), of every znode in the file, those left out of Nodes too.
+	statZxid int64
+	// dropped holds the znodes in the file left out of Nodes (by path
+	// hash), droppedOwners the ephemeral ones and their sessions.
+	dropped       pathSet
+	droppedOwners map[string]int64
+}
+
+// pathSet is a set of paths held as 64-bit hashes: what the replay needs
+// to know of a znode it leaves out of the tree is only that it exists
+// (a create below it applies, a second create of it does not), at 8 bytes
+// and a map slot a znode instead of its path and data.
+type pathSet struct {
+	seed maphash.Seed
+	m    map[uint64]struct{}
+}
+
+func (s *pathSet) hash(p string) uint64 {
+	if s.m == nil {
+		s.seed, s.m = maphash.MakeSeed(), map[uint64]struct{}{}
+	}
+	return maphash.String(s.seed, p)
+}
+
+func (s *pathSet) add(p string) { s.m[s.hash(p)] = struct{}{} }
+
+func (s *pathSet) has(p string) bool {
+	if len(s.m) == 0 {
+		return false
+	}
+	_, ok := s.m[s.hash(p)]
+	return ok
+}
+
+func (s *pathSet) remove(p string) {
+	if len(s.m) > 0 {
+		delete(s.m, s.hash(p))
+	}
 }
 
 // compression returns how a snapshot file is compressed, from its suffix
@@ -71,8 +111,15 @@ func compression(name string) string {
 	return ""
 }
 
-// ReadSnapshotFile parses a snapshot file, verifying its checksum.
+// ReadSnapshotFile parses a snapshot file, verifying its checksum, whole
+// (under DefaultMaxBytes).
 func ReadSnapshotFile(path string) (*Snapshot, error) {
+	return readSnapshotFile(path, nil, newBudget(0))
+}
+
+// readSnapshotFile parses a snapshot file keeping in Nodes only the znodes
+// keep reports (nil: all), under the read's budget.
+func readSnapshotFile(path string, keep func(string) bool, b *budget) (*Snapshot, error) {
 	f, err := infile.Open(path, infile.ZKSnapshot) // a regular file, read-only
 	if err != nil {
 		return nil, err
@@ -82,7 +129,7 @@ func ReadSnapshotFile(path string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := ParseSnapshot(path, f, fi.Size())
+	s, err := parseSnapshot(path, f, fi.Size(), keep, b)
 	if err != nil {
 		return nil, err
 	}
@@ -92,8 +139,16 @@ func ReadSnapshotFile(path string) (*Snapshot, error) {
 
 // ParseSnapshot parses a snapshot from r; name (a file name) picks the
 // decompression by its suffix and names the file in errors; size is the
-// file's size, bounding lengths in an uncompressed file.
+// file's size, bounding lengths in an uncompressed file. At most
+// DefaultMaxBytes are read (decompressed); more is a *CapError.
 func ParseSnapshot(name string, r io.Reader, size int64) (*Snapshot, error) {
+	return parseSnapshot(name, r, size, nil, newBudget(0))
+}
+
+// parseSnapshot is ParseSnapshot keeping only the znodes keep reports (nil:
+// all) in Nodes, the others only counted (their zxids, their existence),
+// under budget b.
+func parseSnapshot(name string, r io.Reader, size int64, keep func(string) bool, b *budget) (*Snapshot, error) {
 	left := size
 	switch compression(name) {
 	case "gz":
@@ -108,7 +163,12 @@ func ParseSnapshot(name string, r io.Reader, size int64) (*Snapshot, error) {
 	}
 	sum := adler32.New()
 	st := newStream(name, r, left, sum)
+	st.cap = b
 	snap := &Snapshot{File: name, Nodes: map[string]*Node{}}
+	exists := func(p string) bool {
+		_, ok := snap.Nodes[p]
+		return ok || snap.dropped.has(p)
+	}
 
 	magic, err := st.int("file header magic")
 	if err != nil {
@@ -188,27 +248,41 @@ func ParseSnapshot(name string, r io.Reader, size int64) (*Snapshot, error) {
 		if p == "/" {
 			break
 		}
-		nd, err := readNode(st)
+		if p == "" {
+			p = "/"
+		}
+		// Left out while parsed: its data is read past, its stat counted.
+		kept := keep == nil || keep(p)
+		nd, err := readNode(st, kept)
 		if err != nil {
 			return nil, err
 		}
 		snap.Newest = max(snap.Newest, nd.Ctime, nd.Mtime)
-		if p == "" {
-			p = "/"
-		} else {
+		snap.statZxid = max(snap.statZxid, nd.Czxid, nd.Mzxid, nd.Pzxid)
+		if p != "/" {
 			if !strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") || strings.Contains(p, "//") {
 				return nil, &FormatError{File: name, Offset: at, Reason: fmt.Sprintf("bad znode path %q", p)}
 			}
-			if _, ok := snap.Nodes[parentOf(p)]; !ok {
+			if !exists(parentOf(p)) {
 				return nil, &FormatError{File: name, Offset: at, Reason: fmt.Sprintf("znode %s comes before its parent", p)}
 			}
 		}
-		if _, dup := snap.Nodes[p]; dup {
+		if exists(p) {
 			return nil, &FormatError{File: name, Offset: at, Reason: fmt.Sprintf("znode %s appears twice", p)}
 		}
-		snap.Nodes[p] = nd
+		if kept {
+			snap.Nodes[p] = nd
+			continue
+		}
+		snap.dropped.add(p)
+		if nd.EphemeralOwner != 0 {
+			if snap.droppedOwners == nil {
+				snap.droppedOwners = map[string]int64{}
+			}
+			snap.droppedOwners[p] = nd.EphemeralOwner
+		}
 	}
-	if _, ok := snap.Nodes["/"]; !ok {
+	if !exists("/") {
 		return nil, st.errorf(false, "snapshot has no root znode")
 	}
 	if err := seal(st, sum); err != nil {
@@ -220,10 +294,17 @@ func ParseSnapshot(name string, r io.Reader, size int64) (*Snapshot, error) {
 	return snap, nil
 }
 
-func readNode(st *stream) (*Node, error) {
+// readNode reads a znode's data and stat; without keepData the data is
+// read past, not kept.
+func readNode(st *stream, keepData bool) (*Node, error) {
 	var nd Node
 	var err error
-	if nd.Data, err = st.buffer("znode data"); err != nil {
+	if !keepData {
+		err = st.skipBuffer("znode data")
+	} else {
+		nd.Data, err = st.buffer("znode data")
+	}
+	if err != nil {
 		return nil, err
 	}
 	longs := []*int64{&nd.ACL, &nd.Czxid, &nd.Mzxid, &nd.Ctime, &nd.Mtime}

@@ -69,7 +69,10 @@ type LogReader struct {
 }
 
 // OpenLog opens a transaction log file read-only and checks its header.
-func OpenLog(path string) (*LogReader, error) {
+func OpenLog(path string) (*LogReader, error) { return openLog(path, nil) }
+
+// openLog is OpenLog counting what it reads against b (nil: no cap).
+func openLog(path string, b *budget) (*LogReader, error) {
 	f, err := infile.Open(path, infile.ZKLog) // a regular file, read-only
 	if err != nil {
 		return nil, err
@@ -79,7 +82,7 @@ func OpenLog(path string) (*LogReader, error) {
 		f.Close()
 		return nil, err
 	}
-	l, err := NewLogReader(path, f, fi.Size())
+	l, err := newLogReader(path, f, fi.Size(), b)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -91,7 +94,12 @@ func OpenLog(path string) (*LogReader, error) {
 // NewLogReader reads a transaction log from r (size bytes; -1 unknown);
 // name names it in errors.
 func NewLogReader(name string, r io.Reader, size int64) (*LogReader, error) {
+	return newLogReader(name, r, size, nil)
+}
+
+func newLogReader(name string, r io.Reader, size int64, b *budget) (*LogReader, error) {
 	st := newStream(name, r, size, nil)
+	st.cap = b
 	magic, err := st.int("file header magic")
 	if err != nil {
 		return nil, err

@@ -373,9 +373,9 @@ func replayed(t *testing.T, zxid int64) map[string]*Node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := newTree(snap)
-	if last, _, _, _, ws := replay(st, logs, snap.Zxid, zxid); last != zxid || len(ws) != 0 {
-		t.Fatalf("replay to %#x reached %#x: %v", zxid, last, ws)
+	st := newTree(snap, nil)
+	if last, _, _, _, ws, err := replay(st, logs, snap.Zxid, zxid, nil); err != nil || last != zxid || len(ws) != 0 {
+		t.Fatalf("replay to %#x reached %#x: %v %v", zxid, last, ws, err)
 	}
 	return st.nodes
 }
