@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
 
 // kept lists the paths of the tree a read holds (before Result.Tree).
@@ -278,5 +277,3 @@ func TestCap(t *testing.T) {
 		t.Errorf("under the cap: %v", err)
 	}
 }
-
-var _ = zktree.Node{}
