@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/termsafe"
 )
@@ -198,7 +199,7 @@ func (a *applyScreen) observe(e apply.Event) {
 		if e.Broker >= 0 {
 			s += fmt.Sprintf(" → broker %d", e.Broker)
 		}
-		s += " · " + plural(len(e.Changes), "change")
+		s += " · " + english.N(len(e.Changes), "change")
 		if e.ValidateOnly {
 			s += " · preflight (validate only)"
 		}
@@ -305,7 +306,7 @@ func (a *applyScreen) View() string {
 	if a.finished {
 		lines = append(lines, a.endHeader()...)
 	} else {
-		title := fmt.Sprintf("Applying %s to %s", plural(a.total, "change"), endpoint(a.p.Target))
+		title := fmt.Sprintf("Applying %s to %s", english.N(a.total, "change"), endpoint(a.p.Target))
 		lines = append(lines, st.Title.Render(trunc(title, w-16))+st.Subtle.Render(" · elapsed "+fmtDur(el)))
 	}
 	barW := min(max(w-52, 10), 40)
@@ -445,10 +446,3 @@ func (a *applyScreen) ShortHelp() []key.Binding {
 }
 
 func (a *applyScreen) FullHelp() [][]key.Binding { return [][]key.Binding{a.ShortHelp()} }
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}

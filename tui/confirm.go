@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/termsafe"
 )
@@ -75,9 +76,9 @@ func (s *confirmScreen) header() []string {
 	st := s.c.Styles
 	w := s.c.Width
 	n := len(s.p.Changes)
-	title := fmt.Sprintf("Apply these %s to %s?", plural(n, "change"), termsafe.Line(endpoint(s.p.Target)))
+	title := fmt.Sprintf("Apply these %s to %s?", english.N(n, "change"), termsafe.Line(endpoint(s.p.Target)))
 	if s.purpose != "apply" {
-		title = fmt.Sprintf("Keep this selection of %s?", plural(n, "change"))
+		title = fmt.Sprintf("Keep this selection of %s?", english.N(n, "change"))
 	}
 	lines := []string{st.Title.Render(trunc(title, w))}
 	lines = append(lines, limitLines(wrapTokens(s.kinds, st.Subtle.Render(" · "), w), 2)...)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/termsafe"
@@ -20,7 +21,7 @@ func (r *reviewScreen) detailLines() []string {
 	case rowGroup:
 		g := &r.groups[rw.g]
 		return []string{
-			s.Group.Render(g.title) + fmt.Sprintf(": %s (%s)", plural(len(g.items), "change"), r.actionCounts(g.actions)),
+			s.Group.Render(g.title) + fmt.Sprintf(": %s (%s)", english.N(len(g.items), "change"), r.actionCounts(g.actions)),
 			fmt.Sprintf("selected %d of %d selectable: %s", g.selected, g.selectable, r.groupCounts(g)),
 			"sent with " + strings.Join(g.rpcs, ", "),
 			s.Subtle.Render("x or space includes/excludes the whole group"),

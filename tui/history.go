@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/termsafe"
 )
 
@@ -298,7 +299,7 @@ func (h *historyScreen) View() string {
 	}
 	st := h.c.Styles
 	w := h.c.Width
-	lines := []string{st.Title.Render("Audit history · " + plural(len(h.runs), "run"))}
+	lines := []string{st.Title.Render("Audit history · " + english.N(len(h.runs), "run"))}
 	switch {
 	case h.err != nil:
 		lines = append(lines, st.Error.Render("error: "+termsafe.Line(h.err.Error())))
@@ -341,7 +342,7 @@ func (h *historyScreen) viewDetail() string {
 	r := d.Run
 	lines := []string{
 		st.Title.Render(trunc(fmt.Sprintf("Run %d · %s · %s (exit %d)", r.ID, termsafe.Line(r.Command), termsafe.Line(r.Outcome), r.ExitCode), w)),
-		st.Subtle.Render(trunc(fmt.Sprintf("started %s · target %s · %s", r.Started, termsafe.Name(r.Target), plural(r.Changes, "change")), w)),
+		st.Subtle.Render(trunc(fmt.Sprintf("started %s · target %s · %s", r.Started, termsafe.Name(r.Target), english.N(r.Changes, "change")), w)),
 	}
 	tabs := []string{fmt.Sprintf("Changes (%d)", len(d.Changes)), fmt.Sprintf("RPCs (%d)", len(d.RPCs))}
 	tabs[h.pane] = st.Bold.Render("[" + tabs[h.pane] + "]")

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/termsafe"
 )
@@ -403,7 +404,7 @@ func (r *reviewScreen) headerLines() []string {
 	// The counts follow the selection: what is selected, per action, and
 	// what is left out.
 	counts := []string{
-		fmt.Sprintf("%d of %s selected:", r.selected, plural(r.selectable, "change")),
+		fmt.Sprintf("%d of %s selected:", r.selected, english.N(r.selectable, "change")),
 		s.Create.Render(fmt.Sprintf("+%d create", r.sel[plan.ActionCreate])),
 		s.Update.Render(fmt.Sprintf("~%d update", r.sel[plan.ActionUpdate])),
 		s.Delete.Render(fmt.Sprintf("-%d delete", r.sel[plan.ActionDelete])),
@@ -412,9 +413,9 @@ func (r *reviewScreen) headerLines() []string {
 		counts = append(counts, s.Bold.Render(fmt.Sprintf("· %d excluded", n)))
 	}
 	counts = append(counts,
-		s.Blocked.Render("· "+plural(len(r.p.Blockers), "blocker")),
+		s.Blocked.Render("· "+english.N(len(r.p.Blockers), "blocker")),
 		s.Blocked.Render(fmt.Sprintf("· %d denied by policy", r.denied)),
-		"· "+plural(len(r.p.Findings), "finding"))
+		"· "+english.N(len(r.p.Findings), "finding"))
 	lines = append(lines, limitLines(wrapTokens(counts, " ", w), 2)...)
 	var kinds []string
 	for gi := range r.groups {

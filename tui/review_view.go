@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 	"github.com/zkmigrate/zkmigrate/internal/termsafe"
@@ -76,7 +77,7 @@ func (r *reviewScreen) View() string {
 			if r.detailFull {
 				hint = " (↓ scrolls)"
 			}
-			d = append(d[:detailH-1:detailH-1], r.c.Styles.Subtle.Render(fmt.Sprintf("%s below%s", plural(more, "more line"), hint)))
+			d = append(d[:detailH-1:detailH-1], r.c.Styles.Subtle.Render(fmt.Sprintf("%s below%s", english.N(more, "more line"), hint)))
 		}
 		for i := 0; i < detailH; i++ {
 			if i < len(d) {

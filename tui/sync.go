@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/syncer"
 	"github.com/zkmigrate/zkmigrate/internal/termsafe"
@@ -293,9 +294,9 @@ func roundResult(r syncer.Round) string {
 	case r.Err != nil:
 		return "failed"
 	case r.Frozen && len(r.AfterCut) > 0:
-		return "FROZEN: " + plural(len(r.AfterCut), "change") + " after the cut, not applied"
+		return "FROZEN: " + english.N(len(r.AfterCut), "change") + " after the cut, not applied"
 	case r.Frozen && len(r.Changes) > 0:
-		return "frozen: " + plural(len(r.Changes), "change") + " the target lacks, not applied"
+		return "frozen: " + english.N(len(r.Changes), "change") + " the target lacks, not applied"
 	case r.Frozen:
 		return "frozen, no change"
 	case len(r.Changes) == 0 && len(r.Missed)+len(r.Drift) == 0:

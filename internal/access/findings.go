@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -16,7 +17,7 @@ func Findings(r *Result) []snapshot.Finding {
 	var out []snapshot.Finding
 	for _, g := range r.Groups {
 		f := snapshot.Finding{ID: catalogue.IDAccessDifference, Severity: snapshot.SeverityError, Resource: groupResource(g),
-			Message: fmt.Sprintf("%s [%s]: %s request %s (%s)", g.Cause, g.ID, plural(g.Classes, "class"), classesWord(g.Classes), strings.Join(g.Operations, ", ")),
+			Message: fmt.Sprintf("%s [%s]: %s request %s (%s)", g.Cause, g.ID, english.N(int(g.Classes), "class", "classes"), classesWord(g.Classes), strings.Join(g.Operations, ", ")),
 			Fix:     groupFix(g)}
 		if g.NotProved {
 			f.ID, f.Severity = catalogue.IDAccessNotProved, snapshot.SeverityWarning
@@ -39,16 +40,6 @@ func classesWord(n int64) string {
 		return "is decided differently"
 	}
 	return "are decided differently"
-}
-
-func plural(n int64, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	if strings.HasSuffix(word, "s") {
-		return fmt.Sprintf("%d %ses", n, word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // groupResource names what a group is about: its principal and resource

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -113,7 +114,7 @@ func (e *HaltedError) Error() string {
 	if n > 5 {
 		shown += fmt.Sprintf(" (and %d more)", n-5)
 	}
-	return fmt.Sprintf("stopped before sending %d change(s) (%v): %s", n, e.Cause, shown)
+	return fmt.Sprintf("stopped before sending %s (%v): %s", english.N(n, "change"), e.Cause, shown)
 }
 
 func (e *HaltedError) Unwrap() error { return e.Cause }

@@ -51,7 +51,7 @@ var readerFindings = []Finding{
 		Why:   "The value stays unknown: it cannot be recreated on the target (see KRAFT-PASSWORD-NO-SECRET).",
 		Fix:   "Give --password-encoder-secret-file, or --broker-config with password.encoder.secret."},
 	{ID: IDPasswordDecryptFailed, Category: CatReader, Severity: SeverityError,
-		Title: "A dynamic broker password config did not decrypt with the encoder secret(s) given.",
+		Title: "A dynamic broker password config did not decrypt with the encoder secrets given.",
 		Why:   "The value stays unknown: it cannot be recreated on the target.",
 		Fix:   "Check the password encoder secret (password.encoder.secret, password.encoder.old.secret)."},
 	{ID: IDSnapshotSecretInClear, Category: CatReader, Severity: SeverityWarning,

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 )
 
 // checkUncarried flags what the admin protocol cannot recreate: SCRAM
@@ -55,7 +56,7 @@ func checkUncarried(c *run) {
 	// on the target through the admin protocol gets a new id.
 	if len(withID) > 0 {
 		c.add(catalogue.IDTopicIDChanges, "topics",
-			fmt.Sprintf("%s will get new topic ids when recreated (%s)", plural(len(withID), "topic"), sample(withID, 5)), "")
+			fmt.Sprintf("%s will get new topic ids when recreated (%s)", english.N(len(withID), "topic"), sample(withID, 5)), "")
 	}
 }
 
@@ -101,7 +102,7 @@ func checkLegacyConsumers(c *run) {
 	for _, g := range c.s.ConsumerGroups {
 		msg := "old Scala consumer group"
 		if g.Offsets > 0 {
-			msg = fmt.Sprintf("old Scala consumer group with %s", plural(g.Offsets, "committed offset"))
+			msg = fmt.Sprintf("old Scala consumer group with %s", english.N(g.Offsets, "committed offset"))
 		}
 		if len(g.Topics) > 0 {
 			msg += " on " + sample(g.Topics, 5)

@@ -268,13 +268,6 @@ func (c *run) brokerDefault(key string) (value, from string, ok bool) {
 }
 
 // plural returns "1 topic" / "3 topics".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
-
 // joinInts renders a broker or partition list: "1,2,3".
 func joinInts[T ~int32 | ~int](xs []T) string {
 	var b strings.Builder

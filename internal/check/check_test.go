@@ -106,8 +106,8 @@ var cases = []struct {
 	}, 1, "warning", "/", "1 znode changed"},
 	{"clean read", catalogue.IDReadNotConsistent, Options{}, func(s *snapshot.Snapshot) {}, 0, "", "", ""},
 	{"pending notifications", catalogue.IDNotificationsPending, Options{}, func(s *snapshot.Snapshot) {
-		s.Findings = append(s.Findings, snapshot.Finding{ID: "notifications-pending", Severity: "info", Resource: "/config/changes", Message: "3 notification znode(s) not yet processed or expired"})
-	}, 1, "info", "znode:/config/changes", "3 notification znode(s)"},
+		s.Findings = append(s.Findings, snapshot.Finding{ID: "notifications-pending", Severity: "info", Resource: "/config/changes", Message: "3 notification znodes not yet processed or expired"})
+	}, 1, "info", "znode:/config/changes", "3 notification znodes"},
 	{"no pending notifications", catalogue.IDNotificationsPending, Options{}, func(s *snapshot.Snapshot) {}, 0, "", "", ""},
 
 	{"migration znode", "KRAFT-MIGRATION-ZNODE", Options{}, func(s *snapshot.Snapshot) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -185,7 +186,7 @@ func crossBrokerConfigs(c *run, zk, served *snapshot.Snapshot) {
 		if b != "" {
 			id, err := strconv.Atoi(b)
 			if _, ok := running[int32(id)]; err == nil && !ok {
-				c.add("CROSS-BROKER-CONFIG-OFFLINE", brokerRes(b), fmt.Sprintf("ZooKeeper holds %s for broker %s, which is not running, so no broker serves them", plural(len(zc[b]), "dynamic config"), b), "")
+				c.add("CROSS-BROKER-CONFIG-OFFLINE", brokerRes(b), fmt.Sprintf("ZooKeeper holds %s for broker %s, which is not running, so no broker serves them", english.N(len(zc[b]), "dynamic config"), b), "")
 				continue
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -33,7 +34,7 @@ func checkReadFindings(c *run) {
 	}
 	if n := len(c.s.Read.Changed); n > 0 && !inconsistent { // a snapshot written before the reader said so itself
 		c.add(catalogue.IDReadNotConsistent, "source",
-			fmt.Sprintf("%s changed while the snapshot was read (for example %s); the snapshot is not point-in-time", plural(n, "znode"), c.s.Read.Changed[0]), "")
+			fmt.Sprintf("%s changed while the snapshot was read (for example %s); the snapshot is not point-in-time", english.N(n, "znode"), c.s.Read.Changed[0]), "")
 	}
 }
 
@@ -64,7 +65,7 @@ func checkPendingWork(c *run) {
 	}
 	for topic, parts := range byTopic(c.s.LegacyReassignments) {
 		c.add(catalogue.IDLegacyReassignment, "topic:"+topic,
-			fmt.Sprintf("/admin/reassign_partitions lists %s: %s", plural(len(parts), "partition"), partList(parts)), "")
+			fmt.Sprintf("/admin/reassign_partitions lists %s: %s", english.N(len(parts), "partition"), partList(parts)), "")
 	}
 	seen := map[string]bool{}
 	for i := range c.s.Topics {
@@ -78,13 +79,13 @@ func checkPendingWork(c *run) {
 		if len(parts) > 0 {
 			seen[t.Name] = true
 			c.add(catalogue.IDTopicMidReassignment, "topic:"+t.Name,
-				fmt.Sprintf("%s being reassigned: %s", plural(len(parts), "partition"), strings.Join(parts, "; ")), "")
+				fmt.Sprintf("%s being reassigned: %s", english.N(len(parts), "partition"), strings.Join(parts, "; ")), "")
 		}
 	}
 	for topic, parts := range byTopic(c.s.Reassignments) {
 		if !seen[topic] {
 			c.add(catalogue.IDTopicMidReassignment, "topic:"+topic,
-				fmt.Sprintf("%s being reassigned: %s", plural(len(parts), "partition"), partList(parts)), "")
+				fmt.Sprintf("%s being reassigned: %s", english.N(len(parts), "partition"), partList(parts)), "")
 		}
 	}
 }

@@ -13,12 +13,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
@@ -128,7 +128,7 @@ func AdaptForKfake(s *snapshot.Snapshot) (notes []string) {
 	}
 	s.ACLs = kept
 	if dropped > 0 {
-		notes = append(notes, fmt.Sprintf("demo: %s on User/DelegationToken resources left out: the in-process Kafka cannot store them", pluralWord(dropped, "ACL")))
+		notes = append(notes, fmt.Sprintf("demo: %s on User/DelegationToken resources left out: the in-process Kafka cannot store them", english.N(dropped, "ACL")))
 	}
 	// kfake keeps one broker config map for all brokers: keep one broker's.
 	var kept1 []snapshot.BrokerConfig
@@ -141,23 +141,13 @@ func AdaptForKfake(s *snapshot.Snapshot) (notes []string) {
 		left++
 	}
 	if left > 0 {
-		notes = append(notes, fmt.Sprintf("demo: dynamic configs of %s (the cluster default and other brokers) left out: the in-process Kafka keeps one config map for all brokers", pluralWord(left, "broker entry")))
+		notes = append(notes, fmt.Sprintf("demo: dynamic configs of %s (the cluster default and other brokers) left out: the in-process Kafka keeps one config map for all brokers", english.N(left, "broker entry", "broker entries")))
 	}
 	s.BrokerConfigs = kept1
 	return notes
 }
 
 // pluralWord is "1 ACL", "3 ACLs", "2 broker entries".
-func pluralWord(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	if strings.HasSuffix(word, "y") && !strings.HasSuffix(word, "ey") {
-		return strconv.Itoa(n) + " " + word[:len(word)-1] + "ies"
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
-
 // AuditDirPattern is AuditPath's pattern, for help texts.
 var AuditDirPattern = filepath.Join(os.TempDir(), "zkmigrate-demo-UID", "audit-PID.db")
 

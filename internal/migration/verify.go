@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/kafkaconn"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
@@ -278,7 +279,7 @@ func verifyFailed(timeout time.Duration, applied []*plan.Change, missing, behind
 	if readErr != nil {
 		why += fmt.Sprintf(" (last read failed: %v)", readErr)
 	}
-	return missing, fmt.Errorf("verify: after %s the target still does not show %s%s: %s", timeout, plural(len(missing), "applied change"), why, shown)
+	return missing, fmt.Errorf("verify: after %s the target still does not show %s%s: %s", timeout, english.N(len(missing), "applied change"), why, shown)
 }
 
 // unshown returns the ids of the applied changes some lagging broker has
@@ -324,7 +325,7 @@ func VerifyApplied(ctx context.Context, read Reads, applied []*plan.Change, wind
 			return missing, err
 		}
 		h.notice("Verify: the target shows %d of %s after %s; waiting while it shows more.",
-			len(applied)-len(missing), plural(len(applied), "applied change"), time.Since(start).Round(time.Second))
+			len(applied)-len(missing), english.N(len(applied), "applied change"), time.Since(start).Round(time.Second))
 		left := make(map[string]bool, len(missing))
 		for _, id := range missing {
 			left[id] = true

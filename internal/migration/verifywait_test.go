@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -85,7 +86,7 @@ func TestVerifyWaitsWhileTargetShowsMore(t *testing.T) {
 			if (err == nil) != (tt.missing == nil) {
 				t.Errorf("err %v, want one only when changes are missing", err)
 			}
-			if err != nil && !strings.Contains(err.Error(), "does not show "+plural(len(tt.missing), "applied change")) {
+			if err != nil && !strings.Contains(err.Error(), "does not show "+english.N(len(tt.missing), "applied change")) {
 				t.Errorf("err %v does not name the %d missing changes", err, len(tt.missing))
 			}
 			if got := stderr.String(); tt.shown != "" && !strings.Contains(got, tt.shown) || tt.shown == "" && got != "" {

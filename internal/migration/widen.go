@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 )
 
@@ -109,9 +110,9 @@ type DeleteCountError struct{ Given, Deletes int }
 
 func (e *DeleteCountError) Error() string {
 	if e.Given == 0 {
-		return fmt.Sprintf("the plan deletes %s, and no count of them was confirmed", plural(e.Deletes, "resource"))
+		return fmt.Sprintf("the plan deletes %s, and no count of them was confirmed", english.N(e.Deletes, "resource"))
 	}
-	return fmt.Sprintf("the plan deletes %s, not %d", plural(e.Deletes, "resource"), e.Given)
+	return fmt.Sprintf("the plan deletes %s, not %d", english.N(e.Deletes, "resource"), e.Given)
 }
 
 // ConfirmDeletes checks c against p's deletes (Deletes) before anything is
@@ -129,7 +130,7 @@ func ConfirmDeletes(ctx context.Context, rec *Recorder, p *plan.Plan, c DeleteCo
 	case n == 0:
 		return 0, nil
 	case c.Count == n:
-		rec.Note(ctx, "confirm-deletes", fmt.Sprintf("%s confirmed by their count, given", plural(n, "delete")))
+		rec.Note(ctx, "confirm-deletes", fmt.Sprintf("%s confirmed by their count, given", english.N(n, "delete")))
 		return 0, nil
 	case !c.Terminal:
 		return 0, &DeleteCountError{Deletes: n}
@@ -143,7 +144,7 @@ func TypedDeletes(ctx context.Context, rec *Recorder, ask int, answer string) bo
 	if strings.TrimSpace(answer) != strconv.Itoa(ask) {
 		return false
 	}
-	rec.Note(ctx, "confirm-deletes", fmt.Sprintf("%s confirmed at the terminal", plural(ask, "delete")))
+	rec.Note(ctx, "confirm-deletes", fmt.Sprintf("%s confirmed at the terminal", english.N(ask, "delete")))
 	return true
 }
 
@@ -169,9 +170,3 @@ func NoteWidened(ctx context.Context, rec *Recorder, file string, ws []Widening)
 }
 
 // plural counts n of a noun in English: "1 resource", "2 resources".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}

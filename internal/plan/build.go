@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
@@ -210,7 +211,7 @@ func (b *builder) sourceFindings() {
 	}
 	if len(s.ConsumerGroups) > 0 {
 		b.finding(catalogue.IDOutOfScopeOffsets, snapshot.SeverityInfo, "/consumers",
-			fmt.Sprintf("%d old-consumer group(s) keep offsets in ZooKeeper; message data and consumer offsets are out of scope", len(s.ConsumerGroups)),
+			fmt.Sprintf("%s %s offsets in ZooKeeper; message data and consumer offsets are out of scope", english.N(len(s.ConsumerGroups), "old-consumer group"), english.Agree(len(s.ConsumerGroups), "keeps", "keep")),
 			"move data and offsets with MirrorMaker 2")
 	}
 	for _, f := range s.Findings {

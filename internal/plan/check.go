@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -193,7 +194,7 @@ func (e *StaleError) Error() string {
 	if n > 5 {
 		more = fmt.Sprintf(" (and %d more)", n-5)
 	}
-	return fmt.Sprintf("plan is stale for %d resource(s): %s%s; re-run plan", n, strings.Join(shown, "; "), more)
+	return fmt.Sprintf("plan is stale for %s: %s%s; re-run plan", english.N(n, "resource"), strings.Join(shown, "; "), more)
 }
 
 // Triage sorts p's changes by their resources' state on target: todo (in

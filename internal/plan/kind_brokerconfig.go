@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -143,7 +144,7 @@ func (b *builder) keptClusterConfigs(want, have []snapshot.Config) {
 		return
 	}
 	b.finding(catalogue.IDPruneKeepsClusterConfigs, snapshot.SeverityInfo, "broker <default>",
-		fmt.Sprintf("--prune keeps the target's cluster-level broker config(s) %s, which the source does not have: a new cluster sets defaults of its own (Kafka 4.1 sets min.insync.replicas for eligible leader replicas) that nobody migrated", strings.Join(keys, ", ")),
+		fmt.Sprintf("--prune keeps the target's cluster-level broker %s %s, which the source does not have: a new cluster sets defaults of its own (Kafka 4.1 sets min.insync.replicas for eligible leader replicas) that nobody migrated", english.Agree(len(keys), "config", "configs"), strings.Join(keys, ", ")),
 		"give --prune-cluster-configs as well to delete them")
 }
 

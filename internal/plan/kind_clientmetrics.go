@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -47,7 +48,7 @@ func (b *builder) namedConfigs(k configKind, typ, labelPrefix string, src, tgt [
 	prune := b.in.Options.Prune && b.in.Source.Source == snapshot.SourceKafka
 	if b.in.Options.Prune && !prune && len(tgt) > 0 {
 		b.finding(catalogue.IDPruneKeepsKRaftOnly, snapshot.SeverityInfo, string(k.kind),
-			fmt.Sprintf("--prune leaves the target's %d %s resource(s) alone: a %s source cannot hold them", len(tgt), k.kind, b.in.Source.Source),
+			fmt.Sprintf("--prune leaves the target's %s alone: a %s source cannot hold them", english.N(len(tgt), string(k.kind)+" resource"), b.in.Source.Source),
 			"")
 	}
 	have := make(map[string][]snapshot.Config, len(tgt))

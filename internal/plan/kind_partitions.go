@@ -74,7 +74,7 @@ func modifyPartitions(b *builder, t *topicPass) *Change {
 	if want != nil {
 		after.Assignment = want[tgtN:]
 		if miss := b.missingBrokers(after.Assignment); len(miss) > 0 {
-			b.block(catalogue.IDBlockBrokerMissing, KindPartitions, st.Name, fmt.Sprintf("the mapped assignment needs target broker(s) %v, which the target does not have", miss),
+			b.block(catalogue.IDBlockBrokerMissing, KindPartitions, st.Name, fmt.Sprintf("the mapped assignment needs target %s, which the target does not have", brokers(miss)),
 				"fix --broker-id-map or add the brokers to the target", nil)
 			return nil
 		}

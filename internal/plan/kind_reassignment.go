@@ -65,7 +65,7 @@ func modifyReassignment(b *builder, t *topicPass) *Change {
 		return nil
 	}
 	if miss := b.missingBrokers(want[:n]); len(miss) > 0 {
-		b.block(catalogue.IDBlockBrokerMissing, KindReassignment, st.Name, fmt.Sprintf("the mapped assignment needs target broker(s) %v, which the target does not have", miss), "fix --broker-id-map", nil)
+		b.block(catalogue.IDBlockBrokerMissing, KindReassignment, st.Name, fmt.Sprintf("the mapped assignment needs target %s, which the target does not have", brokers(miss)), "fix --broker-id-map", nil)
 		return nil
 	}
 	b.rackCheck(st.Name, want[:n], 0)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -128,7 +129,7 @@ func (b *builder) topics() error {
 		n := len(b.newTopicIDs)
 		ex := strings.Join(b.newTopicIDs[:min(n, 3)], ", ")
 		b.finding(catalogue.IDTopicIDChanges, snapshot.SeverityInfo, "topics",
-			fmt.Sprintf("%d topic(s) will get new topic ids on the target (e.g. %s); the admin protocol cannot carry topic ids", n, ex),
+			fmt.Sprintf("%s will get new topic ids on the target (e.g. %s); the admin protocol cannot carry topic ids", english.N(n, "topic"), ex),
 			"clients that cache topic ids reconnect and refresh metadata; nothing to do unless tooling stores ids")
 	}
 	return nil
@@ -181,13 +182,13 @@ func (b *builder) createTopic(st *snapshot.Topic, configs []snapshot.Config, wan
 	res := Resource{Type: "topic", Name: st.Name}
 	if want != nil {
 		if miss := b.missingBrokers(want); len(miss) > 0 {
-			b.block(catalogue.IDBlockBrokerMissing, KindTopic, st.Name, fmt.Sprintf("the mapped assignment needs target broker(s) %v, which the target does not have", miss),
+			b.block(catalogue.IDBlockBrokerMissing, KindTopic, st.Name, fmt.Sprintf("the mapped assignment needs target %s, which the target does not have", brokers(miss)),
 				"fix --broker-id-map or add the brokers to the target", nil)
 			return nil
 		}
 	} else if len(b.targetBrokers) > 0 && rf > len(b.targetBrokers) {
 		b.block(catalogue.IDBlockReplicationTooHigh, KindTopic, st.Name,
-			fmt.Sprintf("replication factor %d is above the target's %d broker(s)", rf, len(b.targetBrokers)),
+			fmt.Sprintf("replication factor %d is above the target's %s", rf, english.N(len(b.targetBrokers), "broker")),
 			"add brokers to the target, or create the topic by hand with a lower replication factor", nil)
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -77,10 +78,10 @@ func (b *builder) placementFindings() error {
 		list += fmt.Sprintf(" and %d more", len(names)-10)
 	}
 	if b.in.Options.Placement == PlacementSource {
-		return &Error{"placement", fmt.Sprintf("source: the target has no broker(s) %s, which %d topic(s) need: %s", joinIDs(all), len(names), list)}
+		return &Error{"placement", fmt.Sprintf("source: the target has no %s, which %s %s: %s", brokers(all), english.N(len(names), "topic"), english.Agree(len(names), "needs", "need"), list)}
 	}
 	b.finding(catalogue.IDPlacementByTarget, snapshot.SeverityWarning, "topics",
-		fmt.Sprintf("%d topic(s) name broker(s) %s, which the target does not have, so the target places their replicas (preferred leaders may move): %s", len(names), joinIDs(all), list),
+		fmt.Sprintf("%s %s %s, which the target does not have, so the target places %s replicas (preferred leaders may move): %s", english.N(len(names), "topic"), english.Agree(len(names), "names", "name"), brokers(all), english.Agree(len(names), "its", "their"), list),
 		"give --broker-id-map to place them explicitly, or add the brokers to the target; --placement target lets the target place every topic without this finding")
 	return nil
 }
@@ -111,7 +112,7 @@ func (b *builder) rackCheck(topic string, assign [][]int32, first int) {
 	}
 	msg := strings.Join(bad[:min(len(bad), 5)], "; ")
 	if len(bad) > 5 {
-		msg += fmt.Sprintf("; and %d more partition(s)", len(bad)-5)
+		msg += "; and " + english.N(len(bad)-5, "more partition")
 	}
 	b.finding(catalogue.IDPlacementRackShared, snapshot.SeverityWarning, topic,
 		"the explicit assignment puts two replicas of a partition in one rack of the target ("+msg+"); losing that rack loses both",
@@ -124,6 +125,15 @@ func joinIDs(ids []int32) string {
 		s[i] = strconv.Itoa(int(id))
 	}
 	return strings.Join(s, ",")
+}
+
+// brokers names a list of broker ids, counted: "broker 3", "brokers 3, 4".
+func brokers(ids []int32) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.Itoa(int(id))
+	}
+	return english.Agree(len(ids), "broker ", "brokers ") + strings.Join(s, ", ")
 }
 
 func (b *builder) missingBrokers(assign [][]int32) []int32 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 )
 
@@ -24,8 +25,8 @@ func (e *UnjustifiedError) Error() string {
 		more = fmt.Sprintf(" (and %d more)", n-5)
 	}
 	by := e.By.orSource()
-	return fmt.Sprintf("%d change(s) of the saved plan are not what %s would plan: %s%s; nothing was sent; %s",
-		n, by.Name, strings.Join(e.Changes[:min(n, 5)], "; "), more, by.Again)
+	return fmt.Sprintf("%s of the saved plan %s not what %s would plan: %s%s; nothing was sent; %s",
+		english.N(n, "change"), english.Agree(n, "is", "are"), by.Name, strings.Join(e.Changes[:min(n, 5)], "; "), more, by.Again)
 }
 
 // Justifier names what justifies a saved plan, for RecheckChanges'

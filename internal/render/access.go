@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/access"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/termsafe"
 )
 
@@ -26,22 +27,17 @@ func safe(s string) string { return termsafe.Line(s) }
 func verdictLine(r *access.Result) string {
 	switch {
 	case r.Verdict == access.Equivalent && r.Accepted > 0:
-		return fmt.Sprintf("EQUIVALENT but for %s the operator accepted (%s, --accept)", plural(accepted(r), "cause"), classes(r.Accepted))
+		return fmt.Sprintf("EQUIVALENT but for %s the operator accepted (%s, --accept)", english.N(accepted(r), "cause"), classes(r.Accepted))
 	case r.Verdict == access.Equivalent:
 		return "EQUIVALENT: the target decides every request class as the source does"
 	case r.Verdict == access.NotProved:
 		return "NOT PROVED: no difference among the requests decided, but part of them could not be decided (below)"
 	}
-	return fmt.Sprintf("DIFFERENCES: %s decided differently, %s", classes(r.Differing-r.Accepted), plural(len(r.Groups)-accepted(r), "cause"))
+	return fmt.Sprintf("DIFFERENCES: %s decided differently, %s", classes(r.Differing-r.Accepted), english.N(len(r.Groups)-accepted(r), "cause"))
 }
 
 // classes is "1 request class" / "3 request classes".
-func classes(n int64) string {
-	if n == 1 {
-		return "1 request class"
-	}
-	return fmt.Sprintf("%d request classes", n)
-}
+func classes(n int64) string { return english.N(int(n), "request class", "request classes") }
 
 func accepted(r *access.Result) int {
 	n := 0
@@ -80,7 +76,7 @@ func AccessText(w io.Writer, r *access.Result, limit int) error {
 		label string
 		side  access.SideResult
 	}{{"Source", r.Source}, {"Target", r.Target}} {
-		ew.printf("%s: %s\n", s.label, plural(s.side.ACLs, "ACL"))
+		ew.printf("%s: %s\n", s.label, english.N(s.side.ACLs, "ACL"))
 		for _, a := range s.side.Authorizers {
 			ew.printf("  %s\n", authorizerText(a))
 		}
@@ -89,7 +85,7 @@ func AccessText(w io.Writer, r *access.Result, limit int) error {
 		ew.printf("Principal map: %s\n", safe(r.PrincipalMap))
 	}
 	ew.printf("Compared %s (%s, %s, %s, every operation of each resource type, and the idempotent producer check)\n",
-		classes(r.Classes), plural(r.Principals, "principal"), plural(r.Hosts, "host"), nameClasses(r.Names))
+		classes(r.Classes), english.N(r.Principals, "principal"), english.N(r.Hosts, "host"), nameClasses(r.Names))
 	ew.printf("\n%s\n", verdictLine(r))
 	for i, g := range r.Groups {
 		if limit > 0 && i == limit {
@@ -190,7 +186,7 @@ func AccessMarkdown(w io.Writer, r *access.Result) error {
 	if r.PrincipalMap != "" {
 		ew.printf("\nPrincipal map: `%s`\n", mdCode(safe(r.PrincipalMap)))
 	}
-	ew.printf("\n%s compared (%s, %s, %s).\n", classes(r.Classes), plural(r.Principals, "principal"), plural(r.Hosts, "host"), nameClasses(r.Names))
+	ew.printf("\n%s compared (%s, %s, %s).\n", classes(r.Classes), english.N(r.Principals, "principal"), english.N(r.Hosts, "host"), nameClasses(r.Names))
 	if len(r.Groups) > 0 {
 		ew.printf("\n## Differences\n\n| id | cause | classes | principals | resources | operations |\n| --- | --- | --- | --- | --- | --- |\n")
 		for _, g := range r.Groups {
@@ -292,13 +288,13 @@ func AccessLine(w io.Writer, r *access.Result, what string, detail bool) error {
 	case r.Verdict == access.Equivalent:
 		s := fmt.Sprintf("Access: equivalent: %s decides every request class as the source does (%s", what, classes(r.Classes))
 		if r.Accepted > 0 {
-			s += fmt.Sprintf("; %s accepted", plural(accepted(r), "cause"))
+			s += fmt.Sprintf("; %s accepted", english.N(accepted(r), "cause"))
 		}
 		ew.printf("%s; proof %s)\n", s, r.Digest)
 	case r.Verdict == access.NotProved:
-		ew.printf("Access: not proved for %s: %s not decided (give --broker-config and --target-config; migrate access diff shows what)\n", what, plural(len(r.Gaps), "part"))
+		ew.printf("Access: not proved for %s: %s not decided (give --broker-config and --target-config; migrate access diff shows what)\n", what, english.N(len(r.Gaps), "part"))
 	default:
-		ew.printf("Access: NOT equivalent: %s decides %s differently from the source, %s", what, classes(r.Differing-r.Accepted), plural(len(r.Groups)-accepted(r), "cause"))
+		ew.printf("Access: NOT equivalent: %s decides %s differently from the source, %s", what, classes(r.Differing-r.Accepted), english.N(len(r.Groups)-accepted(r), "cause"))
 		if detail {
 			ew.printf(":\n")
 		} else {

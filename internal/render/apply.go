@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/apply"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 )
 
@@ -35,7 +36,7 @@ func (a *ApplyText) Observe(e apply.Event) {
 		if e.ValidateOnly {
 			mode = "Validating (server-side dry run, nothing is changed)"
 		}
-		fmt.Fprintf(a.W, "%s %s...\n", mode, N(e.Total, "change"))
+		fmt.Fprintf(a.W, "%s %s...\n", mode, english.N(e.Total, "change"))
 	case apply.ChangeSkipped:
 		if e.Reason == apply.ReasonNotValidated {
 			fmt.Fprintf(a.W, "? %s %s: %s\n", e.Change.Kind, label(e.Change), e.Detail)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/audit"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 )
 
 // AuditLogWidth is the width `migrate audit log` fits its lines in; -o
@@ -250,7 +251,7 @@ func AuditVerify(w io.Writer, res audit.VerifyResult, in AuditVerifyInput) error
 		ew.printf("%d rows verified before the break.\n", res.Rows)
 		return ew.err
 	}
-	ew.printf("Intact: %s in %s; head %s (position %d).\n", N(int(res.Rows), "row"), N(int(res.Runs), "run"), orDash(res.Head), res.HeadSeq)
+	ew.printf("Intact: %s in %s; head %s (position %d).\n", english.N(int(res.Rows), "row"), english.N(int(res.Runs), "run"), orDash(res.Head), res.HeadSeq)
 	switch {
 	case res.KeyID != "":
 		ew.printf("Signatures: %d receipts signed by key %s, all verified.\n", res.Signed, res.KeyID)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/kraftseed"
 )
 
@@ -17,7 +18,7 @@ func BootstrapText(w io.Writer, res *kraftseed.Result) {
 	if res.ClusterID != "" {
 		src += " (cluster id " + res.ClusterID + ")"
 	}
-	fmt.Fprintf(w, "Source ZooKeeper %s: %s\n", src, N(res.Found, "SCRAM credential"))
+	fmt.Fprintf(w, "Source ZooKeeper %s: %s\n", src, english.N(res.Found, "SCRAM credential"))
 	for _, s := range res.Skipped {
 		fmt.Fprintf(w, "  skipped  %s\n", s)
 	}
@@ -42,7 +43,7 @@ func BootstrapText(w io.Writer, res *kraftseed.Result) {
 		if t.ClusterID != "" {
 			fmt.Fprintf(w, " (cluster id %s, node %s)", t.ClusterID, t.NodeID)
 		}
-		fmt.Fprintf(w, ": metadata.version level %d, %s\n", t.MetadataVersion, N(t.Records, "record"))
+		fmt.Fprintf(w, ": metadata.version level %d, %s\n", t.MetadataVersion, english.N(t.Records, "record"))
 		for _, u := range t.Kept {
 			fmt.Fprintf(w, "  keep     %s: already in the checkpoint, kept as it is (the source's is not added)\n", u)
 		}
@@ -66,9 +67,9 @@ func BootstrapText(w io.Writer, res *kraftseed.Result) {
 		case n == 0:
 			fmt.Fprintln(w, "  nothing to add; the file is left as it is")
 		case res.DryRun:
-			fmt.Fprintf(w, "  dry run: would add %s; nothing written\n", N(n, "record"))
+			fmt.Fprintf(w, "  dry run: would add %s; nothing written\n", english.N(n, "record"))
 		case t.Written:
-			fmt.Fprintf(w, "  wrote %s more; sha256 %s\n", N(n, "record"), t.SHA256)
+			fmt.Fprintf(w, "  wrote %s more; sha256 %s\n", english.N(n, "record"), t.SHA256)
 		default:
 			fmt.Fprintln(w, "  not written")
 		}

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/check"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 )
 
 // CheckJSON writes a `migrate check` report as indented JSON, the machine
@@ -130,7 +130,7 @@ func checkSummary(r *check.Report) string {
 	if len(r.Findings) == 0 {
 		return "no findings"
 	}
-	return fmt.Sprintf("%s, %s, %d info", plural(r.Counts.Error, "error"), plural(r.Counts.Warning, "warning"), r.Counts.Info)
+	return fmt.Sprintf("%s, %s, %d info", english.N(r.Counts.Error, "error"), english.N(r.Counts.Warning, "warning"), r.Counts.Info)
 }
 
 // checkGroup is the findings of one id within one severity.
@@ -160,13 +160,6 @@ func checkGroups(fs []check.Finding) []checkGroup {
 var severityHeading = map[string]string{check.SeverityError: "Errors", check.SeverityWarning: "Warnings", check.SeverityInfo: "Info"}
 
 // plural returns "1 topic" / "3 topics".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
-
 // anchor is the GitHub heading anchor of an id.
 func anchor(id string) string { return catalogue.Anchor(id) }
 

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/jsonfile"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -180,13 +181,13 @@ func PlanTextWith(w io.Writer, p *plan.Plan, o TextOptions) error {
 	case len(p.Changes) == 0 && p.Reverts != nil:
 		ew.printf("No changes: nothing run %d changed is left to revert", p.Reverts.Run)
 		if len(p.Blockers) > 0 {
-			ew.printf(" but for %s", N(len(p.Blockers), "blocker"))
+			ew.printf(" but for %s", english.N(len(p.Blockers), "blocker"))
 		}
 		ew.printf(".\n")
 	case len(p.Changes) == 0:
 		ew.printf("No changes. The target matches the source")
 		if len(p.Blockers) > 0 {
-			ew.printf(" except for %s", N(len(p.Blockers), "blocker"))
+			ew.printf(" except for %s", english.N(len(p.Blockers), "blocker"))
 		}
 		ew.printf(".\n")
 	default:

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 )
 
@@ -115,7 +116,7 @@ func SnapshotSummary(w io.Writer, s *snapshot.Snapshot, saved string) error {
 	if b := s.ProducerIDBlock; b != nil {
 		p("Producer id block", "%d..%d (broker %d)", b.BlockStart, b.BlockEnd, b.Broker)
 	}
-	p("Static configs", "%s", N(len(s.StaticConfigs), "file"))
+	p("Static configs", "%s", english.N(len(s.StaticConfigs), "file"))
 	counts := map[string]int{}
 	for _, f := range s.Findings {
 		counts[f.Severity]++

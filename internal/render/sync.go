@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/access"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/syncer"
 	"github.com/zkmigrate/zkmigrate/internal/termsafe"
@@ -135,12 +136,12 @@ func syncHeadline(r syncer.Round) string {
 	case r.Err != nil:
 		b.WriteString(": failed")
 	case r.Frozen && len(r.AfterCut) > 0:
-		fmt.Fprintf(&b, ": FROZEN, the source changed after the cut (%s, not applied)", plural(len(r.AfterCut), "change"))
+		fmt.Fprintf(&b, ": FROZEN, the source changed after the cut (%s, not applied)", english.N(len(r.AfterCut), "change"))
 		if n := len(r.Changes) - len(r.AfterCut); n > 0 {
-			fmt.Fprintf(&b, "; %s the target lacked already", plural(n, "other change"))
+			fmt.Fprintf(&b, "; %s the target lacked already", english.N(n, "other change"))
 		}
 	case r.Frozen && len(r.Changes) > 0:
-		fmt.Fprintf(&b, ": frozen, %s the target lacks (not applied)", plural(len(r.Changes), "change"))
+		fmt.Fprintf(&b, ": frozen, %s the target lacks (not applied)", english.N(len(r.Changes), "change"))
 	case r.Frozen:
 		b.WriteString(": frozen, nothing to report")
 	case len(r.Changes) == 0:
@@ -158,10 +159,10 @@ func syncHeadline(r syncer.Round) string {
 		}
 	}
 	if len(r.Missed) > 0 {
-		fmt.Fprintf(&b, "; %s the source made without a notification (missed)", plural(len(r.Missed), "change"))
+		fmt.Fprintf(&b, "; %s the source made without a notification (missed)", english.N(len(r.Missed), "change"))
 	}
 	if len(r.Drift) > 0 {
-		fmt.Fprintf(&b, "; %s on the target (drift)", plural(len(r.Drift), "difference"))
+		fmt.Fprintf(&b, "; %s on the target (drift)", english.N(len(r.Drift), "difference"))
 	}
 	if a := r.Access; a != nil {
 		switch {
@@ -172,7 +173,7 @@ func syncHeadline(r syncer.Round) string {
 		case a.Verdict == access.NotProved:
 			b.WriteString("; access not proved (settings not known)")
 		default:
-			fmt.Fprintf(&b, "; ACCESS DRIFT: %s, %d request classes decided differently", plural(a.Causes, "cause"), a.Differing)
+			fmt.Fprintf(&b, "; ACCESS DRIFT: %s, %s decided differently", english.N(a.Causes, "cause"), classes(a.Differing))
 		}
 	}
 	if r.Lag > 0 {

@@ -80,17 +80,3 @@ func TestViewWritesChosenFormat(t *testing.T) {
 		}
 	}
 }
-
-// TestN: counts read as English: one thing, otherwise things.
-func TestN(t *testing.T) {
-	for _, tt := range []struct {
-		n    int
-		noun string
-		pl   []string
-		want string
-	}{{1, "change", nil, "1 change"}, {0, "change", nil, "0 changes"}, {2, "run", nil, "2 runs"}, {1, "entry", []string{"entries"}, "1 entry"}, {3, "entry", []string{"entries"}, "3 entries"}} {
-		if got := N(tt.n, tt.noun, tt.pl...); got != tt.want {
-			t.Errorf("N(%d, %q) = %q, want %q", tt.n, tt.noun, got, tt.want)
-		}
-	}
-}

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/secret"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -136,8 +137,8 @@ func Build(in Input) (*plan.Plan, error) {
 	}
 	if n := len(b.already); n > 0 {
 		b.finding(catalogue.IDRevertAlreadyReverted, snapshot.SeverityInfo, fmt.Sprintf("run %d", r.ID),
-			fmt.Sprintf("%d resource(s) run %d changed are already back in their state before it (e.g. %s); nothing is sent for them",
-				n, r.ID, strings.Join(b.already[:min(n, 3)], ", ")), "")
+			fmt.Sprintf("%s run %d changed %s already back in %s state before it (e.g. %s); nothing is sent for %s",
+				english.N(n, "resource"), r.ID, english.Agree(n, "is", "are"), english.Agree(n, "its", "their"), strings.Join(b.already[:min(n, 3)], ", "), english.Agree(n, "it", "them")), "")
 	}
 	plan.Finish(p)
 	return p, nil
@@ -200,8 +201,8 @@ func (b *builder) undo(c *plan.Change, st Status) error {
 	}
 	if len(inv.Dropped) > 0 {
 		b.block(catalogue.IDBlockRevertSecretUnknown, &r,
-			fmt.Sprintf("sensitive config(s) %s: the value before run %d is not known (Kafka never returns it), so the run's value stays", strings.Join(inv.Dropped, ", "), run),
-			"set the value(s) by hand (kafka-configs --alter) if they must go back")
+			fmt.Sprintf("sensitive %s %s: the value before run %d is not known (Kafka never returns it), so the run's value stays", english.Agree(len(inv.Dropped), "config", "configs"), strings.Join(inv.Dropped, ", "), run),
+			english.Agree(len(inv.Dropped), "set the value by hand (kafka-configs --alter) if it must go back", "set the values by hand (kafka-configs --alter) if they must go back"))
 	}
 	if inv.Note != nil {
 		f := *inv.Note

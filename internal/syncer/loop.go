@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/kread"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
@@ -809,7 +810,7 @@ func (s *state) brokersMissing(n int, blockers []plan.Blocker) error {
 	if blocked == 0 {
 		return nil
 	}
-	return fmt.Errorf("the target lists %d of the %d brokers it had: %d change(s) blocked for want of brokers are tried again", n, s.brokers, blocked)
+	return fmt.Errorf("the target lists %d of the %d brokers it had: %s blocked for want of brokers %s tried again", n, s.brokers, english.N(blocked, "change"), english.Agree(blocked, "is", "are"))
 }
 
 // readTargetScoped reads the scope's part of the target.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
 	"github.com/zkmigrate/zkmigrate/internal/zktree"
 )
@@ -561,7 +562,7 @@ func (r *reader) schedule() {
 			r.list(q, true, func(names []string) {
 				if len(names) > 0 {
 					r.finding(catalogue.IDNotificationsPending, snapshot.SeverityInfo, q,
-						fmt.Sprintf("%d notification znode(s) not yet processed or expired", len(names)), "")
+						english.N(len(names), "notification znode")+" not yet processed or expired", "")
 				}
 			})
 		}
@@ -768,7 +769,7 @@ func (r *reader) assemble() {
 	}
 	if n := len(r.s.Read.Changed); n > 0 {
 		r.s.Findings = append(r.s.Findings, snapshot.Finding{ID: catalogue.IDReadNotConsistent, Severity: snapshot.SeverityWarning, Resource: "/",
-			Message: fmt.Sprintf("%d znode(s) changed while the snapshot was read (see read.changed)", n),
+			Message: english.N(n, "znode") + " changed while the snapshot was read (see read.changed)",
 			Fix:     "read again when the cluster is quiet"})
 	}
 }
