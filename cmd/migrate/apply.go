@@ -16,6 +16,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/audit"
 	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"github.com/zkmigrate/zkmigrate/internal/cmdline"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
 	"github.com/zkmigrate/zkmigrate/internal/planfile"
@@ -199,7 +200,7 @@ func (f *applyFlags) run(ctx context.Context, e *env, rec *migration.Recorder) (
 		if !e.tty {
 			return exitError, errors.New("refusing to apply without confirmation: not a terminal; pass --yes")
 		}
-		if !confirm(e, fmt.Sprintf("Apply %s to %s?", render.N(len(p.Changes), "change"), strings.Join(pl.Conn.Bootstrap, ","))) {
+		if !confirm(e, fmt.Sprintf("Apply %s to %s?", english.N(len(p.Changes), "change"), strings.Join(pl.Conn.Bootstrap, ","))) {
 			fmt.Fprintln(e.stderr, "Nothing applied.")
 			finish(ctx, e, rec, migration.Declined)
 			return exitOK, nil
@@ -266,9 +267,9 @@ func (f *applyFlags) checkDeletes(ctx context.Context, e *env, rec *migration.Re
 	var de *migration.DeleteCountError
 	switch {
 	case errors.As(err, &de) && de.Given == 0:
-		return fmt.Errorf("refusing to apply: the plan deletes %s and this is not a terminal to confirm them at; pass --confirm-deletes %d (with --yes)", render.N(de.Deletes, "resource"), de.Deletes)
+		return fmt.Errorf("refusing to apply: the plan deletes %s and this is not a terminal to confirm them at; pass --confirm-deletes %d (with --yes)", english.N(de.Deletes, "resource"), de.Deletes)
 	case errors.As(err, &de):
-		return fmt.Errorf("--confirm-deletes %d: the plan deletes %s, not %d; nothing applied", de.Given, render.N(de.Deletes, "resource"), de.Given)
+		return fmt.Errorf("--confirm-deletes %d: the plan deletes %s, not %d; nothing applied", de.Given, english.N(de.Deletes, "resource"), de.Given)
 	}
 	return err
 }
@@ -280,7 +281,7 @@ func (f *applyFlags) typeDeletes(ctx context.Context, e *env, rec *migration.Rec
 	if f.askDeletes == 0 {
 		return true
 	}
-	fmt.Fprintf(e.stderr, "The plan deletes %s (the changes marked -). Type %d to confirm: ", render.N(f.askDeletes, "resource"), f.askDeletes)
+	fmt.Fprintf(e.stderr, "The plan deletes %s (the changes marked -). Type %d to confirm: ", english.N(f.askDeletes, "resource"), f.askDeletes)
 	line, _ := bufio.NewReader(e.stdin).ReadString('\n')
 	f.typedDeletes = migration.TypedDeletes(ctx, rec, f.askDeletes, line)
 	return f.typedDeletes

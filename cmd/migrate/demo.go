@@ -8,9 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
 	"github.com/zkmigrate/zkmigrate/internal/cliflags"
 	"github.com/zkmigrate/zkmigrate/internal/cmdline"
 	"github.com/zkmigrate/zkmigrate/internal/demo"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/render"
 )
@@ -127,7 +129,7 @@ func runTheDemo(ctx context.Context, e *env, brokers int, interactive bool, text
 		return exitError, err
 	}
 	if again.Plan.Runnable() && outcome.Code == migration.ExitOK {
-		fmt.Fprintf(w, "(%s left: those you excluded or did not apply. The demo ends normally; a real 'migrate plan' exits 2 here.)\n", render.N(len(again.Plan.Changes), "change"))
+		fmt.Fprintf(w, "(%s left: those you excluded or did not apply. The demo ends normally; a real 'migrate plan' exits 2 here.)\n", english.N(len(again.Plan.Changes), "change"))
 	}
 	id := rec.ID()
 	if receipt := finish(ctx, e, rec, outcome); receipt != "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/zkmigrate/zkmigrate/internal/cliflags"
+	"github.com/zkmigrate/zkmigrate/internal/english"
 	"github.com/zkmigrate/zkmigrate/internal/memprofile"
 	"github.com/zkmigrate/zkmigrate/internal/migration"
 	"github.com/zkmigrate/zkmigrate/internal/plan"
@@ -246,7 +247,7 @@ func (v *syncView) confirm(p *plan.Plan, detail bool, target string) bool {
 		fmt.Fprintln(v.e.stderr, "migrate sync: refusing to apply the first plan without confirmation: not a terminal; pass --yes")
 		return false
 	}
-	return confirm(v.e, fmt.Sprintf("Apply %s to %s, then keep it in step?", render.N(len(p.Changes), "change"), target))
+	return confirm(v.e, fmt.Sprintf("Apply %s to %s, then keep it in step?", english.N(len(p.Changes), "change"), target))
 }
 
 func (v *syncView) round(r syncsession.Round) { _ = v.out.Round(r) }
