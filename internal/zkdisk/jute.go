@@ -8,6 +8,8 @@ import (
 	"hash"
 	"io"
 	"path/filepath"
+
+	"github.com/zkmigrate/zkmigrate/internal/infile"
 )
 
 // maxBuffer bounds one jute buffer or string (ZooKeeper's jute.maxbuffer is
@@ -70,19 +72,7 @@ type CapError struct {
 
 func (e *CapError) Error() string {
 	return fmt.Sprintf("zookeeper data dir: %s: more than %s decompressed (cap): the snapshot and logs a read replays may take at most %s together",
-		filepath.Base(e.File), sizeString(e.Cap), sizeString(e.Cap))
-}
-
-func sizeString(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
+		filepath.Base(e.File), infile.Size(e.Cap), infile.Size(e.Cap))
 }
 
 // take counts n more bytes against the cap, before they are read (or
