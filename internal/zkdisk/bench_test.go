@@ -190,17 +190,19 @@ func BenchmarkReadDataDir(b *testing.B) {
 }
 
 // TestWriteBenchDataDirs writes the data dirs bench/datadir.sh measures
-// into $ZKM_BENCH_ZKDISK_OUT (skipped without it): log, an empty
-// snapshot.0 and one log.1 with every create of zkgen.Full(1), and snap,
-// one snapshot of the same tree and no log.
+// into $ZKM_BENCH_ZKDISK_OUT, from zkgen.Full(1): log, an empty
+// snapshot.0 and one log.1 with every create, and snap, one snapshot of
+// the same tree and no log. Without it (CI), the same from zkgen.Small(1)
+// into a temporary directory. Either way both forms must read back as the
+// same tree, so the benchmark compares like with like.
 func TestWriteBenchDataDirs(t *testing.T) {
-	out := os.Getenv("ZKM_BENCH_ZKDISK_OUT")
+	out, cfg := os.Getenv("ZKM_BENCH_ZKDISK_OUT"), zkgen.Full(1)
 	if out == "" {
-		t.Skip("ZKM_BENCH_ZKDISK_OUT not set")
+		out, cfg = t.TempDir(), zkgen.Small(1)
 	}
 	logDir := filepath.Join(out, "log")
 	w := newLogWriter(t, logDir)
-	if _, err := zkgen.Generate(context.Background(), zkgen.Full(1), w, zkgen.Options{Writers: 1}); err != nil {
+	if _, err := zkgen.Generate(context.Background(), cfg, w, zkgen.Options{Writers: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.f.Close(); err != nil {
@@ -216,5 +218,17 @@ func TestWriteBenchDataDirs(t *testing.T) {
 	}
 	if err := os.WriteFile(filepath.Join(snapDir, fmt.Sprintf("snapshot.%x", res.Zxid)), encodeSnapshot(nodesOf(res.tree)), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	snap, err := Read(Options{DataDir: filepath.Dir(snapDir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.tree.Nodes) < cfg.Topics || len(snap.tree.Nodes) != len(res.tree.Nodes) || snap.Zxid != res.Zxid {
+		t.Fatalf("log form: %d znodes at zxid %#x; snap form: %d at %#x; want the same tree, with every topic", len(res.tree.Nodes), res.Zxid, len(snap.tree.Nodes), snap.Zxid)
+	}
+	for i, n := range res.tree.Nodes {
+		if m := snap.tree.Nodes[i]; m.Path != n.Path || string(m.Data) != string(n.Data) {
+			t.Fatalf("znode %d: log form %s, snap form %s", i, n.Path, m.Path)
+		}
 	}
 }
