@@ -85,9 +85,9 @@ func FlagsHelp(w io.Writer, c *cobra.Command, groups Groups) {
 	for _, g := range groupedFlags(c, groups) {
 		fmt.Fprintf(&b, "\n%s flags:\n", g.name)
 		for _, f := range g.flags {
-			name, text := flagParts(f)
+			name, text, def := flagParts(f)
 			b.WriteString(name + "\n")
-			wrap(&b, "        ", strings.ReplaceAll(text, "\n", " "), helpWidth)
+			wrap(&b, "        ", strings.ReplaceAll(text, "\n", " ")+def, helpWidth)
 		}
 	}
 	fmt.Fprint(w, b.String())
@@ -132,15 +132,9 @@ func writeNames(b *strings.Builder, g flagGroup) {
 // line of its own under a long name), and reports whether the summary
 // leaves some of its text out.
 func writeSummary(b *strings.Builder, f *pflag.Flag) bool {
-	name, text := flagParts(f)
-	summary, rest, cut := strings.Cut(text, "\n")
-	summary = strings.TrimRight(summary, ":;,")
-	if cut && f.DefValue != "" {
-		// The default was appended to the whole text: keep it in view.
-		if i := strings.LastIndex(rest, " (default "); i >= 0 {
-			summary += rest[i:]
-		}
-	}
+	name, text, def := flagParts(f)
+	summary, _, cut := strings.Cut(text, "\n")
+	summary = strings.TrimRight(summary, ":;,") + def
 	line := fmt.Sprintf("%-*s %s", nameWidth, name, summary)
 	if len(line) > wideWidth {
 		b.WriteString(name + "\n")
@@ -151,9 +145,9 @@ func writeSummary(b *strings.Builder, f *pflag.Flag) bool {
 	return cut
 }
 
-// flagParts are a flag's name line ("  -o, --output FORMAT") and its text
-// with its default when that is not the zero value.
-func flagParts(f *pflag.Flag) (string, string) {
+// flagParts are a flag's name line ("  -o, --output FORMAT"), its text and
+// its default (" (default 500)"; "" when it is the zero value).
+func flagParts(f *pflag.Flag) (name, text, def string) {
 	varname, text := pflag.UnquoteUsage(f)
 	switch varname {
 	case "string", "stringList":
@@ -166,7 +160,7 @@ func flagParts(f *pflag.Flag) (string, string) {
 	if f.Value.Type() == "bool" {
 		varname = ""
 	}
-	name := "  "
+	name = "  "
 	if f.Shorthand != "" {
 		name += "-" + f.Shorthand + ", "
 	}
@@ -178,12 +172,12 @@ func flagParts(f *pflag.Flag) (string, string) {
 	case "", "0", "false", "0s", "[]":
 	default:
 		if f.Value.Type() == "string" {
-			text += fmt.Sprintf(" (default %q)", f.DefValue)
+			def = fmt.Sprintf(" (default %q)", f.DefValue)
 		} else {
-			text += " (default " + f.DefValue + ")"
+			def = " (default " + f.DefValue + ")"
 		}
 	}
-	return name, text
+	return name, text, def
 }
 
 // wrap writes text's words after indent, in lines of at most width.
