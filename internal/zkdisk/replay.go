@@ -214,8 +214,7 @@ func Read(opt Options) (*Result, error) {
 		if sf.path == "" {
 			snap, err = emptySnapshot(keep), nil
 		}
-		var ce *CapError
-		if errors.As(err, &ce) {
+		if capErr(err) {
 			return res, err // the cap is for the whole read: no older snapshot is tried
 		}
 		if err != nil {
