@@ -131,24 +131,31 @@ func (s *stream) long(what string) (int64, error) {
 	return int64(binary.BigEndian.Uint64(s.tmp[:8])), nil
 }
 
+// bufferLength reads a buffer's length prefix, -1 for a null buffer, and
+// refuses one out of range or past the end of the file.
+func (s *stream) bufferLength(what string) (int32, error) {
+	at := s.off
+	n, err := s.int(what + " length")
+	if err != nil || n == -1 {
+		return n, err
+	}
+	if n >= 0 && n <= maxBuffer && s.left >= 0 && int64(n) > s.left {
+		return 0, &FormatError{File: s.file, Offset: at, Reason: fmt.Sprintf("file ends inside %s (%d of %d bytes)", what, s.left, n), Truncated: true}
+	}
+	if n < 0 || n > maxBuffer {
+		return 0, &FormatError{File: s.file, Offset: at, Reason: fmt.Sprintf("%s length %d is out of range (%d bytes left)", what, n, s.left)}
+	}
+	return n, nil
+}
+
 // buffer reads a length-prefixed byte buffer; length -1 is null (nil). The
 // length is checked against the bytes left (when known) and maxBuffer, and
 // memory grows with the bytes actually read, so a lying length on a short
 // file costs no more than the file.
 func (s *stream) buffer(what string) ([]byte, error) {
-	at := s.off
-	n, err := s.int(what + " length")
-	if err != nil {
+	n, err := s.bufferLength(what)
+	if err != nil || n == -1 {
 		return nil, err
-	}
-	if n == -1 {
-		return nil, nil
-	}
-	if n >= 0 && n <= maxBuffer && s.left >= 0 && int64(n) > s.left {
-		return nil, &FormatError{File: s.file, Offset: at, Reason: fmt.Sprintf("file ends inside %s (%d of %d bytes)", what, s.left, n), Truncated: true}
-	}
-	if n < 0 || n > maxBuffer {
-		return nil, &FormatError{File: s.file, Offset: at, Reason: fmt.Sprintf("%s length %d is out of range (%d bytes left)", what, n, s.left)}
 	}
 	if n <= 64<<10 {
 		b := make([]byte, n)
@@ -178,16 +185,9 @@ func (s *stream) buffer(what string) ([]byte, error) {
 // data of a znode left out of the tree), checksummed and counted as buffer
 // counts it.
 func (s *stream) skipBuffer(what string) error {
-	at := s.off
-	n, err := s.int(what + " length")
+	n, err := s.bufferLength(what)
 	if err != nil || n == -1 {
 		return err
-	}
-	if n >= 0 && n <= maxBuffer && s.left >= 0 && int64(n) > s.left {
-		return &FormatError{File: s.file, Offset: at, Reason: fmt.Sprintf("file ends inside %s (%d of %d bytes)", what, s.left, n), Truncated: true}
-	}
-	if n < 0 || n > maxBuffer {
-		return &FormatError{File: s.file, Offset: at, Reason: fmt.Sprintf("%s length %d is out of range (%d bytes left)", what, n, s.left)}
 	}
 	if err := s.take(int64(n)); err != nil {
 		return err
