@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"github.com/zkmigrate/zkmigrate/internal/catalogue"
 	"github.com/zkmigrate/zkmigrate/internal/check"
 	"github.com/zkmigrate/zkmigrate/internal/snapshot"
+	"github.com/zkmigrate/zkmigrate/internal/testkit/gosource"
 )
 
 func TestVocabularyEntries(t *testing.T) {
@@ -84,27 +84,8 @@ type idUse struct {
 // and catalogue.ID* constants.
 func scanIDs(t *testing.T) (literals, constants []idUse) {
 	t.Helper()
-	root := filepath.Join("..", "..")
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if n := d.Name(); n == "testdata" || strings.HasPrefix(n, ".") && n != "." && n != ".." {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		inCheck := strings.HasPrefix(rel, filepath.Join("internal", "check")+string(filepath.Separator))
+	gosource.Walk(t, filepath.Join("..", ".."), gosource.Product, func(rel string, fset *token.FileSet, f *ast.File) {
+		inCheck := strings.HasPrefix(rel, "internal/check/")
 		ast.Inspect(f, func(n ast.Node) bool {
 			var args []ast.Expr
 			switch n := n.(type) {
@@ -149,11 +130,7 @@ func scanIDs(t *testing.T) (literals, constants []idUse) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return literals, constants
 }
 

@@ -2,14 +2,14 @@ package english
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/zkmigrate/zkmigrate/internal/testkit/gosource"
 )
 
 // TestN: counts read as English: one thing, otherwise things.
@@ -50,49 +50,27 @@ var hedgedPlural = regexp.MustCompile(`[A-Za-z]\(s\)`)
 // tui; not tests, not testdata) counts with "(s)": say "1 change" or
 // "2 changes" with N instead (issue 31 item 5).
 func TestNoHedgedPlurals(t *testing.T) {
-	root := filepath.Join("..", "..")
-	fset := token.NewFileSet()
-	files := 0
-	for _, dir := range []string{"cmd", "internal", "tui"} {
-		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if d.Name() == "testdata" {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-				return nil
-			}
-			f, err := parser.ParseFile(fset, path, nil, 0)
-			if err != nil {
-				return err
-			}
-			files++
-			ast.Inspect(f, func(n ast.Node) bool {
-				lit, ok := n.(*ast.BasicLit)
-				if !ok || lit.Kind != token.STRING {
-					return true
-				}
-				s, err := strconv.Unquote(lit.Value)
-				if err != nil {
-					s = lit.Value
-				}
-				if m := hedgedPlural.FindString(s); m != "" {
-					t.Errorf("%s: %q counts with %q: use english.N", fset.Position(lit.Pos()), s, m)
-				}
-				return true
-			})
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+	inProduct := func(rel string) bool {
+		top, _, _ := strings.Cut(rel, "/")
+		return gosource.Product(rel) && (top == "cmd" || top == "internal" || top == "tui")
 	}
+	files := gosource.Walk(t, filepath.Join("..", ".."), inProduct, func(_ string, fset *token.FileSet, f *ast.File) {
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				s = lit.Value
+			}
+			if m := hedgedPlural.FindString(s); m != "" {
+				t.Errorf("%s: %q counts with %q: use english.N", fset.Position(lit.Pos()), s, m)
+			}
+			return true
+		})
+	})
 	if files < 50 {
-		t.Fatalf("only %d product Go files found under %s: is the walk looking in the right place?", files, root)
+		t.Fatalf("only %d product Go files found: is the walk looking in the right place?", files)
 	}
 }

@@ -4,14 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/zkmigrate/zkmigrate/internal/testkit/gosource"
 )
 
 // recorder is a testing.TB that keeps what Errorf and Fatalf report.
@@ -122,33 +122,9 @@ func TestNoOtherUpdateFlag(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
 		t.Fatalf("module root %s: %v", root, err)
 	}
-	self, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "vendor") {
-				return filepath.SkipDir
-			}
-			if path == self {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		files++
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
+	files := gosource.Walk(t, root, func(rel string) bool {
+		return gosource.Test(rel) && !strings.HasPrefix(rel, "internal/testkit/golden/")
+	}, func(rel string, fset *token.FileSet, f *ast.File) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
@@ -160,18 +136,13 @@ func TestNoOtherUpdateFlag(t *testing.T) {
 			}
 			for _, a := range call.Args {
 				if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.STRING && lit.Value == `"update"` {
-					rel, _ := filepath.Rel(root, path)
 					t.Errorf("%s:%d: %s registers its own \"update\" flag: use internal/testkit/golden (Assert, Updating)",
 						rel, fset.Position(call.Pos()).Line, sel.Sel.Name)
 				}
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if files < 50 {
 		t.Fatalf("found only %d test files under %s: the walk is broken", files, root)
 	}
